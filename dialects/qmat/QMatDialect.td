@@ -1,0 +1,27 @@
+//===- QMatDialect.td - qmat dialect definition ------------*- tablegen -*-===//
+
+#ifndef QMAT_DIALECT_TD
+#define QMAT_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def QMat_Dialect : Dialect {
+  let name = "qmat";
+  let cppNamespace = "::mlir::qmat";
+  let summary = "Block-quantized matrix multiplication";
+  let description = [{
+    The `qmat` dialect describes the linear layers of block-quantized LLM
+    checkpoints (NVFP4, MXFP4, FP8, INT4 weights with fp16/bf16 activations)
+    and the internal steps the compiler lowers them through: dequantization
+    into a scratch buffer, a vendor GEMM, a decode GEMV and element decoding.
+    All ops work on memrefs: the generated launcher receives device pointers
+    and an explicit workspace, so no bufferization is involved.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+class QMat_Op<string mnemonic, list<Trait> traits = []>
+    : Op<QMat_Dialect, mnemonic, traits>;
+
+#endif // QMAT_DIALECT_TD

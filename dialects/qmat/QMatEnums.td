@@ -1,0 +1,53 @@
+//===- QMatEnums.td - qmat enumerations --------------------*- tablegen -*-===//
+
+#ifndef QMAT_ENUMS_TD
+#define QMAT_ENUMS_TD
+
+include "mlir/IR/EnumAttr.td"
+
+def QMat_SchemeKind : I32EnumAttr<"SchemeKind", "block quantization scheme", [
+    I32EnumAttrCase<"nvfp4", 0>, I32EnumAttrCase<"mxfp4", 1>,
+    I32EnumAttrCase<"fp8", 2>, I32EnumAttrCase<"int4", 3>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+def QMat_Chip : I32EnumAttr<"Chip", "target GPU", [
+    I32EnumAttrCase<"sm_80", 0>, I32EnumAttrCase<"sm_89", 1>,
+    I32EnumAttrCase<"sm_90", 2>, I32EnumAttrCase<"sm_100", 3>,
+    I32EnumAttrCase<"sm_120", 4>, I32EnumAttrCase<"gfx942", 5>,
+    I32EnumAttrCase<"gfx950", 6>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+def QMat_ElementFormat : I32EnumAttr<"ElementFormat", "quantized element code", [
+    I32EnumAttrCase<"e2m1", 0>, I32EnumAttrCase<"e4m3", 1>,
+    I32EnumAttrCase<"u4", 2>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+def QMat_DequantKernel : I32EnumAttr<"DequantKernel", "dequantization kernel shape", [
+    I32EnumAttrCase<"vec8", 0>, I32EnumAttrCase<"scalar", 1>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+// How packed codes become activation-type values. `arith` is the plain
+// per-element computation; the others are the exact rewrites of brief §3.
+def QMat_DecodeMethod : I32EnumAttr<"DecodeMethod", "element decode rewrite", [
+    I32EnumAttrCase<"arith", 0>, I32EnumAttrCase<"lookup", 1>,
+    I32EnumAttrCase<"magic_bias", 2>, I32EnumAttrCase<"native", 3>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+def QMat_DecodePath : I32EnumAttr<"DecodePath", "small-M strategy", [
+    I32EnumAttrCase<"gemv_tensor_core", 0>, I32EnumAttrCase<"gemv_scalar", 1>,
+    I32EnumAttrCase<"prefill", 2>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
+
+#endif // QMAT_ENUMS_TD

@@ -1,0 +1,175 @@
+//===- QMatOps.td - qmat operations ------------------------*- tablegen -*-===//
+
+#ifndef QMAT_OPS_TD
+#define QMAT_OPS_TD
+
+include "QMatAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+
+def QMat_MatmulOp : QMat_Op<"matmul", [AttrSizedOperandSegments]> {
+  let summary = "One block-quantized linear layer: Y = A · Wᵀ (+ bias)";
+  let description = [{
+    The user-facing op, one per linear layer. `A` is [M, K] with M dynamic,
+    the weight W [N, K] is given as packed codes plus block scales in the
+    layout of `scheme`, and `Y` is [M, N] in the activation type. Products
+    accumulate in fp32.
+
+    ```mlir
+    qmat.matmul <nvfp4, block = 16>
+        ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>)
+        global_scale(%g : memref<f32>) bias(%b : memref<32xf16>)
+        outs(%y : memref<?x32xf16>)
+    ```
+  }];
+  let arguments = (ins
+      QMat_SchemeAttr:$scheme,
+      Arg<AnyMemRef, "activations [M, K]", [MemRead]>:$a,
+      Arg<AnyMemRef, "packed weight codes", [MemRead]>:$weights,
+      Arg<AnyMemRef, "block scales [N, ceil(K/bs)]", [MemRead]>:$scales,
+      Arg<Optional<AnyMemRef>, "nvfp4 global scale", [MemRead]>:$global_scale,
+      Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
+      Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
+      Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
+      OptionalAttr<QMat_PlanAttr>:$plan);
+  let assemblyFormat = [{
+    $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
+        type($weights) `,` type($scales) `)`
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $y `:` type($y) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getN();
+    int64_t getK();
+    Type getActType();
+  }];
+}
+
+def QMat_DequantizeOp : QMat_Op<"dequantize", [AttrSizedOperandSegments]> {
+  let summary = "Expand a quantized weight into an [N, K] scratch buffer";
+  let description = [{
+    Writes the reference dequantization (brief §2) of every element of W into
+    `scratch`, bit for bit. N may be dynamic so that one kernel serves every
+    N tile of a scratch-capped prefill. `kernel` and `decode` record the
+    chosen thread mapping and element decode once a pass has chosen them.
+
+    ```mlir
+    qmat.dequantize <nvfp4, block = 16>
+        ins(%w, %s : memref<?x32xi8>, memref<?x4xf8E4M3FN>)
+        global_scale(%g : memref<f32>)
+        outs(%scratch : memref<?x64xbf16>) kernel = vec8 decode = lookup
+    ```
+  }];
+  let arguments = (ins
+      QMat_SchemeAttr:$scheme,
+      Arg<AnyMemRef, "packed weight codes", [MemRead]>:$weights,
+      Arg<AnyMemRef, "block scales", [MemRead]>:$scales,
+      Arg<Optional<AnyMemRef>, "nvfp4 global scale", [MemRead]>:$global_scale,
+      Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
+      Arg<AnyMemRef, "dequantized weights [N, K]", [MemWrite]>:$scratch,
+      OptionalAttr<QMat_DequantKernelAttr>:$kernel,
+      OptionalAttr<QMat_DecodeMethodAttr>:$decode);
+  let assemblyFormat = [{
+    $scheme `ins` `(` $weights `,` $scales `:` type($weights) `,`
+        type($scales) `)`
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    `outs` `(` $scratch `:` type($scratch) `)`
+    (`kernel` `=` $kernel^)?
+    (`decode` `=` $decode^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_GemmOp : QMat_Op<"gemm"> {
+  let summary = "Dense Y = A · Bᵀ (+ bias) through the vendor BLAS";
+  let description = [{
+    The prefill GEMM on dequantized weights: A [M, K], B [N, K] and Y [M, N]
+    share the activation type, accumulation is fp32. Lowered to a library
+    call (cuBLASLt) by the launcher, never to a generated kernel.
+
+    ```mlir
+    qmat.gemm ins(%a, %b : memref<?x64xf16>, memref<32x64xf16>)
+        outs(%y : memref<?x32xf16>)
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "activations [M, K]", [MemRead]>:$a,
+                       Arg<AnyMemRef, "weights [N, K]", [MemRead]>:$b,
+                       Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
+                       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y);
+  let assemblyFormat = [{
+    `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $y `:` type($y) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
+  let summary = "Decode-path matmul for small M, weights decoded in registers";
+  let description = [{
+    Y = A · Wᵀ (+ bias) for M ≤ `max_m`, reading every weight byte once.
+    `split_k` warps share one column's K range and reduce in shared memory;
+    `col_tiles` is the number of 16-column tiles one block owns.
+
+    ```mlir
+    qmat.gemv <fp8, block = 128>
+        ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+        outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1
+    ```
+  }];
+  let arguments = (ins
+      QMat_SchemeAttr:$scheme,
+      Arg<AnyMemRef, "activations [M, K]", [MemRead]>:$a,
+      Arg<AnyMemRef, "packed weight codes", [MemRead]>:$weights,
+      Arg<AnyMemRef, "block scales", [MemRead]>:$scales,
+      Arg<Optional<AnyMemRef>, "nvfp4 global scale", [MemRead]>:$global_scale,
+      Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
+      Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
+      Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
+      I64Attr:$max_m, I64Attr:$split_k, I64Attr:$col_tiles);
+  let assemblyFormat = [{
+    $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
+        type($weights) `,` type($scales) `)`
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $y `:` type($y) `)`
+    `max_m` `=` $max_m `split_k` `=` $split_k `col_tiles` `=` $col_tiles
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_DecodeOp : QMat_Op<"decode", [Pure]> {
+  let summary = "Decode quantized element codes into floating-point values";
+  let description = [{
+    Turns the codes of `format` into values of the result element type,
+    exactly, then multiplied by 2^-`exponent_bias`. Packed 4-bit formats take
+    one byte per two results, low nibble first; e4m3 takes one byte per
+    result. A non-zero `exponent_bias` is the magic-bias rewrite: the caller
+    folds 2^`exponent_bias` into its scale, which is exact because every
+    decoded value stays representable.
+
+    ```mlir
+    %v = qmat.decode e2m1 %codes : vector<4xi8> -> vector<8xf16>
+    %w = qmat.decode e2m1 %codes exponent_bias = 14 method = magic_bias
+        : vector<4xi8> -> vector<8xf16>
+    ```
+  }];
+  let arguments = (ins QMat_ElementFormatAttr:$format, VectorOfRankAndType<[1], [I8]>:$codes,
+                       DefaultValuedAttr<I64Attr, "0">:$exponent_bias,
+                       OptionalAttr<QMat_DecodeMethodAttr>:$method);
+  let results = (outs VectorOfRankAndType<[1], [F16, BF16, F32]>:$values);
+  let assemblyFormat = [{
+    $format $codes (`exponent_bias` `=` $exponent_bias^)?
+    (`method` `=` $method^)? attr-dict `:` type($codes) `->` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // QMAT_OPS_TD

@@ -1,0 +1,17 @@
+//===- QMatDialect.h - qmat dialect, enums and attributes -------*- C++ -*-===//
+
+#ifndef QMAT_DIALECT_QMAT_IR_QMATDIALECT_H
+#define QMAT_DIALECT_QMAT_IR_QMATDIALECT_H
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "qmat/QMatDialect.h.inc"
+#include "qmat/QMatEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "qmat/QMatAttrs.h.inc"
+
+#endif // QMAT_DIALECT_QMAT_IR_QMATDIALECT_H

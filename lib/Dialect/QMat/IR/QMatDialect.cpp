@@ -1,0 +1,114 @@
+//===- QMatDialect.cpp - qmat dialect and attributes ----------------------===//
+
+#include "qmat/Dialect/QMat/IR/QMatDialect.h"
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+#include "qmat/QMatDialect.cpp.inc"
+#include "qmat/QMatEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "qmat/QMatAttrs.cpp.inc"
+
+void QMatDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "qmat/QMatAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "qmat/QMatOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// SchemeAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   SchemeKind kind, int64_t blockSize) {
+  if (blockSize <= 0)
+    return emitError() << "block size must be positive, got " << blockSize;
+  // OCP Microscaling v1.0 fixes the MX block at 32 elements; any other size
+  // would not be an MXFP4 checkpoint.
+  if (kind == SchemeKind::mxfp4 && blockSize != 32)
+    return emitError() << "mxfp4 block size must be 32 (OCP MX), got "
+                       << blockSize;
+  return success();
+}
+
+bool SchemeAttr::isPacked() const { return getKind() != SchemeKind::fp8; }
+
+int64_t SchemeAttr::getNumBlocks(int64_t k) const {
+  return (k + getBlockSize() - 1) / getBlockSize();
+}
+
+ElementFormat SchemeAttr::getElementFormat() const {
+  switch (getKind()) {
+  case SchemeKind::nvfp4:
+  case SchemeKind::mxfp4:
+    return ElementFormat::e2m1;
+  case SchemeKind::fp8:
+    return ElementFormat::e4m3;
+  case SchemeKind::int4:
+    return ElementFormat::u4;
+  }
+  llvm_unreachable("unknown scheme");
+}
+
+int64_t SchemeAttr::getDefaultBlockSize(SchemeKind kind) {
+  switch (kind) {
+  case SchemeKind::nvfp4:
+    return 16;
+  case SchemeKind::mxfp4:
+  case SchemeKind::int4:
+    return 32;
+  case SchemeKind::fp8:
+    return 128;
+  }
+  llvm_unreachable("unknown scheme");
+}
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+bool TargetAttr::isNVIDIA() const {
+  switch (getChip()) {
+  case Chip::gfx942:
+  case Chip::gfx950:
+    return false;
+  default:
+    return true;
+  }
+}
+
+unsigned TargetAttr::getWarpSize() const { return isNVIDIA() ? 32 : 64; }
+
+StringRef TargetAttr::getChipName() const { return stringifyChip(getChip()); }
+
+//===----------------------------------------------------------------------===//
+// PlanAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               TargetAttr target, int64_t gemvMaxM,
+                               DecodePath smallM, DequantKernel dequant,
+                               DecodeMethod decode, int64_t scratchCapMiB,
+                               int64_t tileRows) {
+  if (gemvMaxM < 0 || gemvMaxM > 64)
+    return emitError() << "gemv_max_m must be in [0, 64], got " << gemvMaxM;
+  if (scratchCapMiB <= 0)
+    return emitError() << "scratch_cap_mib must be positive, got "
+                       << scratchCapMiB;
+  if (tileRows <= 0)
+    return emitError() << "tile_rows must be positive, got " << tileRows;
+  return success();
+}

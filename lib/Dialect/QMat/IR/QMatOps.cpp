@@ -1,0 +1,354 @@
+//===- QMatOps.cpp - qmat operation verifiers -----------------------------===//
+//
+// Every verifier message names the rule that was broken, so that a user who
+// wrote a malformed layer can fix it from the diagnostic alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// Prints a shape as "[32, ?]".
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string result = "[";
+  llvm::raw_string_ostream os(result);
+  llvm::interleaveComma(shape, os, [&](int64_t dim) {
+    if (ShapedType::isDynamic(dim))
+      os << "?";
+    else
+      os << dim;
+  });
+  os << "]";
+  return result;
+}
+
+bool isActivationType(Type type) { return type.isF16() || type.isBF16(); }
+
+/// Two extents agree when either is dynamic or both are equal.
+bool extentsAgree(int64_t lhs, int64_t rhs) {
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
+         lhs == rhs;
+}
+
+bool shapeMatches(MemRefType type, ArrayRef<int64_t> expected) {
+  if (type.getRank() != static_cast<int64_t>(expected.size()))
+    return false;
+  for (auto [actual, want] : llvm::zip(type.getShape(), expected))
+    if (!extentsAgree(actual, want))
+      return false;
+  return true;
+}
+
+int64_t ceilDivOrDynamic(int64_t value, int64_t divisor) {
+  if (ShapedType::isDynamic(value))
+    return ShapedType::kDynamic;
+  return (value + divisor - 1) / divisor;
+}
+
+/// What a quantized-weight op knows about its problem before the weights are
+/// checked: N (possibly dynamic for a tiled dequantization), a static K and
+/// the activation type.
+struct ProblemShape {
+  int64_t n;
+  int64_t k;
+  Type act;
+};
+
+/// Checks the weight, scale, global-scale and zero-point operands against the
+/// scheme (brief §1). Shared by matmul, gemv and dequantize.
+LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
+                                    Value weights, Value scales,
+                                    Value globalScale, Value zeroPoints,
+                                    const ProblemShape &problem) {
+  SchemeKind kind = scheme.getKind();
+  StringRef kindName = stringifySchemeKind(kind);
+  int64_t n = problem.n, k = problem.k;
+  auto weightsType = cast<MemRefType>(weights.getType());
+
+  if (scheme.isPacked()) {
+    if (k % 2 != 0)
+      return op->emitOpError()
+             << "K must be even for " << kindName
+             << " (two 4-bit codes per byte), got K = " << k;
+    if (weightsType.getRank() != 2 ||
+        !weightsType.getElementType().isInteger(8))
+      return op->emitOpError()
+             << "packed " << kindName
+             << " weights must be a rank-2 memref of i8 [N, K/2], got "
+             << weightsType;
+    if (!extentsAgree(weightsType.getDimSize(1), k / 2))
+      return op->emitOpError()
+             << "packed weights must be [N, K/2] with K/2 = " << k / 2
+             << ", got " << formatShape(weightsType.getShape());
+  } else {
+    if (weightsType.getRank() != 2 ||
+        !isa<Float8E4M3FNType>(weightsType.getElementType()))
+      return op->emitOpError()
+             << "fp8 weights must be a rank-2 memref of f8E4M3FN [N, K], got "
+             << weightsType;
+    if (!extentsAgree(weightsType.getDimSize(1), k))
+      return op->emitOpError()
+             << "fp8 weights must be [N, K] with K = " << k << ", got "
+             << formatShape(weightsType.getShape());
+  }
+  if (!extentsAgree(weightsType.getDimSize(0), n))
+    return op->emitOpError() << "N disagrees between operands: weights have "
+                             << weightsType.getDimSize(0)
+                             << " rows, the output has " << n << " columns";
+  if (ShapedType::isDynamic(n))
+    n = weightsType.getDimSize(0);
+
+  auto scalesType = cast<MemRefType>(scales.getType());
+  int64_t numBlocks = scheme.getNumBlocks(k);
+  SmallVector<int64_t> scaleShape = {n, numBlocks};
+  if (!shapeMatches(scalesType, scaleShape))
+    return op->emitOpError()
+           << "scales must have shape [N, ceil(K/bs)] = "
+           << formatShape(scaleShape) << ", got "
+           << formatShape(scalesType.getShape());
+  Type scaleElement = scalesType.getElementType();
+  switch (kind) {
+  case SchemeKind::nvfp4:
+    if (!isa<Float8E4M3FNType>(scaleElement))
+      return op->emitOpError()
+             << "nvfp4 scales must have element type f8E4M3FN, got "
+             << scaleElement;
+    break;
+  case SchemeKind::mxfp4:
+    if (!isa<Float8E8M0FNUType>(scaleElement))
+      return op->emitOpError()
+             << "mxfp4 scales must have element type f8E8M0FNU, got "
+             << scaleElement;
+    break;
+  case SchemeKind::fp8:
+    if (!scaleElement.isF32())
+      return op->emitOpError()
+             << "fp8 scales must have element type f32, got " << scaleElement;
+    break;
+  case SchemeKind::int4:
+    if (scaleElement != problem.act)
+      return op->emitOpError()
+             << "int4 scales must have the activation type " << problem.act
+             << ", got " << scaleElement;
+    break;
+  }
+
+  if (kind == SchemeKind::nvfp4 && !globalScale)
+    return op->emitOpError()
+           << "nvfp4 requires a global_scale operand (weight_scale_2)";
+  if (kind != SchemeKind::nvfp4 && globalScale)
+    return op->emitOpError() << "global_scale is only allowed for nvfp4, not "
+                             << kindName;
+  if (globalScale) {
+    auto type = cast<MemRefType>(globalScale.getType());
+    if (type.getRank() != 0 || !type.getElementType().isF32())
+      return op->emitOpError() << "global_scale must be memref<f32>, got "
+                               << type;
+  }
+
+  if (zeroPoints) {
+    if (kind != SchemeKind::int4)
+      return op->emitOpError()
+             << "zero_points are only allowed for int4, not " << kindName;
+    auto type = cast<MemRefType>(zeroPoints.getType());
+    SmallVector<int64_t> zpShape = {n, ceilDivOrDynamic(numBlocks, 2)};
+    if (!type.getElementType().isInteger(8) || !shapeMatches(type, zpShape))
+      return op->emitOpError()
+             << "zero_points must be packed u4 i8 [N, ceil(ceil(K/bs)/2)] = "
+             << formatShape(zpShape) << ", got " << type;
+  }
+  return success();
+}
+
+/// Checks A [M, K] and Y [M, N]: f16/bf16, the same type, M dynamic, K and N
+/// static. Returns the problem shape on success.
+FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y) {
+  auto aType = cast<MemRefType>(a.getType());
+  auto yType = cast<MemRefType>(y.getType());
+  if (aType.getRank() != 2)
+    return op->emitOpError() << "A must be a rank-2 memref [M, K], got "
+                             << aType;
+  if (yType.getRank() != 2)
+    return op->emitOpError() << "Y must be a rank-2 memref [M, N], got "
+                             << yType;
+  Type act = aType.getElementType();
+  if (!isActivationType(act))
+    return op->emitOpError()
+           << "activation element type must be f16 or bf16, got " << act;
+  if (yType.getElementType() != act)
+    return op->emitOpError() << "A and Y must have the same element type, got "
+                             << act << " and " << yType.getElementType();
+  if (!aType.isDynamicDim(0) || !yType.isDynamicDim(0))
+    return op->emitOpError()
+           << "M (dim 0 of A and Y) must be dynamic: kernels are specialised "
+              "on N and K, M is a run-time argument";
+  if (aType.isDynamicDim(1))
+    return op->emitOpError() << "K (dim 1 of A) must be static";
+  if (yType.isDynamicDim(1))
+    return op->emitOpError() << "N (dim 1 of Y) must be static";
+  return ProblemShape{yType.getDimSize(1), aType.getDimSize(1), act};
+}
+
+LogicalResult verifyBias(Operation *op, Value bias, const ProblemShape &p) {
+  if (!bias)
+    return success();
+  auto type = cast<MemRefType>(bias.getType());
+  if (type.getRank() != 1 || !extentsAgree(type.getDimSize(0), p.n) ||
+      type.getElementType() != p.act)
+    return op->emitOpError() << "bias must be [N] = [" << p.n
+                             << "] of the activation type " << p.act
+                             << ", got " << type;
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  if (failed(problem))
+    return failure();
+  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
+                                   getScales(), getGlobalScale(),
+                                   getZeroPoints(), *problem)))
+    return failure();
+  return verifyBias(*this, getBias(), *problem);
+}
+
+int64_t MatmulOp::getN() { return getY().getType().getDimSize(1); }
+int64_t MatmulOp::getK() { return getA().getType().getDimSize(1); }
+Type MatmulOp::getActType() { return getA().getType().getElementType(); }
+
+//===----------------------------------------------------------------------===//
+// GemvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemvOp::verify() {
+  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  if (failed(problem))
+    return failure();
+  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
+                                   getScales(), getGlobalScale(),
+                                   getZeroPoints(), *problem)) ||
+      failed(verifyBias(*this, getBias(), *problem)))
+    return failure();
+  if (getMaxM() < 1 || getMaxM() > 64)
+    return emitOpError() << "max_m must be in [1, 64], got " << getMaxM();
+  if (!llvm::is_contained({1, 2, 4, 8, 16}, getSplitK()))
+    return emitOpError() << "split_k must be one of 1, 2, 4, 8, 16, got "
+                         << getSplitK();
+  if (!llvm::is_contained({1, 2, 4}, getColTiles()))
+    return emitOpError() << "col_tiles must be one of 1, 2, 4, got "
+                         << getColTiles();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  auto scratchType = getScratch().getType();
+  if (scratchType.getRank() != 2 ||
+      !isActivationType(scratchType.getElementType()))
+    return emitOpError()
+           << "scratch must be a rank-2 memref [N, K] of f16 or bf16, got "
+           << scratchType;
+  if (scratchType.isDynamicDim(1))
+    return emitOpError() << "K (dim 1 of scratch) must be static";
+  ProblemShape problem{scratchType.getDimSize(0), scratchType.getDimSize(1),
+                       scratchType.getElementType()};
+  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
+                                   getScales(), getGlobalScale(),
+                                   getZeroPoints(), problem)))
+    return failure();
+  // vec8 gives each thread 8 consecutive K elements under one scale pair;
+  // with an odd block a byte's two nibbles can straddle two scale blocks.
+  if (getKernel() == DequantKernel::vec8) {
+    int64_t bs = getScheme().getBlockSize();
+    if (problem.k % 8 != 0 || (getScheme().isPacked() && bs % 2 != 0))
+      return emitOpError() << "vec8 needs K % 8 == 0 and an even block size "
+                              "for packed schemes, got K = "
+                           << problem.k << ", block = " << bs;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::verify() {
+  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  if (failed(problem))
+    return failure();
+  auto bType = getB().getType();
+  SmallVector<int64_t> expected = {problem->n, problem->k};
+  if (!shapeMatches(bType, expected) ||
+      bType.getElementType() != problem->act)
+    return emitOpError() << "B must be [N, K] = " << formatShape(expected)
+                         << " of the activation type " << problem->act
+                         << ", got " << bType;
+  return verifyBias(*this, getBias(), *problem);
+}
+
+//===----------------------------------------------------------------------===//
+// DecodeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DecodeOp::verify() {
+  auto codesType = getCodes().getType();
+  auto valuesType = getValues().getType();
+  int64_t numCodes = codesType.getNumElements();
+  int64_t numValues = valuesType.getNumElements();
+  ElementFormat format = getFormat();
+  StringRef formatName = stringifyElementFormat(format);
+  if (format == ElementFormat::e4m3) {
+    if (numValues != numCodes)
+      return emitOpError() << "e4m3 decodes one value per code byte: "
+                           << numCodes << " bytes need " << numCodes
+                           << " values, got " << numValues;
+  } else if (numValues != 2 * numCodes) {
+    return emitOpError() << formatName
+                         << " codes are packed two per byte: " << numCodes
+                         << " bytes need " << 2 * numCodes << " values, got "
+                         << numValues;
+  }
+
+  // The only biases that keep every decoded e2m1 value exact: the three
+  // magnitude bits placed directly under the exponent field.
+  Type element = valuesType.getElementType();
+  int64_t bias = getExponentBias();
+  int64_t exactBias = 0;
+  if (format == ElementFormat::e2m1)
+    exactBias = element.isF16() ? 14 : element.isBF16() ? 126 : 0;
+  if (bias != 0 && bias != exactBias)
+    return emitOpError() << "exponent_bias " << bias << " is not exact for "
+                         << formatName << " to " << element
+                         << " (allowed: 0"
+                         << (exactBias ? ", " + std::to_string(exactBias) : "")
+                         << ")";
+  if (getMethod() == DecodeMethod::magic_bias && format == ElementFormat::e2m1 &&
+      bias == 0)
+    return emitOpError() << "magic_bias decoding of e2m1 needs exponent_bias "
+                         << exactBias << " for " << element;
+  if (getMethod() == DecodeMethod::native && format != ElementFormat::e2m1)
+    return emitOpError() << "native decoding exists only for e2m1, not "
+                         << formatName;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "qmat/QMatOps.cpp.inc"

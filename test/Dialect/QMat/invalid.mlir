@@ -1,0 +1,404 @@
+// RUN: qmat-opt %s -split-input-file -verify-diagnostics
+
+// Rule: packed 4-bit schemes need an even K.
+func.func @odd_k_packed(%a: memref<?x63xf16>, %w: memref<8x31xi8>, %s: memref<8x4xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{K must be even for nvfp4 (two 4-bit codes per byte), got K = 63}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x63xf16>, memref<8x31xi8>, memref<8x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: scales are [N, ceil(K/bs)].
+func.func @scale_shape(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x3xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{scales must have shape [N, ceil(K/bs)] = [8, 4], got [8, 3]}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x3xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: the partial trailing block still needs its own scale column.
+func.func @scale_shape_partial(%a: memref<?x200xf16>, %w: memref<4x200xf8E4M3FN>,
+                               %s: memref<4x1xf32>, %y: memref<?x4xf16>) {
+  // expected-error @+1 {{scales must have shape [N, ceil(K/bs)] = [4, 2], got [4, 1]}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x200xf16>, memref<4x200xf8E4M3FN>, memref<4x1xf32>)
+      outs(%y : memref<?x4xf16>)
+  return
+}
+
+// -----
+
+// Rule: the block size is positive.
+// expected-error @+1 {{block size must be positive, got 0}}
+func.func @zero_block() attributes {s = #qmat.scheme<int4, block = 0>} {
+  return
+}
+
+// -----
+
+// Rule: mxfp4 blocks are 32 elements (OCP MX).
+// expected-error @+1 {{mxfp4 block size must be 32 (OCP MX), got 16}}
+func.func @mxfp4_block() attributes {s = #qmat.scheme<mxfp4, block = 16>} {
+  return
+}
+
+// -----
+
+// Rule: nvfp4 scales are e4m3.
+func.func @nvfp4_scale_type(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x4xf8E8M0FNU>,
+                            %g: memref<f32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{nvfp4 scales must have element type f8E4M3FN, got 'f8E8M0FNU'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x4xf8E8M0FNU>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: mxfp4 scales are e8m0.
+func.func @mxfp4_scale_type(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xi8>,
+                            %y: memref<?x8xf16>) {
+  // expected-error @+1 {{mxfp4 scales must have element type f8E8M0FNU, got 'i8'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xi8>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: fp8 scales are fp32.
+func.func @fp8_scale_type(%a: memref<?x128xbf16>, %w: memref<8x128xf8E4M3FN>, %s: memref<8x1xbf16>,
+                          %y: memref<?x8xbf16>) {
+  // expected-error @+1 {{fp8 scales must have element type f32, got 'bf16'}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x128xbf16>, memref<8x128xf8E4M3FN>, memref<8x1xbf16>)
+      outs(%y : memref<?x8xbf16>)
+  return
+}
+
+// -----
+
+// Rule: int4 scales have the activation type.
+func.func @int4_scale_type(%a: memref<?x64xbf16>, %w: memref<8x32xi8>, %s: memref<8x2xf16>,
+                           %y: memref<?x8xbf16>) {
+  // expected-error @+1 {{int4 scales must have the activation type 'bf16', got 'f16'}}
+  qmat.matmul <int4, block = 32> ins(%a, %w, %s : memref<?x64xbf16>, memref<8x32xi8>, memref<8x2xf16>)
+      outs(%y : memref<?x8xbf16>)
+  return
+}
+
+// -----
+
+// Rule: zero points only exist for int4.
+func.func @zero_points_on_fp8(%a: memref<?x128xf16>, %w: memref<8x128xf8E4M3FN>, %s: memref<8x1xf32>,
+                              %zp: memref<8x1xi8>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{zero_points are only allowed for int4, not fp8}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x128xf16>, memref<8x128xf8E4M3FN>, memref<8x1xf32>)
+      zero_points(%zp : memref<8x1xi8>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: int4 zero points are packed u4 [N, ceil(ceil(K/bs)/2)].
+func.func @zero_points_shape(%a: memref<?x96xf16>, %w: memref<8x48xi8>, %s: memref<8x3xf16>,
+                             %zp: memref<8x3xi8>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{zero_points must be packed u4 i8 [N, ceil(ceil(K/bs)/2)] = [8, 2], got 'memref<8x3xi8>'}}
+  qmat.matmul <int4, block = 32> ins(%a, %w, %s : memref<?x96xf16>, memref<8x48xi8>, memref<8x3xf16>)
+      zero_points(%zp : memref<8x3xi8>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4 needs its global scale.
+func.func @missing_global(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x4xf8E4M3FN>,
+                          %y: memref<?x8xf16>) {
+  // expected-error @+1 {{nvfp4 requires a global_scale operand (weight_scale_2)}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x4xf8E4M3FN>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: only nvfp4 has a global scale.
+func.func @global_on_mxfp4(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                           %g: memref<f32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{global_scale is only allowed for nvfp4, not mxfp4}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: the global scale is one fp32 value.
+func.func @global_type(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x4xf8E4M3FN>,
+                       %g: memref<2xf32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{global_scale must be memref<f32>, got 'memref<2xf32>'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x4xf8E4M3FN>)
+      global_scale(%g : memref<2xf32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: A and Y share one activation type.
+func.func @act_mismatch(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                        %y: memref<?x8xbf16>) {
+  // expected-error @+1 {{A and Y must have the same element type, got 'f16' and 'bf16'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xbf16>)
+  return
+}
+
+// -----
+
+// Rule: activations are f16 or bf16.
+func.func @act_f32(%a: memref<?x64xf32>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                   %y: memref<?x8xf32>) {
+  // expected-error @+1 {{activation element type must be f16 or bf16, got 'f32'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf32>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf32>)
+  return
+}
+
+// -----
+
+// Rule: N agrees between the weights and Y.
+func.func @n_mismatch(%a: memref<?x64xf16>, %w: memref<9x32xi8>, %s: memref<9x2xf8E8M0FNU>,
+                      %y: memref<?x8xf16>) {
+  // expected-error @+1 {{N disagrees between operands: weights have 9 rows, the output has 8 columns}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<9x32xi8>, memref<9x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: K agrees between A and the packed weights.
+func.func @k_mismatch(%a: memref<?x64xf16>, %w: memref<8x64xi8>, %s: memref<8x2xf8E8M0FNU>,
+                      %y: memref<?x8xf16>) {
+  // expected-error @+1 {{packed weights must be [N, K/2] with K/2 = 32, got [8, 64]}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x64xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: K agrees between A and fp8 weights.
+func.func @k_mismatch_fp8(%a: memref<?x128xf16>, %w: memref<8x64xf8E4M3FN>, %s: memref<8x1xf32>,
+                          %y: memref<?x8xf16>) {
+  // expected-error @+1 {{fp8 weights must be [N, K] with K = 128, got [8, 64]}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x128xf16>, memref<8x64xf8E4M3FN>, memref<8x1xf32>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: packed weights are bytes.
+func.func @packed_type(%a: memref<?x64xf16>, %w: memref<8x32xf8E4M3FN>, %s: memref<8x2xf8E8M0FNU>,
+                       %y: memref<?x8xf16>) {
+  // expected-error @+1 {{packed mxfp4 weights must be a rank-2 memref of i8 [N, K/2], got 'memref<8x32xf8E4M3FN>'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xf8E4M3FN>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: fp8 weights are e4m3.
+func.func @fp8_weight_type(%a: memref<?x128xf16>, %w: memref<8x128xi8>, %s: memref<8x1xf32>,
+                           %y: memref<?x8xf16>) {
+  // expected-error @+1 {{fp8 weights must be a rank-2 memref of f8E4M3FN [N, K], got 'memref<8x128xi8>'}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x128xf16>, memref<8x128xi8>, memref<8x1xf32>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: the bias has N elements of the activation type.
+func.func @bias_length(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                       %b: memref<7xf16>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{bias must be [N] = [8] of the activation type 'f16', got 'memref<7xf16>'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      bias(%b : memref<7xf16>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: the bias has the activation type.
+func.func @bias_type(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                     %b: memref<8xbf16>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{bias must be [N] = [8] of the activation type 'f16', got 'memref<8xbf16>'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      bias(%b : memref<8xbf16>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: M is a run-time argument, so it must be dynamic.
+func.func @static_m(%a: memref<4x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                    %y: memref<4x8xf16>) {
+  // expected-error @+1 {{M (dim 0 of A and Y) must be dynamic: kernels are specialised on N and K, M is a run-time argument}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<4x64xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<4x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: kernels are specialised on K.
+func.func @dynamic_k(%a: memref<?x?xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                     %y: memref<?x8xf16>) {
+  // expected-error @+1 {{K (dim 1 of A) must be static}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x?xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: A is rank 2.
+func.func @rank_a(%a: memref<?xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0FNU>,
+                  %y: memref<?x8xf16>) {
+  // expected-error @+1 {{A must be a rank-2 memref [M, K], got 'memref<?xf16>'}}
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?xf16>, memref<8x32xi8>, memref<8x2xf8E8M0FNU>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: vec8 is illegal for an odd block (a byte can straddle two blocks).
+func.func @vec8_odd_block(%w: memref<4x32xi8>, %s: memref<4x10xf16>, %out: memref<4x64xf16>) {
+  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size for packed schemes, got K = 64, block = 7}}
+  qmat.dequantize <int4, block = 7> ins(%w, %s : memref<4x32xi8>, memref<4x10xf16>)
+      outs(%out : memref<4x64xf16>) kernel = vec8
+  return
+}
+
+// -----
+
+// Rule: vec8 needs K % 8 == 0.
+func.func @vec8_k(%w: memref<4x12xf8E4M3FN>, %s: memref<4x1xf32>, %out: memref<4x12xf16>) {
+  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size for packed schemes, got K = 12, block = 128}}
+  qmat.dequantize <fp8, block = 128> ins(%w, %s : memref<4x12xf8E4M3FN>, memref<4x1xf32>)
+      outs(%out : memref<4x12xf16>) kernel = vec8
+  return
+}
+
+// -----
+
+// Rule: the scratch is [N, K] in an activation type.
+func.func @scratch_type(%w: memref<4x128xf8E4M3FN>, %s: memref<4x1xf32>, %out: memref<4x128xf32>) {
+  // expected-error @+1 {{scratch must be a rank-2 memref [N, K] of f16 or bf16, got 'memref<4x128xf32>'}}
+  qmat.dequantize <fp8, block = 128> ins(%w, %s : memref<4x128xf8E4M3FN>, memref<4x1xf32>)
+      outs(%out : memref<4x128xf32>)
+  return
+}
+
+// -----
+
+// Rule: the GEMM's B is [N, K] of the activation type.
+func.func @gemm_b(%a: memref<?x64xf16>, %b: memref<32x48xf16>, %y: memref<?x32xf16>) {
+  // expected-error @+1 {{B must be [N, K] = [32, 64] of the activation type 'f16', got 'memref<32x48xf16>'}}
+  qmat.gemm ins(%a, %b : memref<?x64xf16>, memref<32x48xf16>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// Rule: split-K comes from the compiled variant set.
+func.func @gemv_split_k(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                        %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{split_k must be one of 1, 2, 4, 8, 16, got 3}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 3 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: column tiles come from the compiled variant set.
+func.func @gemv_col_tiles(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                          %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{col_tiles must be one of 1, 2, 4, got 8}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 8
+  return
+}
+
+// -----
+
+// Rule: the decode GEMV serves at most 64 rows.
+func.func @gemv_max_m(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                      %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{max_m must be in [1, 64], got 65}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 65 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: packed codes decode to two values per byte.
+func.func @decode_count(%p: vector<4xi8>) {
+  // expected-error @+1 {{e2m1 codes are packed two per byte: 4 bytes need 8 values, got 4}}
+  %0 = qmat.decode e2m1 %p : vector<4xi8> -> vector<4xf16>
+  return
+}
+
+// -----
+
+// Rule: e4m3 decodes one value per byte.
+func.func @decode_count_e4m3(%p: vector<4xi8>) {
+  // expected-error @+1 {{e4m3 decodes one value per code byte: 4 bytes need 4 values, got 8}}
+  %0 = qmat.decode e4m3 %p : vector<4xi8> -> vector<8xf16>
+  return
+}
+
+// -----
+
+// Rule: only the exponent biases that keep every value exact.
+func.func @decode_bias(%p: vector<4xi8>) {
+  // expected-error @+1 {{exponent_bias 15 is not exact for e2m1 to 'f16' (allowed: 0, 14)}}
+  %0 = qmat.decode e2m1 %p exponent_bias = 15 : vector<4xi8> -> vector<8xf16>
+  return
+}
+
+// -----
+
+// Rule: native conversion exists only for FP4.
+func.func @decode_native_u4(%p: vector<4xi8>) {
+  // expected-error @+1 {{native decoding exists only for e2m1, not u4}}
+  %0 = qmat.decode u4 %p method = native : vector<4xi8> -> vector<8xf16>
+  return
+}
+
+// -----
+
+// Rule: a plan's scratch cap is positive.
+// expected-error @+1 {{scratch_cap_mib must be positive, got 0}}
+func.func @plan_cap() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 0, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// Rule: an unknown target is rejected by name.
+// expected-error @+2 {{expected ::mlir::qmat::Chip to be one of: sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950}}
+// expected-error @+1 {{failed to parse QMat_TargetAttr parameter 'chip'}}
+func.func @bad_target() attributes {t = #qmat.target<sm_75>} {
+  return
+}

@@ -1,0 +1,187 @@
+// RUN: qmat-opt %s -split-input-file | FileCheck %s --enable-var-scope
+// Round trip through the generic form too: the custom printer and parser
+// must agree with the op's structure.
+// RUN: qmat-opt %s -split-input-file -mlir-print-op-generic | qmat-opt -split-input-file | FileCheck %s --enable-var-scope
+
+// CHECK-LABEL: func.func @matmul_nvfp4
+// CHECK: qmat.matmul <nvfp4, block = 16> ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>) global_scale(%{{.*}} : memref<f32>) outs(%{{.*}} : memref<?x32xf16>)
+func.func @matmul_nvfp4(%a: memref<?x64xf16>, %w: memref<32x32xi8>,
+                        %s: memref<32x4xf8E4M3FN>, %g: memref<f32>,
+                        %y: memref<?x32xf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_nvfp4_bias_bf16
+// CHECK: qmat.matmul <nvfp4, block = 16> {{.*}} global_scale(%{{.*}} : memref<f32>) bias(%{{.*}} : memref<17408xbf16>) outs(%{{.*}} : memref<?x17408xbf16>)
+func.func @matmul_nvfp4_bias_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
+                                  %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>,
+                                  %b: memref<17408xbf16>, %y: memref<?x17408xbf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) bias(%b : memref<17408xbf16>)
+      outs(%y : memref<?x17408xbf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_mxfp4
+// CHECK: qmat.matmul <mxfp4, block = 32> ins({{.*}} : memref<?x96xbf16>, memref<8x48xi8>, memref<8x3xf8E8M0FNU>) outs(%{{.*}} : memref<?x8xbf16>)
+func.func @matmul_mxfp4(%a: memref<?x96xbf16>, %w: memref<8x48xi8>,
+                        %s: memref<8x3xf8E8M0FNU>, %y: memref<?x8xbf16>) {
+  qmat.matmul <mxfp4, block = 32>
+      ins(%a, %w, %s : memref<?x96xbf16>, memref<8x48xi8>, memref<8x3xf8E8M0FNU>)
+      outs(%y : memref<?x8xbf16>)
+  return
+}
+
+// -----
+
+// A partial trailing block: K = 200 with block 128 has two scale columns.
+// CHECK-LABEL: func.func @matmul_fp8_partial_block
+// CHECK: qmat.matmul <fp8, block = 128> ins({{.*}} : memref<?x200xf16>, memref<16x200xf8E4M3FN>, memref<16x2xf32>) outs(%{{.*}} : memref<?x16xf16>)
+func.func @matmul_fp8_partial_block(%a: memref<?x200xf16>, %w: memref<16x200xf8E4M3FN>,
+                                    %s: memref<16x2xf32>, %y: memref<?x16xf16>) {
+  qmat.matmul <fp8, block = 128>
+      ins(%a, %w, %s : memref<?x200xf16>, memref<16x200xf8E4M3FN>, memref<16x2xf32>)
+      outs(%y : memref<?x16xf16>)
+  return
+}
+
+// -----
+
+// fp8 is the one scheme that allows an odd K: codes are whole bytes.
+// CHECK-LABEL: func.func @matmul_fp8_odd_k
+// CHECK: qmat.matmul <fp8, block = 128> ins({{.*}} : memref<?x77xbf16>, memref<4x77xf8E4M3FN>, memref<4x1xf32>)
+func.func @matmul_fp8_odd_k(%a: memref<?x77xbf16>, %w: memref<4x77xf8E4M3FN>,
+                            %s: memref<4x1xf32>, %y: memref<?x4xbf16>) {
+  qmat.matmul <fp8, block = 128>
+      ins(%a, %w, %s : memref<?x77xbf16>, memref<4x77xf8E4M3FN>, memref<4x1xf32>)
+      outs(%y : memref<?x4xbf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_int4_zero_points
+// CHECK: qmat.matmul <int4, block = 32> ins({{.*}} : memref<?x96xf16>, memref<8x48xi8>, memref<8x3xf16>) zero_points(%{{.*}} : memref<8x2xi8>) bias(%{{.*}} : memref<8xf16>) outs
+func.func @matmul_int4_zero_points(%a: memref<?x96xf16>, %w: memref<8x48xi8>,
+                                   %s: memref<8x3xf16>, %zp: memref<8x2xi8>,
+                                   %b: memref<8xf16>, %y: memref<?x8xf16>) {
+  qmat.matmul <int4, block = 32>
+      ins(%a, %w, %s : memref<?x96xf16>, memref<8x48xi8>, memref<8x3xf16>)
+      zero_points(%zp : memref<8x2xi8>) bias(%b : memref<8xf16>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_int4_no_zero_points
+// CHECK: qmat.matmul <int4, block = 32> ins({{.*}} : memref<?x64xbf16>, memref<8x32xi8>, memref<8x2xbf16>) outs
+func.func @matmul_int4_no_zero_points(%a: memref<?x64xbf16>, %w: memref<8x32xi8>,
+                                      %s: memref<8x2xbf16>, %y: memref<?x8xbf16>) {
+  qmat.matmul <int4, block = 32>
+      ins(%a, %w, %s : memref<?x64xbf16>, memref<8x32xi8>, memref<8x2xbf16>)
+      outs(%y : memref<?x8xbf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_with_plan
+// CHECK: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32>}
+func.func @matmul_with_plan(%a: memref<?x64xf16>, %w: memref<32x32xi8>,
+                            %s: memref<32x4xf8E4M3FN>, %g: memref<f32>,
+                            %y: memref<?x32xf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x32xf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32>}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dequantize_tile
+// CHECK: qmat.dequantize <nvfp4, block = 16> ins(%{{.*}}, %{{.*}} : memref<?x32xi8>, memref<?x4xf8E4M3FN>) global_scale(%{{.*}} : memref<f32>) outs(%{{.*}} : memref<?x64xbf16>) kernel = vec8 decode = lookup
+// CHECK: qmat.dequantize <int4, block = 7> ins({{.*}}) zero_points(%{{.*}} : memref<4x5xi8>) outs(%{{.*}} : memref<4x64xf16>) kernel = scalar{{$}}
+// CHECK: qmat.dequantize <fp8, block = 128> ins({{.*}}) outs(%{{.*}} : memref<16x200xf16>){{$}}
+func.func @dequantize_tile(%w: memref<?x32xi8>, %s: memref<?x4xf8E4M3FN>, %g: memref<f32>,
+                           %scratch: memref<?x64xbf16>,
+                           %wi: memref<4x32xi8>, %si: memref<4x10xf16>, %zp: memref<4x5xi8>,
+                           %si_out: memref<4x64xf16>,
+                           %w8: memref<16x200xf8E4M3FN>, %s8: memref<16x2xf32>,
+                           %out8: memref<16x200xf16>) {
+  qmat.dequantize <nvfp4, block = 16>
+      ins(%w, %s : memref<?x32xi8>, memref<?x4xf8E4M3FN>) global_scale(%g : memref<f32>)
+      outs(%scratch : memref<?x64xbf16>) kernel = vec8 decode = lookup
+  qmat.dequantize <int4, block = 7>
+      ins(%wi, %si : memref<4x32xi8>, memref<4x10xf16>) zero_points(%zp : memref<4x5xi8>)
+      outs(%si_out : memref<4x64xf16>) kernel = scalar
+  qmat.dequantize <fp8, block = 128>
+      ins(%w8, %s8 : memref<16x200xf8E4M3FN>, memref<16x2xf32>)
+      outs(%out8 : memref<16x200xf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: qmat.gemm ins(%{{.*}}, %{{.*}} : memref<?x64xf16>, memref<32x64xf16>) bias(%{{.*}} : memref<32xf16>) outs(%{{.*}} : memref<?x32xf16>)
+// CHECK: qmat.gemm ins(%{{.*}}, %{{.*}} : memref<?x64xf16>, memref<32x64xf16>) outs(%{{.*}} : memref<?x32xf16>)
+func.func @gemm(%a: memref<?x64xf16>, %b: memref<32x64xf16>, %bias: memref<32xf16>,
+                %y: memref<?x32xf16>) {
+  qmat.gemm ins(%a, %b : memref<?x64xf16>, memref<32x64xf16>) bias(%bias : memref<32xf16>)
+      outs(%y : memref<?x32xf16>)
+  qmat.gemm ins(%a, %b : memref<?x64xf16>, memref<32x64xf16>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gemv
+// CHECK: qmat.gemv <fp8, block = 128> ins({{.*}} : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>) outs(%{{.*}} : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1
+// CHECK: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 64 split_k = 16 col_tiles = 4
+func.func @gemv(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                %y: memref<?x64xbf16>, %w4: memref<64x128xi8>, %s4: memref<64x8xf8E8M0FNU>) {
+  qmat.gemv <fp8, block = 128>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1
+  qmat.gemv <mxfp4, block = 32>
+      ins(%a, %w4, %s4 : memref<?x256xbf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
+      outs(%y : memref<?x64xbf16>) max_m = 64 split_k = 16 col_tiles = 4
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @decode
+// CHECK: qmat.decode e2m1 %{{.*}} : vector<4xi8> -> vector<8xf16>
+// CHECK: qmat.decode e2m1 %{{.*}} exponent_bias = 14 method = magic_bias : vector<4xi8> -> vector<8xf16>
+// CHECK: qmat.decode e2m1 %{{.*}} exponent_bias = 126 : vector<4xi8> -> vector<8xbf16>
+// CHECK: qmat.decode e4m3 %{{.*}} : vector<8xi8> -> vector<8xf32>
+// CHECK: qmat.decode u4 %{{.*}} method = magic_bias : vector<4xi8> -> vector<8xbf16>
+// CHECK: qmat.decode e2m1 %{{.*}} method = native : vector<1xi8> -> vector<2xf16>
+func.func @decode(%p: vector<4xi8>, %q: vector<8xi8>, %r: vector<1xi8>) {
+  %0 = qmat.decode e2m1 %p : vector<4xi8> -> vector<8xf16>
+  %1 = qmat.decode e2m1 %p exponent_bias = 14 method = magic_bias : vector<4xi8> -> vector<8xf16>
+  %2 = qmat.decode e2m1 %p exponent_bias = 126 : vector<4xi8> -> vector<8xbf16>
+  %3 = qmat.decode e4m3 %q : vector<8xi8> -> vector<8xf32>
+  %4 = qmat.decode u4 %p method = magic_bias : vector<4xi8> -> vector<8xbf16>
+  %5 = qmat.decode e2m1 %r method = native : vector<1xi8> -> vector<2xf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @target_attrs
+// CHECK-SAME: qmat.targets = [#qmat.target<sm_80>, #qmat.target<sm_89>, #qmat.target<sm_90>, #qmat.target<sm_100>, #qmat.target<sm_120>, #qmat.target<gfx942>, #qmat.target<gfx950>]
+func.func @target_attrs() attributes {qmat.targets = [#qmat.target<sm_80>, #qmat.target<sm_89>, #qmat.target<sm_90>, #qmat.target<sm_100>, #qmat.target<sm_120>, #qmat.target<gfx942>, #qmat.target<gfx950>]} {
+  return
+}

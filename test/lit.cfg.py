@@ -1,0 +1,34 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "QMAT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Unit", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.qmat_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", config.qmat_python))
+config.substitutions.append(("%qmat_src_root", config.qmat_src_root))
+config.substitutions.append(("%cuda_path", config.cuda_path))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# ptxas for gpu-module-to-binary comes from the CUDA toolkit.
+llvm_config.with_environment("PATH", os.path.join(config.cuda_path, "bin"),
+                             append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = [
+    ToolSubst("qmat-opt", unresolved="fatal"),
+    ToolSubst("%qmat-ref-dump", command=os.path.join(config.qmat_tools_dir, "qmat-ref-dump"),
+              unresolved="fatal"),
+    "mlir-translate", "llc", "llvm-mc", "llvm-readelf", "clang",
+]
+llvm_config.add_tool_substitutions(tools, [config.qmat_tools_dir, config.llvm_tools_dir])
