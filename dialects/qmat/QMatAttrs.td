@@ -39,6 +39,12 @@ def QMat_SchemeAttr : QMat_Attr<"Scheme", "scheme"> {
     int64_t getNumBlocks(int64_t k) const;
     /// The element format of the weight codes.
     ElementFormat getElementFormat() const;
+    /// vec8 gives a thread 8 consecutive K elements: it needs K % 8 == 0
+    /// and an even block, or a byte's two nibbles (a pair of fp8 codes)
+    /// could straddle two scale blocks.
+    bool isVec8Legal(int64_t k) const {
+      return k % 8 == 0 && getBlockSize() % 2 == 0;
+    }
     /// The block-size default users expect for each scheme (brief §1).
     static int64_t getDefaultBlockSize(SchemeKind kind);
   }];

@@ -172,4 +172,25 @@ def QMat_DecodeOp : QMat_Op<"decode", [Pure]> {
   let hasVerifier = 1;
 }
 
+def QMat_BytePermOp : QMat_Op<"byte_perm", [Pure]> {
+  let summary = "Select four bytes out of eight (vendor-neutral byte permute)";
+  let description = [{
+    Byte i of the result is byte `selector[4i+2 : 4i]` of the 8-byte value
+    {`high`, `low`} (bytes 0-3 from `low`, 4-7 from `high`); when bit
+    `4i+3` of the selector is set, the selected byte's sign bit is
+    replicated over the whole result byte instead. Only the low 16 bits of
+    the selector are read. This is exactly PTX `prmt.b32` in its default
+    mode; the ROCDL lowering rewrites the selector for `v_perm_b32`, and the
+    host lowering is plain shifts and selects, so that one decode rewrite can
+    be proven exact on the CPU and then run on every GPU.
+
+    ```mlir
+    %r = qmat.byte_perm %low, %high, %sel : i32
+    ```
+  }];
+  let arguments = (ins I32:$low, I32:$high, I32:$selector);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$low `,` $high `,` $selector attr-dict `:` type($result)";
+}
+
 #endif // QMAT_OPS_TD

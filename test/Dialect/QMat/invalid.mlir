@@ -282,7 +282,7 @@ func.func @rank_a(%a: memref<?xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf8E8M0F
 
 // Rule: vec8 is illegal for an odd block (a byte can straddle two blocks).
 func.func @vec8_odd_block(%w: memref<4x32xi8>, %s: memref<4x10xf16>, %out: memref<4x64xf16>) {
-  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size for packed schemes, got K = 64, block = 7}}
+  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size, got K = 64, block = 7}}
   qmat.dequantize <int4, block = 7> ins(%w, %s : memref<4x32xi8>, memref<4x10xf16>)
       outs(%out : memref<4x64xf16>) kernel = vec8
   return
@@ -292,7 +292,7 @@ func.func @vec8_odd_block(%w: memref<4x32xi8>, %s: memref<4x10xf16>, %out: memre
 
 // Rule: vec8 needs K % 8 == 0.
 func.func @vec8_k(%w: memref<4x12xf8E4M3FN>, %s: memref<4x1xf32>, %out: memref<4x12xf16>) {
-  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size for packed schemes, got K = 12, block = 128}}
+  // expected-error @+1 {{vec8 needs K % 8 == 0 and an even block size, got K = 12, block = 128}}
   qmat.dequantize <fp8, block = 128> ins(%w, %s : memref<4x12xf8E4M3FN>, memref<4x1xf32>)
       outs(%out : memref<4x12xf16>) kernel = vec8
   return

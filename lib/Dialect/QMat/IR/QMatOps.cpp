@@ -171,7 +171,8 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
 
 /// Checks A [M, K] and Y [M, N]: f16/bf16, the same type, M dynamic, K and N
 /// static. Returns the problem shape on success.
-FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y) {
+FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y,
+                                         bool allowDynamicN = false) {
   auto aType = cast<MemRefType>(a.getType());
   auto yType = cast<MemRefType>(y.getType());
   if (aType.getRank() != 2)
@@ -193,7 +194,7 @@ FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y) {
               "on N and K, M is a run-time argument";
   if (aType.isDynamicDim(1))
     return op->emitOpError() << "K (dim 1 of A) must be static";
-  if (yType.isDynamicDim(1))
+  if (yType.isDynamicDim(1) && !allowDynamicN)
     return op->emitOpError() << "N (dim 1 of Y) must be static";
   return ProblemShape{yType.getDimSize(1), aType.getDimSize(1), act};
 }
@@ -274,15 +275,12 @@ LogicalResult DequantizeOp::verify() {
                                    getScales(), getGlobalScale(),
                                    getZeroPoints(), problem)))
     return failure();
-  // vec8 gives each thread 8 consecutive K elements under one scale pair;
-  // with an odd block a byte's two nibbles can straddle two scale blocks.
-  if (getKernel() == DequantKernel::vec8) {
-    int64_t bs = getScheme().getBlockSize();
-    if (problem.k % 8 != 0 || (getScheme().isPacked() && bs % 2 != 0))
-      return emitOpError() << "vec8 needs K % 8 == 0 and an even block size "
-                              "for packed schemes, got K = "
-                           << problem.k << ", block = " << bs;
-  }
+  if (getKernel() == DequantKernel::vec8 &&
+      !getScheme().isVec8Legal(problem.k))
+    return emitOpError() << "vec8 needs K % 8 == 0 and an even block size, "
+                            "got K = "
+                         << problem.k
+                         << ", block = " << getScheme().getBlockSize();
   return success();
 }
 
@@ -291,7 +289,8 @@ LogicalResult DequantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult GemmOp::verify() {
-  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  FailureOr<ProblemShape> problem =
+      verifyActivations(*this, getA(), getY(), /*allowDynamicN=*/true);
   if (failed(problem))
     return failure();
   auto bType = getB().getType();

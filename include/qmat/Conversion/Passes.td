@@ -1,0 +1,56 @@
+//===- Passes.td - qmat conversion passes ------------------*- tablegen -*-===//
+
+#ifndef QMAT_CONVERSION_PASSES_TD
+#define QMAT_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Outline qmat.dequantize into gpu.func kernels and launches";
+  let description = [{
+    Each `qmat.dequantize` becomes a `gpu.func` in the module's
+    `@qmat_kernels` gpu.module (tagged with the target's serialization
+    attribute) and a `gpu.launch_func`. vec8: one thread per 8-element K
+    chunk, the row from the block index, one 128-bit store per thread;
+    scalar: one thread per packed byte.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU">,
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"0",
+           "Threads per block; 0 picks one that divides the row's work">,
+  ];
+}
+
+def QMatLowerDequantToLoops : Pass<"qmat-lower-dequant-to-loops", "::mlir::func::FuncOp"> {
+  let summary = "Lower qmat.dequantize to host loops over the kernels' bodies";
+  let description = [{
+    Emits, for each thread of the GPU kernel, the very same arithmetic inside
+    scf.for loops, so that the kernels' exactness is checked on the CPU.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def QMatLowerToTarget : Pass<"qmat-lower-to-target"> {
+  let summary = "Lower vendor-neutral qmat ops to the target's instructions";
+  let description = [{
+    `qmat.byte_perm` becomes `nvvm.prmt` on NVIDIA targets and plain
+    arithmetic on the host.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target (a GPU name, or host)">,
+  ];
+}
+
+#endif // QMAT_CONVERSION_PASSES_TD

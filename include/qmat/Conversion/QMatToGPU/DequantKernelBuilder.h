@@ -1,0 +1,56 @@
+//===- DequantKernelBuilder.h - One thread's dequantization -----*- C++ -*-===//
+//
+// The body of a dequantization kernel, written once and placed either in a
+// gpu.func (one work item per thread) or in host loops (one work item per
+// iteration), so that the CPU runs exactly the arithmetic the GPU runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_CONVERSION_QMATTOGPU_DEQUANTKERNELBUILDER_H
+#define QMAT_CONVERSION_QMATTOGPU_DEQUANTKERNELBUILDER_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::qmat {
+
+/// What a dequantization kernel is specialised on.
+struct DequantKernelSpec {
+  SchemeAttr scheme;
+  int64_t k = 0;
+  Type actType;
+  DequantKernel kernel = DequantKernel::scalar;
+  DecodeMethod decode = DecodeMethod::arith;
+  bool hasZeroPoints = false;
+
+  /// The spec of `op`; `defaultDecode` applies when the op names none.
+  static DequantKernelSpec get(DequantizeOp op, DecodeMethod defaultDecode);
+
+  /// K elements one work item produces: 8 (vec8), 2 (scalar, packed) or 1.
+  int64_t getElementsPerItem() const;
+  /// Work items in one row of W.
+  int64_t getItemsPerRow() const { return k / getElementsPerItem(); }
+  /// A symbol name that spells out the specialisation.
+  std::string getKernelName() const;
+};
+
+/// The dequantize operands a work item reads and writes.
+struct DequantBuffers {
+  Value weights, scales, zeroPoints, scratch;
+  /// The global scale, already loaded (fp32), or null.
+  Value globalScale;
+};
+
+/// Loads the nvfp4 global scale once, so that it lives in a register for
+/// every element a thread produces.
+Value emitGlobalScaleLoad(OpBuilder &builder, Location loc, Value memref);
+
+/// Emits the work of item `item` (an index) of row `row` (an index).
+void emitDequantWorkItem(OpBuilder &builder, Location loc,
+                         const DequantKernelSpec &spec,
+                         const DequantBuffers &buffers, Value row, Value item);
+
+} // namespace mlir::qmat
+
+#endif // QMAT_CONVERSION_QMATTOGPU_DEQUANTKERNELBUILDER_H

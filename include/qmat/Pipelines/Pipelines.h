@@ -1,0 +1,52 @@
+//===- Pipelines.h - Named qmat pipelines -----------------------*- C++ -*-===//
+//
+// C++ builders for the end-to-end pipelines (as IREE's per-target pipeline
+// builders), each also registered by name so that qmat-opt and lit run it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_PIPELINES_PIPELINES_H
+#define QMAT_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::qmat {
+
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target GPU"),
+                             llvm::cl::init("sm_90")};
+  Option<int64_t> gemvMaxM{*this, "gemv-max-m",
+                           llvm::cl::desc("Largest M for the decode GEMV"),
+                           llvm::cl::init(8)};
+  Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
+                                llvm::cl::desc("Scratch cap in MiB"),
+                                llvm::cl::init(256)};
+  Option<std::string> forceDequant{*this, "force-dequant",
+                                   llvm::cl::desc("auto, vec8 or scalar"),
+                                   llvm::cl::init("auto")};
+  Option<std::string> forceDecode{
+      *this, "force-decode",
+      llvm::cl::desc("auto, arith, lookup, magic_bias or native"),
+      llvm::cl::init("auto")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu.binary object format: isa (PTX text), bin (cubin) "
+                     "or fatbin"),
+      llvm::cl::init("bin")};
+};
+
+/// qmat.matmul -> planned, tiled dequantize + GEMM -> gpu.func kernels with
+/// the target's decode -> a gpu.binary (`qmat-to-gpu-binary`).
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// qmat.dequantize -> host loops running the kernels' arithmetic -> LLVM
+/// dialect (`qmat-host-dequant`), for the CPU exactness checks.
+void buildHostDequantPipeline(OpPassManager &pm);
+
+void registerPipelines();
+
+} // namespace mlir::qmat
+
+#endif // QMAT_PIPELINES_PIPELINES_H

@@ -1,0 +1,73 @@
+//===- TargetInfo.h - What common lowering may ask of a target --*- C++ -*-===//
+//
+// The common lowering (Conversion/QMatToGPU, Transforms) never names a
+// vendor: it asks a TargetInfo. Everything vendor-specific lives behind this
+// interface in lib/Target/<Vendor>, as in Triton's TargetInfoBase.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_TARGET_TARGETINFO_H
+#define QMAT_TARGET_TARGETINFO_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <memory>
+
+namespace mlir::qmat {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo();
+
+  /// The chip this describes (the host model describes none).
+  virtual std::optional<TargetAttr> getTarget() const = 0;
+  /// Threads that execute in lock step (warp or wavefront).
+  virtual unsigned getWarpSize() const = 0;
+
+  /// Whether `method` can decode `format` here.
+  virtual bool supportsDecode(ElementFormat format,
+                              DecodeMethod method) const = 0;
+  /// The rewrite used when nothing is forced: the fastest exact one.
+  virtual DecodeMethod getDefaultDecode(ElementFormat format) const = 0;
+
+  /// Emits the native conversion of one packed byte of e2m1 codes into two
+  /// f16 values (vector<2xf16>, low nibble first). Only called when
+  /// supportsDecode(e2m1, native).
+  virtual Value emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
+                                       Value packedByte) const;
+
+  /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
+  /// instructions.
+  virtual void populateLowerToTargetPatterns(RewritePatternSet &patterns) const = 0;
+
+  /// The attribute gpu.module carries so that gpu-module-to-binary can
+  /// serialize it (#nvvm.target, #rocdl.target); null for the host.
+  virtual Attribute getGpuModuleTarget(MLIRContext *context) const = 0;
+
+  /// Appends the passes that lower a gpu.module of this target (arith,
+  /// vector, memref, gpu ops) to the vendor's LLVM dialect flavour.
+  virtual void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const = 0;
+};
+
+/// The description of a GPU target.
+std::unique_ptr<TargetInfo> createTargetInfo(TargetAttr target);
+/// The CPU model used to run the decode rewrites on the host, so that their
+/// exactness is checked by `make check` without a GPU.
+std::unique_ptr<TargetInfo> createHostTargetInfo();
+
+/// Parses a target name ("sm_90", "gfx942", "host"); nullptr and a message in
+/// `error` when unknown.
+std::unique_ptr<TargetInfo> lookupTargetInfo(MLIRContext *context,
+                                             StringRef name,
+                                             std::string &error);
+
+// Vendor entry points, defined in lib/Target/<Vendor>.
+std::unique_ptr<TargetInfo> createNVVMTargetInfo(TargetAttr target);
+
+} // namespace mlir::qmat
+
+#endif // QMAT_TARGET_TARGETINFO_H

@@ -1,0 +1,87 @@
+//===- Passes.td - qmat transformation passes --------------*- tablegen -*-===//
+
+#ifndef QMAT_TRANSFORMS_PASSES_TD
+#define QMAT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
+  let summary = "Choose, per matmul and target, the decode and prefill strategies";
+  let description = [{
+    Records a `#qmat.plan` on every `qmat.matmul`: rows up to `gemv-max-m`
+    take the decode GEMV (tensor-core where legal, scalar otherwise), larger
+    M dequantizes into an N-tiled scratch under `scratch-cap-mib` and calls
+    the vendor GEMM. The element decode is the target's fastest exact
+    rewrite unless `force-decode` names one.
+  }];
+  let dependentDialects = ["::mlir::qmat::QMatDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU (sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950)">,
+    Option<"gemvMaxM", "gemv-max-m", "int64_t", /*default=*/"8",
+           "Largest M served by the decode GEMV">,
+    Option<"scratchCapMiB", "scratch-cap-mib", "int64_t", /*default=*/"256",
+           "Cap on the dequantized scratch, in MiB">,
+    Option<"forceDequant", "force-dequant", "std::string", /*default=*/"\"auto\"",
+           "Dequant kernel: auto, vec8 or scalar">,
+    Option<"forceDecode", "force-decode", "std::string", /*default=*/"\"auto\"",
+           "Element decode: auto, arith, lookup, magic_bias or native">,
+  ];
+}
+
+def QMatExpandPrefill : Pass<"qmat-expand-prefill", "::mlir::func::FuncOp"> {
+  let summary = "Expand planned matmuls into N-tiled dequantize + GEMM";
+  let description = [{
+    Rewrites each planned `qmat.matmul` into a loop over N tiles of
+    `tile_rows` rows: `qmat.dequantize` of the tile into the scratch, then
+    `qmat.gemm` writing Y at the tile's column offset. Row-major [M, N] is
+    column-major [N, M] to a BLAS, so a tile of Y is a plain pointer offset.
+    The scratch is a function argument: the launcher owns the workspace.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def QMatVectorizeDequant : Pass<"qmat-vectorize-dequant"> {
+  let summary = "Pick the vec8 dequant kernel where legal, scalar elsewhere";
+  let description = [{
+    vec8 needs K % 8 == 0 and an even block size: with an odd block the two
+    nibbles of one byte can fall in two scale blocks. The scalar kernel is
+    the fallback and produces the same bits.
+  }];
+  let options = [
+    Option<"force", "force", "std::string", /*default=*/"\"auto\"",
+           "auto, vec8 or scalar (an illegal vec8 is an error)">,
+  ];
+}
+
+def QMatRewriteDecode : Pass<"qmat-rewrite-decode"> {
+  let summary = "Rewrite qmat.decode into the target's exact decode sequence";
+  let description = [{
+    Expands every `qmat.decode` into integer and floating-point arithmetic
+    plus vendor-neutral `qmat.byte_perm`, following its `method` (or the
+    target's default, or `force`): a byte lookup, the magic-bias shift, the
+    native conversion where the target has one, or plain arithmetic.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target (a GPU name, or host)">,
+    Option<"force", "force", "std::string", /*default=*/"\"auto\"",
+           "auto, arith, lookup, magic_bias or native">,
+  ];
+}
+
+def QMatPrintGpuAssembly : Pass<"qmat-print-gpu-assembly", "::mlir::ModuleOp"> {
+  let summary = "Print the assembly (PTX, AMDGPU ISA) held by gpu.binary ops";
+  let description = [{
+    Writes the text of every assembly-format `gpu.object` to stdout, one
+    block per object headed by `// qmat-gpu-assembly @<binary> <target>`,
+    so that lit can FileCheck the generated instructions.
+  }];
+}
+
+#endif // QMAT_TRANSFORMS_PASSES_TD

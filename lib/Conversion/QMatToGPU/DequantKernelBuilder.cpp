@@ -1,0 +1,277 @@
+//===- DequantKernelBuilder.cpp - One thread's dequantization -------------===//
+//
+// Semantics (brief §2): w = rne(decode(code) * scale [* global]) computed in
+// fp32 left to right, or rne((q - zp) * scale) for int4. The decoded code is
+// exact in f16 for every format, so decoding through f16 and widening to fp32
+// changes no bit. A magic-bias decode yields code * 2^-14; the factor 2^14 is
+// restored by a power-of-two multiply that is exact in the scale's range.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+DequantKernelSpec DequantKernelSpec::get(DequantizeOp op,
+                                         DecodeMethod defaultDecode) {
+  DequantKernelSpec spec;
+  spec.scheme = op.getScheme();
+  spec.k = op.getScratch().getType().getDimSize(1);
+  spec.actType = op.getScratch().getType().getElementType();
+  spec.kernel = op.getKernel().value_or(DequantKernel::scalar);
+  spec.decode = op.getDecode().value_or(defaultDecode);
+  spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
+  return spec;
+}
+
+int64_t DequantKernelSpec::getElementsPerItem() const {
+  if (kernel == DequantKernel::vec8)
+    return 8;
+  return scheme.isPacked() ? 2 : 1;
+}
+
+std::string DequantKernelSpec::getKernelName() const {
+  std::string act = actType.isF16() ? "f16" : "bf16";
+  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}",
+                       stringifySchemeKind(scheme.getKind()),
+                       scheme.getBlockSize(), k, act,
+                       stringifyDequantKernel(kernel),
+                       stringifyDecodeMethod(decode),
+                       hasZeroPoints ? "_zp" : "")
+      .str();
+}
+
+namespace {
+
+/// The factor a magic-bias e2m1 decode leaves in its result: it yields
+/// code * 2^-14 in f16.
+constexpr float kMagicBiasF16Scale = 16384.0f;
+
+class WorkItemEmitter {
+public:
+  WorkItemEmitter(OpBuilder &builder, Location loc,
+                  const DequantKernelSpec &spec, const DequantBuffers &buffers)
+      : b(builder), loc(loc), spec(spec), buffers(buffers),
+        f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()) {}
+
+  void emit(Value row, Value item);
+
+private:
+  Value constIndex(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value constF32(float v) {
+    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32), APFloat(v));
+  }
+  bool isMagicBiasFp4() const {
+    return spec.decode == DecodeMethod::magic_bias &&
+           spec.scheme.getElementFormat() == ElementFormat::e2m1;
+  }
+
+  /// Scale column and its fp32 value(s) for K index `k` (an i32).
+  Value loadScale(Value row, Value block);
+  Value loadZeroPoint(Value row, Value block);
+  /// Per-element scale-block indices (i32) of the item's elements.
+  SmallVector<Value> computeBlockIndices(Value itemI32);
+  Value decodeCodes(Value row, Value item, int64_t numElements);
+  Value roundToActivation(Value product);
+
+  OpBuilder &b;
+  Location loc;
+  const DequantKernelSpec &spec;
+  const DequantBuffers &buffers;
+  Type f32, i32, i8;
+};
+
+Value WorkItemEmitter::loadScale(Value row, Value block) {
+  Value col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), block);
+  Value raw = memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, col});
+  switch (spec.scheme.getKind()) {
+  case SchemeKind::nvfp4: {
+    // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
+    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
+    Value vec = vector::BroadcastOp::create(b, loc, VectorType::get({1}, i8), byte);
+    Value decoded = DecodeOp::create(b, loc, VectorType::get({1}, f32),
+                                     ElementFormat::e4m3, vec, 0,
+                                     DecodeMethodAttr());
+    Value scale = vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
+    if (isMagicBiasFp4()) // 448 * 2^14 is far inside fp32: the fold is exact.
+      scale = arith::MulFOp::create(b, loc, scale, constF32(kMagicBiasF16Scale));
+    return scale;
+  }
+  case SchemeKind::mxfp4: {
+    // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
+    // e == 0, NaN for 0xFF.
+    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
+    Value e = arith::ExtUIOp::create(b, loc, i32, byte);
+    Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
+    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(255));
+    Value bits = arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
+    bits = arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
+    return arith::BitcastOp::create(b, loc, f32, bits);
+  }
+  case SchemeKind::fp8:
+    return raw;
+  case SchemeKind::int4:
+    return arith::ExtFOp::create(b, loc, f32, raw);
+  }
+  llvm_unreachable("unknown scheme");
+}
+
+Value WorkItemEmitter::loadZeroPoint(Value row, Value block) {
+  if (!spec.hasZeroPoints)
+    return constF32(8.0f);
+  // Zero points are u4 packed two per byte, low nibble = even block.
+  Value col = arith::ShRUIOp::create(b, loc, block, constI32(1));
+  col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), col);
+  Value byte = memref::LoadOp::create(b, loc, buffers.zeroPoints, ValueRange{row, col});
+  Value word = arith::ExtUIOp::create(b, loc, i32, byte);
+  Value shift = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, block, constI32(1)), constI32(2));
+  Value nibble = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, word, shift), constI32(15));
+  return arith::UIToFPOp::create(b, loc, f32, nibble);
+}
+
+SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
+  int64_t perItem = spec.getElementsPerItem();
+  int64_t bs = spec.scheme.getBlockSize();
+  Value k0 = arith::MulIOp::create(b, loc, itemI32, constI32(perItem));
+  // One scale for the whole item: a single division by a constant, which
+  // the backend turns into a multiply-high.
+  if (bs % perItem == 0) {
+    Value block = arith::DivUIOp::create(b, loc, itemI32, constI32(bs / perItem));
+    return SmallVector<Value>(perItem, block);
+  }
+  // Several scale blocks meet inside the item. vec8 has an even block, so
+  // each pair of elements shares a block: step the index a pair at a time
+  // instead of dividing per element.
+  int64_t step = spec.kernel == DequantKernel::vec8 ? 2 : 1;
+  Value block = arith::DivUIOp::create(b, loc, k0, constI32(bs));
+  Value rem = arith::RemUIOp::create(b, loc, k0, constI32(bs));
+  SmallVector<Value> blocks;
+  for (int64_t e = 0; e < perItem; e += step) {
+    if (e > 0) {
+      rem = arith::AddIOp::create(b, loc, rem, constI32(step));
+      Value carry = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          rem, constI32(bs));
+      rem = arith::SelectOp::create(
+          b, loc, carry, arith::SubIOp::create(b, loc, rem, constI32(bs)), rem);
+      block = arith::AddIOp::create(
+          b, loc, block, arith::ExtUIOp::create(b, loc, i32, carry));
+    }
+    for (int64_t j = 0; j < step; ++j)
+      blocks.push_back(block);
+  }
+  return blocks;
+}
+
+Value WorkItemEmitter::decodeCodes(Value row, Value item, int64_t numElements) {
+  bool packed = spec.scheme.isPacked();
+  int64_t numBytes = packed ? numElements / 2 : numElements;
+  Value col = arith::MulIOp::create(b, loc, item, constIndex(numBytes));
+  auto weightsType = cast<MemRefType>(buffers.weights.getType());
+  auto loadType = VectorType::get({numBytes}, weightsType.getElementType());
+  Value codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
+                                       ValueRange{row, col}, /*nontemporal=*/false,
+                                       /*alignment=*/llvm::MaybeAlign(numBytes));
+  if (!packed)
+    codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8), codes);
+  int64_t exponentBias = isMagicBiasFp4() ? 14 : 0;
+  auto method = DecodeMethodAttr::get(b.getContext(), spec.decode);
+  Value decoded = DecodeOp::create(
+      b, loc, VectorType::get({numElements}, b.getF16Type()),
+      spec.scheme.getElementFormat(), codes, exponentBias, method);
+  return arith::ExtFOp::create(b, loc, VectorType::get({numElements}, f32), decoded);
+}
+
+Value WorkItemEmitter::roundToActivation(Value product) {
+  auto vecType = cast<VectorType>(product.getType());
+  auto actVec = VectorType::get(vecType.getShape(), spec.actType);
+  Value rounded = arith::TruncFOp::create(b, loc, actVec, product);
+  // Every NaN becomes the one canonical pattern, whatever the conversion
+  // instruction of the target does with payloads.
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(spec.actType).getFloatSemantics();
+  APFloat nan(sem, APInt(16, 0x7FFF));
+  Value nanVec = arith::ConstantOp::create(
+      b, loc, actVec, DenseElementsAttr::get(actVec, nan));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      product, product);
+  return arith::SelectOp::create(b, loc, isNaN, nanVec, rounded);
+}
+
+void WorkItemEmitter::emit(Value row, Value item) {
+  int64_t perItem = spec.getElementsPerItem();
+  Value itemI32 = arith::IndexCastUIOp::create(b, loc, i32, item);
+  Value values = decodeCodes(row, item, perItem);
+
+  // Load each distinct scale (and zero point) once.
+  SmallVector<Value> blocks = computeBlockIndices(itemI32);
+  SmallVector<Value> scales, zeroPoints;
+  Value lastBlock;
+  for (Value block : blocks) {
+    if (block != lastBlock) {
+      scales.push_back(loadScale(row, block));
+      if (spec.scheme.getKind() == SchemeKind::int4)
+        zeroPoints.push_back(loadZeroPoint(row, block));
+      lastBlock = block;
+    } else {
+      scales.push_back(scales.back());
+      if (!zeroPoints.empty())
+        zeroPoints.push_back(zeroPoints.back());
+    }
+  }
+  auto vecType = VectorType::get({perItem}, f32);
+  Value scaleVec = vector::FromElementsOp::create(b, loc, vecType, scales);
+
+  Value product;
+  if (spec.scheme.getKind() == SchemeKind::int4) {
+    Value zpVec = vector::FromElementsOp::create(b, loc, vecType, zeroPoints);
+    Value centered = arith::SubFOp::create(b, loc, values, zpVec);
+    product = arith::MulFOp::create(b, loc, centered, scaleVec);
+  } else {
+    product = arith::MulFOp::create(b, loc, values, scaleVec);
+  }
+  if (spec.scheme.getKind() == SchemeKind::mxfp4 && isMagicBiasFp4()) {
+    // 2^(e-127) * 2^14 overflows fp32 for e > 240, so the bias comes back
+    // after the scale; code * 2^(e-141) is exact even for e = 0.
+    Value bias = vector::BroadcastOp::create(b, loc, vecType,
+                                             constF32(kMagicBiasF16Scale));
+    product = arith::MulFOp::create(b, loc, product, bias);
+  }
+  if (buffers.globalScale) {
+    Value global = vector::BroadcastOp::create(b, loc, vecType, buffers.globalScale);
+    product = arith::MulFOp::create(b, loc, product, global);
+  }
+
+  Value result = roundToActivation(product);
+  Value k0 = arith::MulIOp::create(b, loc, item, constIndex(perItem));
+  int64_t storeBytes = perItem * 2;
+  vector::StoreOp::create(b, loc, result, buffers.scratch, ValueRange{row, k0},
+                          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(storeBytes));
+}
+
+} // namespace
+
+Value mlir::qmat::emitGlobalScaleLoad(OpBuilder &builder, Location loc,
+                                      Value memref) {
+  return memref::LoadOp::create(builder, loc, memref, ValueRange{});
+}
+
+void mlir::qmat::emitDequantWorkItem(OpBuilder &builder, Location loc,
+                                     const DequantKernelSpec &spec,
+                                     const DequantBuffers &buffers, Value row,
+                                     Value item) {
+  WorkItemEmitter(builder, loc, spec, buffers).emit(row, item);
+}

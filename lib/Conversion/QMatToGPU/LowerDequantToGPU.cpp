@@ -1,0 +1,162 @@
+//===- LowerDequantToGPU.cpp - qmat.dequantize -> gpu.func + launch -------===//
+//
+// vec8: thread (blockIdx.y * blockDim.x + threadIdx.x) owns one 8-element K
+// chunk of row blockIdx.x. The row comes from grid x rather than y because
+// grid y stops at 65535 rows and an untiled lm_head has 248320; either way
+// no thread divides to find its row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Conversion/Passes.h"
+#include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::qmat {
+#define GEN_PASS_DEF_QMATLOWERDEQUANTTOGPU
+#include "qmat/Conversion/Passes.h.inc"
+} // namespace mlir::qmat
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+constexpr StringLiteral kKernelModuleName = "qmat_kernels";
+
+/// The block size: the widest power of two up to 256 that divides the row's
+/// work, so that no thread idles; 128 with a bounds check otherwise.
+int64_t chooseThreadsPerBlock(int64_t itemsPerRow, int64_t warpSize) {
+  for (int64_t threads = 256; threads >= 2 * warpSize; threads /= 2)
+    if (itemsPerRow % threads == 0)
+      return threads;
+  if (itemsPerRow <= 128)
+    return std::max<int64_t>(warpSize, llvm::alignTo(itemsPerRow, warpSize));
+  return 128;
+}
+
+struct QMatLowerDequantToGPUPass
+    : qmat::impl::QMatLowerDequantToGPUBase<QMatLowerDequantToGPUPass> {
+  using Base::Base;
+
+  gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module,
+                                           const TargetInfo &info) {
+    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+      return existing;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Attribute target = info.getGpuModuleTarget(module.getContext());
+    ArrayAttr targets = target ? b.getArrayAttr({target}) : ArrayAttr();
+    return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName,
+                                    targets);
+  }
+
+  gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
+                                   const DequantKernelSpec &spec,
+                                   TypeRange argTypes, int64_t threads,
+                                   Location loc) {
+    MLIRContext *context = kernels.getContext();
+    auto funcType = FunctionType::get(context, argTypes, {});
+    // Identical layers share one kernel; a different memref layout (a tile
+    // view) needs its own signature.
+    std::string base = spec.getKernelName() + "_t" + std::to_string(threads);
+    std::string name = base;
+    for (unsigned suffix = 1;; ++suffix) {
+      auto existing = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
+      if (!existing)
+        break;
+      if (existing.getFunctionType() == funcType)
+        return existing;
+      name = base + "_" + std::to_string(suffix);
+    }
+
+    OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
+    auto kernel = gpu::GPUFuncOp::create(b, loc, name, funcType);
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+
+    Block &entry = kernel.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    unsigned argIndex = 0;
+    DequantBuffers buffers;
+    buffers.weights = entry.getArgument(argIndex++);
+    buffers.scales = entry.getArgument(argIndex++);
+    if (spec.scheme.getKind() == SchemeKind::nvfp4)
+      buffers.globalScale =
+          emitGlobalScaleLoad(b, loc, entry.getArgument(argIndex++));
+    if (spec.hasZeroPoints)
+      buffers.zeroPoints = entry.getArgument(argIndex++);
+    buffers.scratch = entry.getArgument(argIndex++);
+
+    Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value threadsValue = arith::ConstantIndexOp::create(b, loc, threads);
+    Value item = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, blockY, threadsValue), thread);
+    int64_t items = spec.getItemsPerRow();
+    if (items % threads == 0) {
+      emitDequantWorkItem(b, loc, spec, buffers, row, item);
+    } else {
+      Value inRange = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, item,
+          arith::ConstantIndexOp::create(b, loc, items));
+      auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      OpBuilder tb = guard.getThenBodyBuilder();
+      emitDequantWorkItem(tb, loc, spec, buffers, row, item);
+    }
+    gpu::ReturnOp::create(b, loc);
+    return kernel;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    auto info = lookupTargetInfo(&getContext(), target, error);
+    if (!info || !info->getTarget()) {
+      module.emitError() << (info ? "qmat-lower-dequant-to-gpu needs a GPU target"
+                                  : error);
+      return signalPassFailure();
+    }
+    SmallVector<DequantizeOp> ops;
+    module.walk([&](DequantizeOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module, *info);
+
+    for (DequantizeOp op : ops) {
+      DequantKernelSpec spec = DequantKernelSpec::get(
+          op, info->getDefaultDecode(op.getScheme().getElementFormat()));
+      int64_t items = spec.getItemsPerRow();
+      int64_t threads = threadsPerBlock > 0
+                            ? threadsPerBlock
+                            : chooseThreadsPerBlock(items, info->getWarpSize());
+      SmallVector<Value> args = {op.getWeights(), op.getScales()};
+      if (op.getGlobalScale())
+        args.push_back(op.getGlobalScale());
+      if (op.getZeroPoints())
+        args.push_back(op.getZeroPoints());
+      args.push_back(op.getScratch());
+      gpu::GPUFuncOp kernel = getOrCreateKernel(
+          kernels, spec, ValueRange(args).getTypes(), threads, op.getLoc());
+
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value rows = memref::DimOp::create(b, loc, op.getWeights(), 0);
+      Value gridY = arith::ConstantIndexOp::create(
+          b, loc, llvm::divideCeil(items, threads));
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value blockX = arith::ConstantIndexOp::create(b, loc, threads);
+      gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{rows, gridY, one},
+                                gpu::KernelDim3{blockX, one, one},
+                                /*dynamicSharedMemorySize=*/Value(), args);
+      op.erase();
+    }
+  }
+};
+
+} // namespace

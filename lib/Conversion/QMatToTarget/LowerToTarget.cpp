@@ -1,0 +1,36 @@
+//===- LowerToTarget.cpp - Vendor-neutral qmat ops -> target ops ----------===//
+
+#include "qmat/Conversion/Passes.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::qmat {
+#define GEN_PASS_DEF_QMATLOWERTOTARGET
+#include "qmat/Conversion/Passes.h.inc"
+} // namespace mlir::qmat
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+struct QMatLowerToTargetPass
+    : qmat::impl::QMatLowerToTargetBase<QMatLowerToTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string error;
+    auto info = lookupTargetInfo(&getContext(), target, error);
+    if (!info) {
+      getOperation()->emitError() << error;
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    info->populateLowerToTargetPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

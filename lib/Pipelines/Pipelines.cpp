@@ -1,0 +1,85 @@
+//===- Pipelines.cpp - Named qmat pipelines -------------------------------===//
+
+#include "qmat/Pipelines/Pipelines.h"
+#include "qmat/Conversion/Passes.h"
+#include "qmat/Target/TargetInfo.h"
+#include "qmat/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
+                                  const GpuPipelineOptions &options) {
+  QMatSelectStrategyOptions select;
+  select.target = options.target;
+  select.gemvMaxM = options.gemvMaxM;
+  select.scratchCapMiB = options.scratchCapMiB;
+  select.forceDequant = options.forceDequant;
+  select.forceDecode = options.forceDecode;
+  pm.addPass(createQMatSelectStrategy(select));
+  pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
+  QMatVectorizeDequantOptions vectorize;
+  vectorize.force = options.forceDequant;
+  pm.addPass(createQMatVectorizeDequant(vectorize));
+
+  QMatLowerDequantToGPUOptions lower;
+  lower.target = options.target;
+  pm.addPass(createQMatLowerDequantToGPU(lower));
+  QMatRewriteDecodeOptions decode;
+  decode.target = options.target;
+  decode.force = options.forceDecode;
+  pm.addNestedPass<gpu::GPUModuleOp>(createQMatRewriteDecode(decode));
+  QMatLowerToTargetOptions toTarget;
+  toTarget.target = options.target;
+  pm.addNestedPass<gpu::GPUModuleOp>(createQMatLowerToTarget(toTarget));
+
+  std::string error;
+  MLIRContext scratchContext;
+  // The target-specific tail. An unknown target was already diagnosed by
+  // the strategy pass, which runs first and fails the pipeline.
+  if (auto info = lookupTargetInfo(&scratchContext, options.target, error))
+    info->buildGpuModuleToLLVMPipeline(pm);
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createQMatLowerDequantToLoops());
+  QMatRewriteDecodeOptions decode;
+  decode.target = "host";
+  pm.addPass(createQMatRewriteDecode(decode));
+  QMatLowerToTargetOptions toTarget;
+  toTarget.target = "host";
+  pm.addPass(createQMatLowerToTarget(toTarget));
+  pm.addPass(createCanonicalizerPass());
+  // libgcc has no fp32 -> bf16 routine; the expansion is the same IEEE
+  // round-to-nearest-even in integer arithmetic.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::qmat::registerPipelines() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "qmat-to-gpu-binary",
+      "Compile qmat.matmul layers into a gpu.binary of dequant kernels plus "
+      "the host-side tile loop, launches and GEMM calls",
+      buildGpuPipeline);
+  PassPipelineRegistration<>(
+      "qmat-host-dequant",
+      "Lower qmat.dequantize to host loops running the GPU kernels' exact "
+      "arithmetic, then to the LLVM dialect",
+      buildHostDequantPipeline);
+}

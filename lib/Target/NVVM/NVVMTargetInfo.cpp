@@ -1,0 +1,118 @@
+//===- NVVMTargetInfo.cpp - NVIDIA targets (sm_80 .. sm_120) --------------===//
+
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// qmat.byte_perm has prmt's default-mode semantics by definition.
+struct BytePermToPrmt : OpRewritePattern<BytePermOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BytePermOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::PermuteOp>(
+        op, rewriter.getI32Type(), op.getLow(), op.getHigh(), op.getSelector(),
+        NVVM::PermuteMode::DEFAULT);
+    return success();
+  }
+};
+
+class NVVMTargetInfo final : public TargetInfo {
+public:
+  explicit NVVMTargetInfo(TargetAttr target) : target(target) {}
+
+  std::optional<TargetAttr> getTarget() const override { return target; }
+  unsigned getWarpSize() const override { return 32; }
+
+  /// Blackwell (sm_100, sm_120) converts e2m1 pairs in hardware; before it
+  /// the conversion intrinsic is a branchy software emulation.
+  bool hasNativeFp4() const {
+    return target.getChip() == Chip::sm_100 || target.getChip() == Chip::sm_120;
+  }
+
+  bool supportsDecode(ElementFormat format, DecodeMethod method) const override {
+    switch (method) {
+    case DecodeMethod::arith:
+      return true;
+    case DecodeMethod::lookup:
+      return format == ElementFormat::e2m1;
+    case DecodeMethod::magic_bias:
+      return format != ElementFormat::e4m3;
+    case DecodeMethod::native:
+      return format == ElementFormat::e2m1 && hasNativeFp4();
+    }
+    return false;
+  }
+
+  DecodeMethod getDefaultDecode(ElementFormat format) const override {
+    switch (format) {
+    case ElementFormat::e2m1:
+      return hasNativeFp4() ? DecodeMethod::native : DecodeMethod::lookup;
+    case ElementFormat::u4:
+      return DecodeMethod::magic_bias;
+    case ElementFormat::e4m3:
+      return DecodeMethod::arith;
+    }
+    return DecodeMethod::arith;
+  }
+
+  Value emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
+                               Value packedByte) const override {
+    auto type = VectorType::get({2}, builder.getF16Type());
+    return NVVM::ConvertF4x2ToF16x2Op::create(
+        builder, loc, type, packedByte, builder.getBoolAttr(false),
+        TypeAttr::get(builder.getType<Float4E2M1FNType>()));
+  }
+
+  void populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
+    patterns.add<BytePermToPrmt>(patterns.getContext());
+  }
+
+  /// The arch-specific (`a`) variants carry the Blackwell conversions.
+  std::string getChipString() const {
+    switch (target.getChip()) {
+    case Chip::sm_100:
+      return "sm_100a";
+    case Chip::sm_120:
+      return "sm_120a";
+    default:
+      return target.getChipName().str();
+    }
+  }
+
+  Attribute getGpuModuleTarget(MLIRContext *context) const override {
+    context->getOrLoadDialect<NVVM::NVVMDialect>();
+    StringRef features = hasNativeFp4() ? "+ptx88" : "+ptx80";
+    return NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                     getChipString(), features);
+  }
+
+  void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {
+    OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+    ConvertGpuOpsToNVVMOpsOptions options;
+    options.indexBitwidth = 64;
+    gpuPm.addPass(createConvertGpuOpsToNVVMOps(options));
+    gpuPm.addPass(createCanonicalizerPass());
+    gpuPm.addPass(createCSEPass());
+    gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  }
+
+private:
+  TargetAttr target;
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> mlir::qmat::createNVVMTargetInfo(TargetAttr target) {
+  return std::make_unique<NVVMTargetInfo>(target);
+}

@@ -1,0 +1,40 @@
+//===- TargetInfo.cpp - Target lookup -------------------------------------===//
+
+#include "qmat/Target/TargetInfo.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+TargetInfo::~TargetInfo() = default;
+
+Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
+                                         Value packedByte) const {
+  llvm_unreachable("target has no native fp4 conversion");
+}
+
+std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(TargetAttr target) {
+  if (target.isNVIDIA())
+    return createNVVMTargetInfo(target);
+  return nullptr;
+}
+
+std::unique_ptr<TargetInfo>
+mlir::qmat::lookupTargetInfo(MLIRContext *context, StringRef name,
+                             std::string &error) {
+  if (name == "host")
+    return createHostTargetInfo();
+  std::optional<Chip> chip = symbolizeChip(name);
+  if (!chip) {
+    error = ("unknown target '" + name +
+             "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, "
+             "gfx950 or host)")
+                .str();
+    return nullptr;
+  }
+  context->getOrLoadDialect<QMatDialect>();
+  auto info = createTargetInfo(TargetAttr::get(context, *chip));
+  if (!info)
+    error = ("target '" + name + "' has no code generator in this build yet")
+                .str();
+  return info;
+}

@@ -1,0 +1,33 @@
+//===- PrintGpuAssembly.cpp - Show the PTX / ISA of gpu.binary ops --------===//
+
+#include "qmat/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::qmat {
+#define GEN_PASS_DEF_QMATPRINTGPUASSEMBLY
+#include "qmat/Transforms/Passes.h.inc"
+} // namespace mlir::qmat
+
+using namespace mlir;
+
+namespace {
+
+struct QMatPrintGpuAssemblyPass
+    : qmat::impl::QMatPrintGpuAssemblyBase<QMatPrintGpuAssemblyPass> {
+  void runOnOperation() override {
+    getOperation().walk([](gpu::BinaryOp binary) {
+      for (Attribute attr : binary.getObjects()) {
+        auto object = dyn_cast<gpu::ObjectAttr>(attr);
+        if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+          continue;
+        llvm::outs() << "// qmat-gpu-assembly @" << binary.getSymName() << " "
+                     << object.getTarget() << "\n"
+                     << object.getObject().getValue() << "\n";
+      }
+    });
+  }
+};
+
+} // namespace

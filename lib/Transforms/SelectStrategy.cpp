@@ -1,0 +1,106 @@
+//===- SelectStrategy.cpp - Choose how each matmul runs -------------------===//
+
+#include "qmat/Target/TargetInfo.h"
+#include "qmat/Transforms/Passes.h"
+
+namespace mlir::qmat {
+#define GEN_PASS_DEF_QMATSELECTSTRATEGY
+#include "qmat/Transforms/Passes.h.inc"
+} // namespace mlir::qmat
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// The tensor-core GEMV consumes K in steps of 128 codes per warp (eight
+/// m16n8k16 steps over packed pairs); a block must not split a byte.
+bool isTensorCoreGemvLegal(SchemeAttr scheme, int64_t k) {
+  return k % 128 == 0 && scheme.getBlockSize() % 2 == 0;
+}
+
+struct QMatSelectStrategyPass
+    : qmat::impl::QMatSelectStrategyBase<QMatSelectStrategyPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    std::optional<Chip> chip = symbolizeChip(target);
+    if (!chip) {
+      getOperation()->emitError()
+          << "unknown target '" << target
+          << "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or "
+             "gfx950)";
+      return signalPassFailure();
+    }
+    auto targetAttr = TargetAttr::get(context, *chip);
+    std::string error;
+    auto info = lookupTargetInfo(context, target, error);
+    if (!info) {
+      getOperation()->emitError() << error;
+      return signalPassFailure();
+    }
+    if (gemvMaxM < 0 || gemvMaxM > 64 || scratchCapMiB <= 0) {
+      getOperation()->emitError()
+          << "gemv-max-m must be in [0, 64] and scratch-cap-mib positive";
+      return signalPassFailure();
+    }
+    std::optional<DequantKernel> forcedKernel;
+    if (forceDequant != "auto" &&
+        !(forcedKernel = symbolizeDequantKernel(forceDequant))) {
+      getOperation()->emitError() << "unknown dequant kernel '" << forceDequant
+                                  << "' (expected auto, vec8 or scalar)";
+      return signalPassFailure();
+    }
+    std::optional<DecodeMethod> forcedDecode;
+    if (forceDecode != "auto" &&
+        !(forcedDecode = symbolizeDecodeMethod(forceDecode))) {
+      getOperation()->emitError()
+          << "unknown decode method '" << forceDecode
+          << "' (expected auto, arith, lookup, magic_bias or native)";
+      return signalPassFailure();
+    }
+
+    WalkResult result = getOperation()->walk([&](MatmulOp op) {
+      SchemeAttr scheme = op.getScheme();
+      int64_t n = op.getN(), k = op.getK();
+      bool vec8Legal = scheme.isVec8Legal(k);
+      DequantKernel kernel =
+          forcedKernel.value_or(vec8Legal ? DequantKernel::vec8
+                                          : DequantKernel::scalar);
+      if (kernel == DequantKernel::vec8 && !vec8Legal) {
+        op.emitOpError() << "vec8 was forced but needs K % 8 == 0 and an even "
+                            "block size, got K = "
+                         << k << ", block = " << scheme.getBlockSize();
+        return WalkResult::interrupt();
+      }
+      ElementFormat format = scheme.getElementFormat();
+      DecodeMethod decode = info->getDefaultDecode(format);
+      if (forcedDecode) {
+        if (!info->supportsDecode(format, *forcedDecode)) {
+          op.emitOpError() << "decode '" << stringifyDecodeMethod(*forcedDecode)
+                           << "' is not available for "
+                           << stringifySchemeKind(scheme.getKind()) << " on "
+                           << target;
+          return WalkResult::interrupt();
+        }
+        decode = *forcedDecode;
+      }
+      DecodePath smallM = isTensorCoreGemvLegal(scheme, k)
+                              ? DecodePath::gemv_tensor_core
+                              : DecodePath::gemv_scalar;
+      if (gemvMaxM == 0)
+        smallM = DecodePath::prefill;
+      int64_t rowBytes = k * 2;
+      int64_t capBytes = scratchCapMiB * 1024 * 1024;
+      int64_t tileRows = std::max<int64_t>(1, std::min(n, capBytes / rowBytes));
+      op.setPlanAttr(PlanAttr::get(context, targetAttr, gemvMaxM, smallM,
+                                   kernel, decode, scratchCapMiB, tileRows));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
