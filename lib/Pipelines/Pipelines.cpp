@@ -28,9 +28,15 @@ void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
   QMatVectorizeDequantOptions vectorize;
   vectorize.force = options.forceDequant;
   pm.addPass(createQMatVectorizeDequant(vectorize));
+  buildKernelPipeline(pm, options);
+}
 
+void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
+                                     const GpuPipelineOptions &options) {
   QMatLowerDequantToGPUOptions lower;
   lower.target = options.target;
+  lower.threadsPerBlock = options.threadsPerBlock;
+  lower.itemsPerThread = options.itemsPerThread;
   pm.addPass(createQMatLowerDequantToGPU(lower));
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;
@@ -77,6 +83,11 @@ void mlir::qmat::registerPipelines() {
       "Compile qmat.matmul layers into a gpu.binary of dequant kernels plus "
       "the host-side tile loop, launches and GEMM calls",
       buildGpuPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "qmat-kernels-to-gpu-binary",
+      "The kernel half of qmat-to-gpu-binary: qmat.dequantize ops (kernel and "
+      "decode already chosen) to gpu.func kernels and a gpu.binary",
+      buildKernelPipeline);
   PassPipelineRegistration<>(
       "qmat-host-dequant",
       "Lower qmat.dequantize to host loops running the GPU kernels' exact "

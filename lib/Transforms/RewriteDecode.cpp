@@ -28,6 +28,13 @@ namespace {
 constexpr uint32_t kE2M1F16HighBytesLo = 0x3E3C3800;
 constexpr uint32_t kE2M1F16HighBytesHi = 0x46444240;
 
+/// The two upper bytes of the fp32 patterns of the same magnitudes: byte 3
+/// (sign-less exponent high bits) and byte 2.
+constexpr uint32_t kE2M1F32Byte3Lo = 0x3F3F3F00;
+constexpr uint32_t kE2M1F32Byte3Hi = 0x40404040;
+constexpr uint32_t kE2M1F32Byte2Lo = 0xC0800000;
+constexpr uint32_t kE2M1F32Byte2Hi = 0xC0804000;
+
 /// Emits the per-byte decode: for byte `i` of the codes, an i32 holding the
 /// two 16-bit results (low nibble in the low half).
 class DecodeEmitter {
@@ -53,6 +60,36 @@ public:
                                           c(kE2M1F16HighBytesHi), selector);
     Value signs = orI(shl(andI(byte, 0x08), 12), shl(andI(byte, 0x80), 24));
     return orI(magnitudes, signs);
+  }
+
+  /// fp32 lookup of four codes held in the low 16 bits of `word`: one
+  /// byte_perm per table gives bytes 3 and 2 of all four values (the
+  /// magnitudes are the selector as they stand), one more per value places
+  /// them, and the sign comes from bit 3 of the code.
+  SmallVector<Value> e2m1LookupF32(Value word) {
+    Value selector = andI(word, 0x7777);
+    Value high = BytePermOp::create(b, loc, i32, c(kE2M1F32Byte3Lo),
+                                    c(kE2M1F32Byte3Hi), selector);
+    Value low = BytePermOp::create(b, loc, i32, c(kE2M1F32Byte2Lo),
+                                   c(kE2M1F32Byte2Hi), selector);
+    SmallVector<Value> values;
+    for (int64_t j = 0; j < 4; ++j) {
+      // Bytes [0, 0, low[j], high[j]]. The zero bytes replicate the sign
+      // bit of high[j] (selector bit 3), which is clear for every entry.
+      Value placed = BytePermOp::create(
+          b, loc, i32, low, high, c(((4 + j) << 12) | (j << 8) | 0xCC));
+      Value sign = andI(shl(word, 28 - 4 * j), 0x80000000);
+      values.push_back(orI(placed, sign));
+    }
+    return values;
+  }
+
+  /// fp32 magic bias: the magnitude bits under the fp32 exponent give the
+  /// value times 2^-126 (code 1 is the subnormal 2^-127).
+  Value e2m1MagicBiasF32(Value word, int64_t j) {
+    Value mag = andI(shr(word, 4 * j), 7);
+    Value sign = andI(shl(word, 28 - 4 * j), 0x80000000);
+    return orI(shl(mag, 22), sign);
   }
 
   /// Magic bias: the three magnitude bits land under the exponent field, so
@@ -166,6 +203,28 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
     Value result;
     switch (format) {
     case ElementFormat::e2m1: {
+      if (element.isF32() && (method == DecodeMethod::lookup ||
+                              method == DecodeMethod::magic_bias)) {
+        // Straight to fp32: no half-precision intermediate to widen.
+        SmallVector<Value> values;
+        for (int64_t i = 0, e = bytes.size(); i < e; i += 2) {
+          Value word = bytes[i];
+          if (i + 1 < e)
+            word = em.orI(word, em.shl(bytes[i + 1], 8));
+          int64_t count = std::min<int64_t>(4, 2 * (e - i));
+          if (method == DecodeMethod::lookup) {
+            SmallVector<Value> four = em.e2m1LookupF32(word);
+            values.append(four.begin(), four.begin() + count);
+          } else {
+            for (int64_t j = 0; j < count; ++j)
+              values.push_back(em.e2m1MagicBiasF32(word, j));
+          }
+        }
+        auto bitsType = VectorType::get({(int64_t)values.size()}, em.i32);
+        Value bitsVec = vector::FromElementsOp::create(rewriter, loc, bitsType, values);
+        result = vector::BitCastOp::create(rewriter, loc, resultType, bitsVec);
+        break;
+      }
       bool toBF16 = element.isBF16() && method == DecodeMethod::magic_bias;
       SmallVector<Value> pairs;
       for (Value byte : bytes) {

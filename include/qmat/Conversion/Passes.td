@@ -24,6 +24,9 @@ def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"
            "Target GPU">,
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"0",
            "Threads per block; 0 picks one that divides the row's work">,
+    Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"0",
+           "Work items per thread; 0 picks the largest of 1..8 that divides "
+           "the row's work per block">,
   ];
 }
 

@@ -30,6 +30,14 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "force-decode",
       llvm::cl::desc("auto, arith, lookup, magic_bias or native"),
       llvm::cl::init("auto")};
+  Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Dequant threads per block (0: chosen per shape)"),
+      llvm::cl::init(0)};
+  Option<int64_t> itemsPerThread{
+      *this, "items-per-thread",
+      llvm::cl::desc("Dequant work items per thread (0: chosen per shape)"),
+      llvm::cl::init(0)};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu.binary object format: isa (PTX text), bin (cubin) "
@@ -40,6 +48,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 /// qmat.matmul -> planned, tiled dequantize + GEMM -> gpu.func kernels with
 /// the target's decode -> a gpu.binary (`qmat-to-gpu-binary`).
 void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// The kernel half: qmat.dequantize -> gpu.func -> target decode -> binary
+/// (`qmat-kernels-to-gpu-binary`).
+void buildKernelPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
 
 /// qmat.dequantize -> host loops running the kernels' arithmetic -> LLVM
 /// dialect (`qmat-host-dequant`), for the CPU exactness checks.

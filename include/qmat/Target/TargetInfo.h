@@ -34,6 +34,10 @@ public:
   /// The rewrite used when nothing is forced: the fastest exact one.
   virtual DecodeMethod getDefaultDecode(ElementFormat format) const = 0;
 
+  /// Whether rounding fp32 to f16/bf16 already turns every NaN into the
+  /// canonical 0x7FFF, so that kernels need not select it themselves.
+  virtual bool truncationCanonicalizesNaN() const { return false; }
+
   /// Emits the native conversion of one packed byte of e2m1 codes into two
   /// f16 values (vector<2xf16>, low nibble first). Only called when
   /// supportsDecode(e2m1, native).

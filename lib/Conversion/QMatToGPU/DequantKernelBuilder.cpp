@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::qmat;
 
@@ -38,20 +40,20 @@ int64_t DequantKernelSpec::getElementsPerItem() const {
 
 std::string DequantKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
-  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}",
+  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}",
                        stringifySchemeKind(scheme.getKind()),
                        scheme.getBlockSize(), k, act,
                        stringifyDequantKernel(kernel),
                        stringifyDecodeMethod(decode),
-                       hasZeroPoints ? "_zp" : "")
+                       hasZeroPoints ? "_zp" : "", itemsPerThread)
       .str();
 }
 
 namespace {
 
-/// The factor a magic-bias e2m1 decode leaves in its result: it yields
-/// code * 2^-14 in f16.
-constexpr float kMagicBiasF16Scale = 16384.0f;
+/// A magic-bias e2m1 decode to fp32 yields code * 2^-126 (brief §2: the
+/// bias must come back exactly; see emit()).
+constexpr int64_t kMagicBiasF32Exponent = 126;
 
 class WorkItemEmitter {
 public:
@@ -60,7 +62,7 @@ public:
       : b(builder), loc(loc), spec(spec), buffers(buffers),
         f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()) {}
 
-  void emit(Value row, Value item);
+  void emit(Value row, ArrayRef<Value> items);
 
 private:
   Value constIndex(int64_t v) {
@@ -77,12 +79,23 @@ private:
            spec.scheme.getElementFormat() == ElementFormat::e2m1;
   }
 
-  /// Scale column and its fp32 value(s) for K index `k` (an i32).
-  Value loadScale(Value row, Value block);
-  Value loadZeroPoint(Value row, Value block);
+  /// What one item reads, before any arithmetic on it.
+  struct LoadedItem {
+    Value item, codes;
+    SmallVector<Value> blocks, rawScales, rawZeroPoints;
+  };
+  LoadedItem load(Value row, Value item);
+  void computeAndStore(Value row, const LoadedItem &loaded);
+
+  Value loadRawScale(Value row, Value block);
+  /// The fp32 value of a scale element.
+  Value decodeScale(Value raw);
+  Value loadRawZeroPoint(Value row, Value block);
+  Value decodeZeroPoint(Value byte, Value block);
   /// Per-element scale-block indices (i32) of the item's elements.
   SmallVector<Value> computeBlockIndices(Value itemI32);
-  Value decodeCodes(Value row, Value item, int64_t numElements);
+  Value loadCodes(Value row, Value item, int64_t numElements);
+  Value decodeCodes(Value codes, int64_t numElements);
   Value roundToActivation(Value product);
 
   OpBuilder &b;
@@ -92,9 +105,12 @@ private:
   Type f32, i32, i8;
 };
 
-Value WorkItemEmitter::loadScale(Value row, Value block) {
+Value WorkItemEmitter::loadRawScale(Value row, Value block) {
   Value col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), block);
-  Value raw = memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, col});
+  return memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, col});
+}
+
+Value WorkItemEmitter::decodeScale(Value raw) {
   switch (spec.scheme.getKind()) {
   case SchemeKind::nvfp4: {
     // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
@@ -103,10 +119,7 @@ Value WorkItemEmitter::loadScale(Value row, Value block) {
     Value decoded = DecodeOp::create(b, loc, VectorType::get({1}, f32),
                                      ElementFormat::e4m3, vec, 0,
                                      DecodeMethodAttr());
-    Value scale = vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
-    if (isMagicBiasFp4()) // 448 * 2^14 is far inside fp32: the fold is exact.
-      scale = arith::MulFOp::create(b, loc, scale, constF32(kMagicBiasF16Scale));
-    return scale;
+    return vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
   }
   case SchemeKind::mxfp4: {
     // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
@@ -128,13 +141,14 @@ Value WorkItemEmitter::loadScale(Value row, Value block) {
   llvm_unreachable("unknown scheme");
 }
 
-Value WorkItemEmitter::loadZeroPoint(Value row, Value block) {
-  if (!spec.hasZeroPoints)
-    return constF32(8.0f);
+Value WorkItemEmitter::loadRawZeroPoint(Value row, Value block) {
   // Zero points are u4 packed two per byte, low nibble = even block.
   Value col = arith::ShRUIOp::create(b, loc, block, constI32(1));
   col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), col);
-  Value byte = memref::LoadOp::create(b, loc, buffers.zeroPoints, ValueRange{row, col});
+  return memref::LoadOp::create(b, loc, buffers.zeroPoints, ValueRange{row, col});
+}
+
+Value WorkItemEmitter::decodeZeroPoint(Value byte, Value block) {
   Value word = arith::ExtUIOp::create(b, loc, i32, byte);
   Value shift = arith::ShLIOp::create(
       b, loc, arith::AndIOp::create(b, loc, block, constI32(1)), constI32(2));
@@ -176,7 +190,7 @@ SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
   return blocks;
 }
 
-Value WorkItemEmitter::decodeCodes(Value row, Value item, int64_t numElements) {
+Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   bool packed = spec.scheme.isPacked();
   int64_t numBytes = packed ? numElements / 2 : numElements;
   Value col = arith::MulIOp::create(b, loc, item, constIndex(numBytes));
@@ -187,18 +201,31 @@ Value WorkItemEmitter::decodeCodes(Value row, Value item, int64_t numElements) {
                                        /*alignment=*/llvm::MaybeAlign(numBytes));
   if (!packed)
     codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8), codes);
-  int64_t exponentBias = isMagicBiasFp4() ? 14 : 0;
+  return codes;
+}
+
+Value WorkItemEmitter::decodeCodes(Value codes, int64_t numElements) {
+  int64_t exponentBias = isMagicBiasFp4() ? kMagicBiasF32Exponent : 0;
   auto method = DecodeMethodAttr::get(b.getContext(), spec.decode);
-  Value decoded = DecodeOp::create(
-      b, loc, VectorType::get({numElements}, b.getF16Type()),
-      spec.scheme.getElementFormat(), codes, exponentBias, method);
-  return arith::ExtFOp::create(b, loc, VectorType::get({numElements}, f32), decoded);
+  auto vecType = VectorType::get({numElements}, f32);
+  Value decoded = DecodeOp::create(b, loc, vecType, spec.scheme.getElementFormat(),
+                                   codes, exponentBias, method);
+  if (exponentBias == 0)
+    return decoded;
+  // code * 2^-126 times 2^126 is the code again, exactly: restoring it
+  // first keeps every later product the reference's (folding 2^126 into
+  // a scale would overflow fp32).
+  Value bias = vector::BroadcastOp::create(
+      b, loc, vecType, constF32(std::ldexp(1.0f, kMagicBiasF32Exponent)));
+  return arith::MulFOp::create(b, loc, decoded, bias);
 }
 
 Value WorkItemEmitter::roundToActivation(Value product) {
   auto vecType = cast<VectorType>(product.getType());
   auto actVec = VectorType::get(vecType.getShape(), spec.actType);
   Value rounded = arith::TruncFOp::create(b, loc, actVec, product);
+  if (!spec.canonicalizeNaN)
+    return rounded;
   // Every NaN becomes the one canonical pattern, whatever the conversion
   // instruction of the target does with payloads.
   const llvm::fltSemantics &sem =
@@ -211,55 +238,75 @@ Value WorkItemEmitter::roundToActivation(Value product) {
   return arith::SelectOp::create(b, loc, isNaN, nanVec, rounded);
 }
 
-void WorkItemEmitter::emit(Value row, Value item) {
-  int64_t perItem = spec.getElementsPerItem();
+WorkItemEmitter::LoadedItem WorkItemEmitter::load(Value row, Value item) {
+  LoadedItem loaded;
+  loaded.item = item;
+  loaded.codes = loadCodes(row, item, spec.getElementsPerItem());
   Value itemI32 = arith::IndexCastUIOp::create(b, loc, i32, item);
-  Value values = decodeCodes(row, item, perItem);
+  loaded.blocks = computeBlockIndices(itemI32);
+  // Each distinct block is read once; repeated indices reuse the load.
+  Value lastBlock;
+  for (Value block : loaded.blocks) {
+    if (block == lastBlock)
+      continue;
+    lastBlock = block;
+    loaded.rawScales.push_back(loadRawScale(row, block));
+    if (spec.hasZeroPoints)
+      loaded.rawZeroPoints.push_back(loadRawZeroPoint(row, block));
+  }
+  return loaded;
+}
 
-  // Load each distinct scale (and zero point) once.
-  SmallVector<Value> blocks = computeBlockIndices(itemI32);
+void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
+  int64_t perItem = spec.getElementsPerItem();
+  Value values = decodeCodes(loaded.codes, perItem);
+  bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
   SmallVector<Value> scales, zeroPoints;
   Value lastBlock;
-  for (Value block : blocks) {
+  size_t distinct = 0;
+  for (Value block : loaded.blocks) {
     if (block != lastBlock) {
-      scales.push_back(loadScale(row, block));
-      if (spec.scheme.getKind() == SchemeKind::int4)
-        zeroPoints.push_back(loadZeroPoint(row, block));
       lastBlock = block;
+      scales.push_back(decodeScale(loaded.rawScales[distinct]));
+      if (isInt4)
+        zeroPoints.push_back(spec.hasZeroPoints
+                                 ? decodeZeroPoint(loaded.rawZeroPoints[distinct], block)
+                                 : constF32(8.0f));
+      ++distinct;
     } else {
       scales.push_back(scales.back());
-      if (!zeroPoints.empty())
+      if (isInt4)
         zeroPoints.push_back(zeroPoints.back());
     }
   }
   auto vecType = VectorType::get({perItem}, f32);
   Value scaleVec = vector::FromElementsOp::create(b, loc, vecType, scales);
-
   Value product;
-  if (spec.scheme.getKind() == SchemeKind::int4) {
+  if (isInt4) {
     Value zpVec = vector::FromElementsOp::create(b, loc, vecType, zeroPoints);
     Value centered = arith::SubFOp::create(b, loc, values, zpVec);
     product = arith::MulFOp::create(b, loc, centered, scaleVec);
   } else {
     product = arith::MulFOp::create(b, loc, values, scaleVec);
   }
-  if (spec.scheme.getKind() == SchemeKind::mxfp4 && isMagicBiasFp4()) {
-    // 2^(e-127) * 2^14 overflows fp32 for e > 240, so the bias comes back
-    // after the scale; code * 2^(e-141) is exact even for e = 0.
-    Value bias = vector::BroadcastOp::create(b, loc, vecType,
-                                             constF32(kMagicBiasF16Scale));
-    product = arith::MulFOp::create(b, loc, product, bias);
-  }
   if (buffers.globalScale) {
     Value global = vector::BroadcastOp::create(b, loc, vecType, buffers.globalScale);
     product = arith::MulFOp::create(b, loc, product, global);
   }
-
   Value result = roundToActivation(product);
-  Value k0 = arith::MulIOp::create(b, loc, item, constIndex(perItem));
+  Value k0 = arith::MulIOp::create(b, loc, loaded.item, constIndex(perItem));
   int64_t storeBytes = perItem * 2;
   vector::StoreOp::create(b, loc, result, buffers.scratch, ValueRange{row, k0},
-                          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(storeBytes));
+                          /*nontemporal=*/false,
+                          /*alignment=*/llvm::MaybeAlign(storeBytes));
+}
+
+void WorkItemEmitter::emit(Value row, ArrayRef<Value> items) {
+  SmallVector<LoadedItem> loaded;
+  for (Value item : items)
+    loaded.push_back(load(row, item));
+  for (const LoadedItem &item : loaded)
+    computeAndStore(row, item);
 }
 
 } // namespace
@@ -269,9 +316,9 @@ Value mlir::qmat::emitGlobalScaleLoad(OpBuilder &builder, Location loc,
   return memref::LoadOp::create(builder, loc, memref, ValueRange{});
 }
 
-void mlir::qmat::emitDequantWorkItem(OpBuilder &builder, Location loc,
-                                     const DequantKernelSpec &spec,
-                                     const DequantBuffers &buffers, Value row,
-                                     Value item) {
-  WorkItemEmitter(builder, loc, spec, buffers).emit(row, item);
+void mlir::qmat::emitDequantWorkItems(OpBuilder &builder, Location loc,
+                                      const DequantKernelSpec &spec,
+                                      const DequantBuffers &buffers, Value row,
+                                      ArrayRef<Value> items) {
+  WorkItemEmitter(builder, loc, spec, buffers).emit(row, items);
 }

@@ -37,6 +37,19 @@ int64_t chooseThreadsPerBlock(int64_t itemsPerRow, int64_t warpSize) {
   return 128;
 }
 
+/// Several items per thread amortise the index arithmetic and keep more
+/// loads in flight; only counts that divide the block's share of the row
+/// are used, so that no item needs a bounds check.
+int64_t chooseItemsPerThread(int64_t itemsPerRow, int64_t threads) {
+  if (itemsPerRow % threads != 0)
+    return 1;
+  int64_t blocksWorth = itemsPerRow / threads;
+  for (int64_t u = 8; u > 1; --u)
+    if (blocksWorth % u == 0)
+      return u;
+  return 1;
+}
+
 struct QMatLowerDequantToGPUPass
     : qmat::impl::QMatLowerDequantToGPUBase<QMatLowerDequantToGPUPass> {
   using Base::Base;
@@ -93,19 +106,29 @@ struct QMatLowerDequantToGPUPass
     Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value threadsValue = arith::ConstantIndexOp::create(b, loc, threads);
-    Value item = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, blockY, threadsValue), thread);
-    int64_t items = spec.getItemsPerRow();
-    if (items % threads == 0) {
-      emitDequantWorkItem(b, loc, spec, buffers, row, item);
+    int64_t perBlock = threads * spec.itemsPerThread;
+    Value first = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, blockY,
+                              arith::ConstantIndexOp::create(b, loc, perBlock)),
+        thread);
+    // A thread's items are `threads` apart: each store instruction of the
+    // warp covers one contiguous span.
+    SmallVector<Value> items = {first};
+    for (int64_t u = 1; u < spec.itemsPerThread; ++u)
+      items.push_back(arith::AddIOp::create(
+          b, loc, first, arith::ConstantIndexOp::create(b, loc, u * threads)));
+    int64_t rowItems = spec.getItemsPerRow();
+    if (rowItems % perBlock == 0) {
+      emitDequantWorkItems(b, loc, spec, buffers, row, items);
     } else {
+      // Only chosen with one item per thread (see chooseItemsPerThread).
       Value inRange = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ult, item,
-          arith::ConstantIndexOp::create(b, loc, items));
+          b, loc, arith::CmpIPredicate::ult, first,
+          arith::ConstantIndexOp::create(b, loc, rowItems));
       auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
       OpBuilder tb = guard.getThenBodyBuilder();
-      emitDequantWorkItem(tb, loc, spec, buffers, row, item);
+      emitDequantWorkItems(tb, loc, spec, buffers, row, items);
     }
     gpu::ReturnOp::create(b, loc);
     return kernel;
@@ -131,10 +154,22 @@ struct QMatLowerDequantToGPUPass
     for (DequantizeOp op : ops) {
       DequantKernelSpec spec = DequantKernelSpec::get(
           op, info->getDefaultDecode(op.getScheme().getElementFormat()));
+      spec.canonicalizeNaN = !info->truncationCanonicalizesNaN();
       int64_t items = spec.getItemsPerRow();
       int64_t threads = threadsPerBlock > 0
                             ? threadsPerBlock
                             : chooseThreadsPerBlock(items, info->getWarpSize());
+      spec.itemsPerThread = itemsPerThread > 0
+                                ? itemsPerThread
+                                : chooseItemsPerThread(items, threads);
+      if (items % (threads * spec.itemsPerThread) != 0 &&
+          spec.itemsPerThread > 1) {
+        op.emitOpError() << "items-per-thread " << spec.itemsPerThread
+                         << " with " << threads
+                         << " threads does not divide the row's " << items
+                         << " work items";
+        return signalPassFailure();
+      }
       SmallVector<Value> args = {op.getWeights(), op.getScales()};
       if (op.getGlobalScale())
         args.push_back(op.getGlobalScale());
@@ -148,7 +183,7 @@ struct QMatLowerDequantToGPUPass
       Location loc = op.getLoc();
       Value rows = memref::DimOp::create(b, loc, op.getWeights(), 0);
       Value gridY = arith::ConstantIndexOp::create(
-          b, loc, llvm::divideCeil(items, threads));
+          b, loc, llvm::divideCeil(items, threads * spec.itemsPerThread));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value blockX = arith::ConstantIndexOp::create(b, loc, threads);
       gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{rows, gridY, one},

@@ -40,8 +40,8 @@ struct QMatLowerDequantToLoopsPass
       OpBuilder rb = OpBuilder::atBlockBegin(rowLoop.getBody());
       auto itemLoop = scf::ForOp::create(rb, loc, zero, items, one);
       OpBuilder ib = OpBuilder::atBlockBegin(itemLoop.getBody());
-      emitDequantWorkItem(ib, loc, spec, buffers, rowLoop.getInductionVar(),
-                          itemLoop.getInductionVar());
+      emitDequantWorkItems(ib, loc, spec, buffers, rowLoop.getInductionVar(),
+                           {itemLoop.getInductionVar()});
       op.erase();
     }
   }

@@ -23,6 +23,12 @@ struct DequantKernelSpec {
   DequantKernel kernel = DequantKernel::scalar;
   DecodeMethod decode = DecodeMethod::arith;
   bool hasZeroPoints = false;
+  /// Whether the rounding must map every NaN to 0x7FFF itself; false where
+  /// the target's conversion instruction already does (TargetInfo).
+  bool canonicalizeNaN = true;
+  /// Work items one thread handles, `threads` apart so that each store
+  /// instruction stays contiguous across the warp.
+  int64_t itemsPerThread = 1;
 
   /// The spec of `op`; `defaultDecode` applies when the op names none.
   static DequantKernelSpec get(DequantizeOp op, DecodeMethod defaultDecode);
@@ -46,10 +52,13 @@ struct DequantBuffers {
 /// every element a thread produces.
 Value emitGlobalScaleLoad(OpBuilder &builder, Location loc, Value memref);
 
-/// Emits the work of item `item` (an index) of row `row` (an index).
-void emitDequantWorkItem(OpBuilder &builder, Location loc,
-                         const DequantKernelSpec &spec,
-                         const DequantBuffers &buffers, Value row, Value item);
+/// Emits the work of items `items` (indices) of row `row` (an index): all
+/// loads first, so that they are in flight together, then the arithmetic
+/// and stores.
+void emitDequantWorkItems(OpBuilder &builder, Location loc,
+                          const DequantKernelSpec &spec,
+                          const DequantBuffers &buffers, Value row,
+                          ArrayRef<Value> items);
 
 } // namespace mlir::qmat
 

@@ -332,7 +332,7 @@ LogicalResult DecodeOp::verify() {
   int64_t bias = getExponentBias();
   int64_t exactBias = 0;
   if (format == ElementFormat::e2m1)
-    exactBias = element.isF16() ? 14 : element.isBF16() ? 126 : 0;
+    exactBias = element.isF16() ? 14 : 126;
   if (bias != 0 && bias != exactBias)
     return emitOpError() << "exponent_bias " << bias << " is not exact for "
                          << formatName << " to " << element

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Builds the GPU bundle for the dequantization checks and benchmarks.
+
+Writes into OUT_DIR: kernels.mlir (one qmat.dequantize per variant), the
+sm_90 PTX and cubin produced by qmat-opt's pipeline + ptxas, and
+manifest.txt (one kernel per line: name scheme act K block kernel decode zp
+threads) that bench/dequant/dequant_bench.cpp reads on the device.
+
+Usage: make_bundle.py QMAT_OPT PTXAS OUT_DIR [--target sm_90]
+"""
+import argparse
+import os
+import re
+import subprocess
+
+SCALE_ELEM = {"nvfp4": "f8E4M3FN", "mxfp4": "f8E8M0FNU", "fp8": "f32"}
+
+
+def variants():
+    out = []
+    for act in ["bf16", "f16"]:
+        # All byte values against all scale bytes, every decode rewrite.
+        for decode in ["arith", "lookup", "magic_bias"]:
+            for kernel in ["vec8", "scalar"]:
+                out.append(("nvfp4", 512, 16, kernel, decode, False, act))
+                out.append(("mxfp4", 512, 32, kernel, decode, False, act))
+            out.append(("nvfp4", 520, 6, "vec8", decode, False, act))
+            out.append(("nvfp4", 510, 17, "scalar", decode, False, act))
+            # Shapes of brief §6 / issue: K % 32 == 0, == 16, K % 8 == 4.
+            for k in [128, 1040, 5120, 17408, 4096]:
+                for bs in [16, 32]:
+                    out.append(("nvfp4", k, bs, "vec8", decode, False, act))
+            out.append(("nvfp4", 1036, 16, "scalar", decode, False, act))
+            out.append(("nvfp4", 5120, 16, "scalar", decode, False, act))
+            out.append(("mxfp4", 5120, 32, "vec8", decode, False, act))
+        for kernel in ["vec8", "scalar"]:
+            out.append(("fp8", 256, 128, kernel, "arith", False, act))
+            out.append(("fp8", 5120, 128, kernel, "arith", False, act))
+            for decode in ["arith", "magic_bias"]:
+                for zp in [False, True]:
+                    out.append(("int4", 512, 32, kernel, decode, zp, act))
+                    out.append(("int4", 5120, 128, kernel, decode, zp, act))
+        out.append(("fp8", 260, 7, "scalar", "arith", False, act))
+        out.append(("int4", 516, 7, "scalar", "magic_bias", True, act))
+    # Deduplicate while keeping order.
+    seen, uniq = set(), []
+    for v in out:
+        if v not in seen:
+            seen.add(v)
+            uniq.append(v)
+    return uniq
+
+
+def func_of(i, v):
+    scheme, k, bs, kernel, decode, zp, act = v
+    packed = scheme != "fp8"
+    wcols = k // 2 if packed else k
+    welem = "i8" if packed else "f8E4M3FN"
+    blocks = (k + bs - 1) // bs
+    selem = SCALE_ELEM.get(scheme, act)
+    wt, st = f"memref<?x{wcols}x{welem}>", f"memref<?x{blocks}x{selem}>"
+    args, extras = [f"%w: {wt}", f"%s: {st}"], ""
+    if scheme == "nvfp4":
+        args.append("%g: memref<f32>")
+        extras += " global_scale(%g : memref<f32>)"
+    if zp:
+        zt = f"memref<?x{(blocks + 1) // 2}xi8>"
+        args.append(f"%zp: {zt}")
+        extras += f" zero_points(%zp : {zt})"
+    ot = f"memref<?x{k}x{act}>"
+    args.append(f"%out: {ot}")
+    return (f"func.func @v{i}({', '.join(args)}) {{\n"
+            f"  qmat.dequantize <{scheme}, block = {bs}> ins(%w, %s : {wt}, {st}){extras}\n"
+            f"      outs(%out : {ot}) kernel = {kernel} decode = {decode}\n"
+            f"  return\n}}\n")
+
+
+NAME_RE = re.compile(
+    r"dequant_(nvfp4|mxfp4|fp8|int4)_bs(\d+)_k(\d+)_(f16|bf16)_(vec8|scalar)_"
+    r"(arith|lookup|magic_bias|native)(_zp)?_u(\d+)_t(\d+)$")
+
+
+def tuning_variants():
+    return [("nvfp4", 5120, 16, "vec8", "lookup", False, "bf16"),
+            ("nvfp4", 4096, 16, "vec8", "lookup", False, "bf16")]
+
+
+def compile_bundle(a, mlir_text, tag, extra_opts=""):
+    """Compiles one module of variants; returns manifest lines."""
+    mlir = os.path.join(a.out_dir, f"kernels{tag}.mlir")
+    with open(mlir, "w") as f:
+        f.write(mlir_text)
+    pipeline = (f"builtin.module(qmat-kernels-to-gpu-binary{{target={a.target} format=isa"
+                f"{extra_opts}}},qmat-print-gpu-assembly)")
+    run = subprocess.run([a.qmat_opt, mlir, f"--pass-pipeline={pipeline}", "-o", os.devnull],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(run.stderr[:4000])
+    ptx = run.stdout.split("\n", 1)[1]  # drop the qmat-gpu-assembly header line
+    ptx_path = os.path.join(a.out_dir, f"kernels{tag}.ptx")
+    with open(ptx_path, "w") as f:
+        f.write(ptx)
+    cubin = f"kernels{tag}.cubin"
+    subprocess.run([a.ptxas, f"-arch={a.target}", "-O3", ptx_path, "-o",
+                    os.path.join(a.out_dir, cubin)], check=True)
+    lines = []
+    for n in re.findall(r"\.visible \.entry (\w+)\(", ptx):
+        m = NAME_RE.match(n)
+        if not m:
+            raise SystemExit(f"unexpected kernel name {n}")
+        scheme, bs, k, act, kernel, decode, zp, per_thread, threads = m.groups()
+        lines.append(f"{n} {scheme} {act} {k} {bs} {kernel} {decode} {1 if zp else 0} "
+                     f"{threads} {per_thread} {cubin}\n")
+    return lines
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("qmat_opt")
+    p.add_argument("ptxas")
+    p.add_argument("out_dir")
+    p.add_argument("--target", default="sm_90")
+    p.add_argument("--tune", action="store_true", help="add thread-mapping sweeps")
+    a = p.parse_args()
+    os.makedirs(a.out_dir, exist_ok=True)
+    text = "".join(func_of(i, v) for i, v in enumerate(variants()))
+    lines = compile_bundle(a, text, "")
+    if a.tune:
+        # Thread-mapping sweeps for the bandwidth shapes, one module each.
+        for threads, items in [(64, 1), (64, 5), (128, 1), (128, 4), (256, 1), (256, 2),
+                               (128, 2), (64, 8), (512, 1)]:
+            tune = [v for v in tuning_variants()
+                    if (v[1] // 8) % (threads * items) == 0 or items == 1]
+            text = "".join(func_of(i, v) for i, v in enumerate(tune))
+            lines += compile_bundle(a, text, f"-t{threads}u{items}",
+                                    f" threads-per-block={threads} items-per-thread={items}")
+    with open(os.path.join(a.out_dir, "manifest.txt"), "w") as f:
+        f.writelines(lines)
+    print(f"{len(lines)} kernels -> {a.out_dir}")
+
+if __name__ == "__main__":
+    main()
