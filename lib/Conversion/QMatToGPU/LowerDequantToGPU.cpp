@@ -50,6 +50,20 @@ int64_t chooseItemsPerThread(int64_t itemsPerRow, int64_t threads) {
   return 1;
 }
 
+/// The kernel parameter type of a [rows, C] operand: rows dynamic and the
+/// offset dynamic, so that one kernel serves every layer with the same K and
+/// every N tile of a capped scratch.
+Type getKernelArgType(Type type) {
+  auto memref = cast<MemRefType>(type);
+  if (memref.getRank() != 2)
+    return type;
+  int64_t cols = memref.getDimSize(1);
+  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
+                                       {cols, 1});
+  return MemRefType::get({ShapedType::kDynamic, cols}, memref.getElementType(),
+                         layout, memref.getMemorySpace());
+}
+
 struct QMatLowerDequantToGPUPass
     : qmat::impl::QMatLowerDequantToGPUBase<QMatLowerDequantToGPUPass> {
   using Base::Base;
@@ -176,12 +190,24 @@ struct QMatLowerDequantToGPUPass
       if (op.getZeroPoints())
         args.push_back(op.getZeroPoints());
       args.push_back(op.getScratch());
-      gpu::GPUFuncOp kernel = getOrCreateKernel(
-          kernels, spec, ValueRange(args).getTypes(), threads, op.getLoc());
-
       OpBuilder b(op);
       Location loc = op.getLoc();
-      Value rows = memref::DimOp::create(b, loc, op.getWeights(), 0);
+      SmallVector<Type> argTypes;
+      for (Value &arg : args) {
+        Type kernelType = getKernelArgType(arg.getType());
+        if (!memref::CastOp::areCastCompatible(arg.getType(), kernelType)) {
+          op.emitOpError() << "operand of type " << arg.getType()
+                           << " is not a row-contiguous view the kernels take";
+          return signalPassFailure();
+        }
+        if (kernelType != arg.getType())
+          arg = memref::CastOp::create(b, loc, kernelType, arg);
+        argTypes.push_back(kernelType);
+      }
+      gpu::GPUFuncOp kernel =
+          getOrCreateKernel(kernels, spec, argTypes, threads, op.getLoc());
+
+      Value rows = memref::DimOp::create(b, loc, args.front(), 0);
       Value gridY = arith::ConstantIndexOp::create(
           b, loc, llvm::divideCeil(items, threads * spec.itemsPerThread));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
