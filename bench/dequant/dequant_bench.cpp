@@ -246,9 +246,12 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1], outPath = argv[2];
   bool quick = false, timeOnly = false;
+  std::string only;
   for (int i = 3; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     timeOnly |= std::string(argv[i]) == "--time-only";
+    if (std::string(argv[i]) == "--only" && i + 1 < argc)
+      only = argv[++i], timeOnly = true;
   }
   CU_CHECK(cuInit(0));
   CUdevice dev;
@@ -351,8 +354,11 @@ int main(int argc, char **argv) {
   struct Shape { int64_t n, k; };
   std::vector<Shape> shapes = {{17408, 5120}, {4096, 4096}};
   int timed = 0;
-  std::printf("%-60s %10s %10s %8s\n", "kernel", "n x k", "ms", "bw/copy");
+  std::printf("%-56s %-22s %11s %9s %7s %7s\n", "kernel", "cubin", "n x k", "ms", "bw/copy",
+              "/same-bytes copy");
   for (const Kernel &kn : kernels) {
+    if (!only.empty() && kn.name.find(only) == std::string::npos)
+      continue;
     for (Shape s : shapes) {
       if (kn.k != s.k || (kn.bs != 16 && kn.scheme == "nvfp4")) continue;
       // Rotate input/output sets until they exceed 4x the 60 MB L2.
@@ -368,14 +374,25 @@ int main(int argc, char **argv) {
       double ms = timeIt(stream, 5, 50, [&](int i) { launch(kn, *sets[i % sets.size()], stream); });
       CU_CHECK(cuStreamSynchronize(stream));
       double bw = sets[0]->bytesMoved() / (ms * 1e-3);
-      std::printf("%-60s %5ldx%-5ld %10.4f %8.3f\n", kn.name.c_str(), long(s.n), long(s.k), ms,
-                  bw / copyBw);
-      json << (timed++ ? ",\n" : "") << "    {\"kernel\": \"" << kn.name << "\", \"scheme\": \""
+      // The same number of bytes moved by a plain copy (half read, half
+      // written), for what launch and ramp cost at this size.
+      size_t half = sets[0]->bytesMoved() / 2;
+      std::vector<std::unique_ptr<DeviceBuffer>> cb;
+      for (int i = 0; i < 8; ++i) cb.push_back(std::make_unique<DeviceBuffer>(half));
+      double copySameMs = timeIt(stream, 3, 30, [&](int i) {
+        CU_CHECK(cuMemcpyDtoDAsync(cb[(i + 1) % 8]->ptr, cb[i % 8]->ptr, half, stream));
+      });
+      double copySameBw = 2.0 * half / (copySameMs * 1e-3);
+      std::printf("%-56s %-22s %5ldx%-5ld %9.4f %7.3f %7.3f\n", kn.name.c_str(),
+                  kn.cubin.c_str(), long(s.n), long(s.k), ms, bw / copyBw, bw / copySameBw);
+      json << (timed++ ? ",\n" : "") << "    {\"kernel\": \"" << kn.name << "\", \"cubin\": \""
+           << kn.cubin << "\", \"scheme\": \""
            << kn.scheme << "\", \"act\": \"" << kn.act << "\", \"kernel_kind\": \"" << kn.kernel
            << "\", \"decode\": \"" << kn.decode << "\", \"n\": " << s.n << ", \"k\": " << s.k
            << ", \"bytes\": " << sets[0]->bytesMoved() << ", \"median_ms\": " << ms
            << ", \"bandwidth_bytes_per_s\": " << bw << ", \"dequant_bw_over_copy\": " << bw / copyBw
-           << "}";
+           << ", \"copy_same_bytes_ms\": " << copySameMs
+           << ", \"dequant_bw_over_copy_same_bytes\": " << bw / copySameBw << "}";
     }
   }
   json << "\n  ]\n}\n";

@@ -127,13 +127,16 @@ def main():
     lines = compile_bundle(a, text, "")
     if a.tune:
         # Thread-mapping sweeps for the bandwidth shapes, one module each.
-        for threads, items in [(64, 1), (64, 5), (128, 1), (128, 4), (256, 1), (256, 2),
-                               (128, 2), (64, 8), (512, 1)]:
+        for threads, items, hints in [(128, 5, False), (128, 1, True), (128, 2, True),
+                                      (128, 4, True), (256, 1, True), (256, 2, True),
+                                      (64, 5, True), (64, 8, True), (256, 2, False)]:
             tune = [v for v in tuning_variants()
                     if (v[1] // 8) % (threads * items) == 0 or items == 1]
             text = "".join(func_of(i, v) for i, v in enumerate(tune))
-            lines += compile_bundle(a, text, f"-t{threads}u{items}",
-                                    f" threads-per-block={threads} items-per-thread={items}")
+            tag = f"-t{threads}u{items}" + ("" if hints else "-nohint")
+            lines += compile_bundle(a, text, tag,
+                                    f" threads-per-block={threads} items-per-thread={items}"
+                                    f" occupancy-hints={'true' if hints else 'false'}")
     with open(os.path.join(a.out_dir, "manifest.txt"), "w") as f:
         f.writelines(lines)
     print(f"{len(lines)} kernels -> {a.out_dir}")

@@ -37,6 +37,7 @@ void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
   lower.target = options.target;
   lower.threadsPerBlock = options.threadsPerBlock;
   lower.itemsPerThread = options.itemsPerThread;
+  lower.occupancyHints = options.occupancyHints;
   pm.addPass(createQMatLowerDequantToGPU(lower));
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;

@@ -40,9 +40,13 @@ struct QMatSelectStrategyPass
       getOperation()->emitError() << error;
       return signalPassFailure();
     }
-    if (gemvMaxM < 0 || gemvMaxM > 64 || scratchCapMiB <= 0) {
+    // 2^20 MiB (1 TiB) keeps the byte count far from int64 overflow and is
+    // beyond any device's memory.
+    if (gemvMaxM < 0 || gemvMaxM > 64 || scratchCapMiB <= 0 ||
+        scratchCapMiB > (int64_t(1) << 20)) {
       getOperation()->emitError()
-          << "gemv-max-m must be in [0, 64] and scratch-cap-mib positive";
+          << "gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, "
+             "1048576]";
       return signalPassFailure();
     }
     std::optional<DequantKernel> forcedKernel;

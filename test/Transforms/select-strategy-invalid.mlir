@@ -20,7 +20,7 @@
 // TARGET-NOT: error: 'qmat.matmul' op
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
 // GFX: error: target 'gfx942' has no code generator in this build yet
-// RANGE: error: gemv-max-m must be in [0, 64] and scratch-cap-mib positive
+// RANGE: error: gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, 1048576]
 // RANGE-NOT: error: 'qmat.matmul' op
 // KERNEL: error: unknown dequant kernel 'vec16' (expected auto, vec8 or scalar)
 // DECODE: error: unknown decode method 'prmt' (expected auto, arith, lookup, magic_bias or native)

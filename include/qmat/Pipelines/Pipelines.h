@@ -38,6 +38,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "items-per-thread",
       llvm::cl::desc("Dequant work items per thread (0: chosen per shape)"),
       llvm::cl::init(0)};
+  Option<bool> occupancyHints{
+      *this, "occupancy-hints",
+      llvm::cl::desc("Let the target add occupancy hints to kernels"),
+      llvm::cl::init(false)};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu.binary object format: isa (PTX text), bin (cubin) "

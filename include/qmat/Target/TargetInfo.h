@@ -38,6 +38,11 @@ public:
   /// canonical 0x7FFF, so that kernels need not select it themselves.
   virtual bool truncationCanonicalizesNaN() const { return false; }
 
+  /// Adds the target's occupancy hints to a kernel of `threads` threads per
+  /// block (for example a register budget that lets a full SM's worth of
+  /// blocks be resident at once).
+  virtual void annotateKernel(Operation *kernel, int64_t threads) const {}
+
   /// Emits the native conversion of one packed byte of e2m1 codes into two
   /// f16 values (vector<2xf16>, low nibble first). Only called when
   /// supportsDecode(e2m1, native).

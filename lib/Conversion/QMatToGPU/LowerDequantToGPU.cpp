@@ -80,6 +80,7 @@ struct QMatLowerDequantToGPUPass
   }
 
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
+                                   const TargetInfo &info,
                                    const DequantKernelSpec &spec,
                                    TypeRange argTypes, int64_t threads,
                                    Location loc) {
@@ -103,6 +104,8 @@ struct QMatLowerDequantToGPUPass
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    if (occupancyHints)
+      info.annotateKernel(kernel, threads);
 
     Block &entry = kernel.getBody().front();
     b.setInsertionPointToStart(&entry);
@@ -157,15 +160,30 @@ struct QMatLowerDequantToGPUPass
                                   : error);
       return signalPassFailure();
     }
+    int64_t warp = info->getWarpSize();
+    if (threadsPerBlock != 0 &&
+        (threadsPerBlock < warp || threadsPerBlock > 1024 ||
+         threadsPerBlock % warp != 0)) {
+      module.emitError() << "threads-per-block must be a multiple of "
+                         << warp << " in [" << warp << ", 1024], got "
+                         << static_cast<int64_t>(threadsPerBlock);
+      return signalPassFailure();
+    }
+    if (itemsPerThread < 0 || itemsPerThread > 64) {
+      module.emitError() << "items-per-thread must be in [0, 64], got "
+                         << static_cast<int64_t>(itemsPerThread);
+      return signalPassFailure();
+    }
     SmallVector<DequantizeOp> ops;
     module.walk([&](DequantizeOp op) { ops.push_back(op); });
-    if (ops.empty())
-      return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module, *info);
 
     for (DequantizeOp op : ops) {
+      // Launches resolve kernels in their closest module, which may be a
+      // nested one.
+      auto parent = op->getParentOfType<ModuleOp>();
+      parent->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      UnitAttr::get(&getContext()));
+      gpu::GPUModuleOp kernels = getOrCreateKernelModule(parent, *info);
       DequantKernelSpec spec = DequantKernelSpec::get(
           op, info->getDefaultDecode(op.getScheme().getElementFormat()));
       spec.canonicalizeNaN = !info->truncationCanonicalizesNaN();
@@ -205,7 +223,7 @@ struct QMatLowerDequantToGPUPass
         argTypes.push_back(kernelType);
       }
       gpu::GPUFuncOp kernel =
-          getOrCreateKernel(kernels, spec, argTypes, threads, op.getLoc());
+          getOrCreateKernel(kernels, *info, spec, argTypes, threads, op.getLoc());
 
       Value rows = memref::DimOp::create(b, loc, args.front(), 0);
       Value gridY = arith::ConstantIndexOp::create(

@@ -7,14 +7,19 @@
 // one block per row (grid x = N), no bounds check.
 // CHECK-LABEL: func.func @vec8_bf16(
 // CHECK-SAME: %[[W:[a-z0-9_]+]]: memref<64x1024xi8>, %[[S:[a-z0-9_]+]]: memref<64x128xf8E4M3FN>, %[[G:[a-z0-9_]+]]: memref<f32>, %[[O:[a-z0-9_]+]]: memref<64x2048xbf16>)
-// CHECK: %[[ROWS:.+]] = memref.dim %[[W]], %{{.+}} : memref<64x1024xi8>
+// Kernels take row-dynamic strided views, so that one kernel serves every
+// layer and every N tile with the same K.
+// CHECK: %[[WC:.+]] = memref.cast %[[W]] : memref<64x1024xi8> to memref<?x1024xi8, strided<[1024, 1], offset: ?>>
+// CHECK-NEXT: %[[SC:.+]] = memref.cast %[[S]] : memref<64x128xf8E4M3FN> to memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>
+// CHECK-NEXT: %[[OC:.+]] = memref.cast %[[O]] : memref<64x2048xbf16> to memref<?x2048xbf16, strided<[2048, 1], offset: ?>>
+// CHECK: %[[ROWS:.+]] = memref.dim %[[WC]], %{{.+}} : memref<?x1024xi8, strided<[1024, 1], offset: ?>>
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256
 // CHECK-SAME: blocks in (%[[ROWS]], %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) threads in (%c256{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}})
-// CHECK-SAME: args(%[[W]] : memref<64x1024xi8>, %[[S]] : memref<64x128xf8E4M3FN>, %[[G]] : memref<f32>, %[[O]] : memref<64x2048xbf16>)
+// CHECK-SAME: args(%[[WC]] : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, %[[SC]] : memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>, %[[G]] : memref<f32>, %[[OC]] : memref<?x2048xbf16, strided<[2048, 1], offset: ?>>)
 // CHECK-NOT: qmat.dequantize
 // CHECK: gpu.module @qmat_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // CHECK-NEXT: gpu.func @dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256(
-// CHECK-SAME: %[[KW:[a-z0-9_]+]]: memref<64x1024xi8>, %[[KS:[a-z0-9_]+]]: memref<64x128xf8E4M3FN>, %[[KG:[a-z0-9_]+]]: memref<f32>, %[[KO:[a-z0-9_]+]]: memref<64x2048xbf16>)
+// CHECK-SAME: %[[KW:[a-z0-9_]+]]: memref<?x1024xi8, strided<[1024, 1], offset: ?>>, %[[KS:[a-z0-9_]+]]: memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>, %[[KG:[a-z0-9_]+]]: memref<f32>, %[[KO:[a-z0-9_]+]]: memref<?x2048xbf16, strided<[2048, 1], offset: ?>>)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // The global scale is read once, before anything else.
 // CHECK-NEXT: %[[GLOBAL:.+]] = memref.load %[[KG]][] : memref<f32>
@@ -27,11 +32,11 @@
 // CHECK-NOT: scf.if
 // 4 packed bytes at byte column item * 4 of row blockIdx.x.
 // CHECK: %[[COL:.+]] = arith.muli %[[ITEM]], %{{.+}} : index
-// CHECK-NEXT: %[[CODES:.+]] = vector.load %[[KW]][%[[ROW]], %[[COL]]] {alignment = 4 : i64} : memref<64x1024xi8>, vector<4xi8>
+// CHECK-NEXT: %[[CODES:.+]] = vector.load %[[KW]][%[[ROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, vector<4xi8>
 // One scale for the whole chunk: block = item / (16 / 8).
 // CHECK: %[[BLOCK:.+]] = arith.divui %{{.+}}, %c2_i32{{(_[0-9]+)?}} : i32
 // CHECK-NEXT: %[[BLOCKIDX:.+]] = arith.index_castui %[[BLOCK]] : i32 to index
-// CHECK-NEXT: %[[RAW:.+]] = memref.load %[[KS]][%[[ROW]], %[[BLOCKIDX]]] : memref<64x128xf8E4M3FN>
+// CHECK-NEXT: %[[RAW:.+]] = memref.load %[[KS]][%[[ROW]], %[[BLOCKIDX]]] : memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>
 // CHECK: %[[VALUES:.+]] = qmat.decode e2m1 %[[CODES]] method = lookup : vector<4xi8> -> vector<8xf32>
 // CHECK: qmat.decode e4m3 %{{.+}} : vector<1xi8> -> vector<1xf32>
 // CHECK: %[[SCALED:.+]] = arith.mulf %[[VALUES]], %{{.+}} : vector<8xf32>
@@ -42,7 +47,7 @@
 // CHECK-NEXT: %[[C8:.+]] = arith.constant 8 : index
 // CHECK-NEXT: %[[K0:.+]] = arith.muli %[[ITEM]], %[[C8]] : index
 // One 16-byte store per thread.
-// CHECK-NEXT: vector.store %[[OUT]], %[[KO]][%[[ROW]], %[[K0]]] {alignment = 16 : i64} : memref<64x2048xbf16>, vector<8xbf16>
+// CHECK-NEXT: vector.store %[[OUT]], %[[KO]][%[[ROW]], %[[K0]]] {alignment = 16 : i64} : memref<?x2048xbf16, strided<[2048, 1], offset: ?>>, vector<8xbf16>
 // CHECK-NEXT: gpu.return
 // Blackwell: the module is for sm_100a; the op's own lookup stands.
 // SM100-LABEL: func.func @vec8_bf16(
@@ -65,12 +70,12 @@
 // OPT-NEXT: %[[C192:.+]] = arith.constant 192 : index
 // OPT-NEXT: %[[FOURTH:.+]] = arith.addi %[[FIRST]], %[[C192]] : index
 // All four loads are issued before the first store.
-// OPT-COUNT-4: vector.load %{{.+}} : memref<64x1024xi8>, vector<4xi8>
+// OPT-COUNT-4: vector.load %{{.+}} : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, vector<4xi8>
 // OPT-NOT: vector.store
 // OPT: arith.muli %[[FIRST]], %{{.+}} : index
-// OPT-NEXT: vector.store %{{.+}} {alignment = 16 : i64} : memref<64x2048xbf16>, vector<8xbf16>
+// OPT-NEXT: vector.store %{{.+}} {alignment = 16 : i64} : memref<?x2048xbf16, strided<[2048, 1], offset: ?>>, vector<8xbf16>
 // OPT: arith.muli %[[SECOND]], %{{.+}} : index
-// OPT-NEXT: vector.store %{{.+}} {alignment = 16 : i64} : memref<64x2048xbf16>, vector<8xbf16>
+// OPT-NEXT: vector.store %{{.+}} {alignment = 16 : i64} : memref<?x2048xbf16, strided<[2048, 1], offset: ?>>, vector<8xbf16>
 // OPT: arith.muli %[[THIRD]], %{{.+}} : index
 // OPT-NEXT: vector.store
 // OPT: arith.muli %[[FOURTH]], %{{.+}} : index
@@ -99,10 +104,10 @@ func.func @vec8_bf16(%w: memref<64x1024xi8>, %s: memref<64x128xf8E4M3FN>, %g: me
 // CHECK-DAG: arith.constant 256 : index
 // CHECK-DAG: arith.constant 384 : index
 // CHECK-DAG: arith.constant 512 : index
-// CHECK-COUNT-5: vector.load %{{.+}} {alignment = 4 : i64} : memref<17408x2560xi8>, vector<4xi8>
+// CHECK-COUNT-5: vector.load %{{.+}} {alignment = 4 : i64} : memref<?x2560xi8, strided<[2560, 1], offset: ?>>, vector<4xi8>
 // CHECK-NOT: vector.store
 // CHECK: qmat.decode e2m1
-// CHECK-COUNT-5: vector.store %{{.+}} {alignment = 16 : i64} : memref<17408x5120xbf16>, vector<8xbf16>
+// CHECK-COUNT-5: vector.store %{{.+}} {alignment = 16 : i64} : memref<?x5120xbf16, strided<[5120, 1], offset: ?>>, vector<8xbf16>
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 // One item a thread: 640 / 128 = 5 blocks along y.
@@ -132,17 +137,17 @@ func.func @vec8_qwen3(%w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k516_f16_scalar_lookup_u1_t128
 // CHECK-SAME: blocks in (%{{.+}}, %c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) threads in (%c128{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}})
 // CHECK: gpu.func @dequant_nvfp4_bs16_k516_f16_scalar_lookup_u1_t128(
-// CHECK-SAME: %[[KW:[a-z0-9_]+]]: memref<64x258xi8>,
-// CHECK-SAME: %[[KO:[a-z0-9_]+]]: memref<64x516xf16>)
+// CHECK-SAME: %[[KW:[a-z0-9_]+]]: memref<?x258xi8, strided<[258, 1], offset: ?>>,
+// CHECK-SAME: %[[KO:[a-z0-9_]+]]: memref<?x516xf16, strided<[516, 1], offset: ?>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[ROW:.+]] = gpu.block_id x
 // CHECK: %[[ITEM:.+]] = arith.addi
 // CHECK-NEXT: %[[N:.+]] = arith.constant 258 : index
 // CHECK-NEXT: %[[IN:.+]] = arith.cmpi ult, %[[ITEM]], %[[N]] : index
 // CHECK-NEXT: scf.if %[[IN]] {
-// CHECK: vector.load %[[KW]][%[[ROW]], %{{.+}}] {alignment = 1 : i64} : memref<64x258xi8>, vector<1xi8>
+// CHECK: vector.load %[[KW]][%[[ROW]], %{{.+}}] {alignment = 1 : i64} : memref<?x258xi8, strided<[258, 1], offset: ?>>, vector<1xi8>
 // CHECK: qmat.decode e2m1 %{{.+}} method = lookup : vector<1xi8> -> vector<2xf32>
-// CHECK: vector.store %{{.+}}, %[[KO]][%[[ROW]], %{{.+}}] {alignment = 4 : i64} : memref<64x516xf16>, vector<2xf16>
+// CHECK: vector.store %{{.+}}, %[[KO]][%[[ROW]], %{{.+}}] {alignment = 4 : i64} : memref<?x516xf16, strided<[516, 1], offset: ?>>, vector<2xf16>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @scalar_f16(%w: memref<64x258xi8>, %s: memref<64x33xf8E4M3FN>, %g: memref<f32>,
@@ -167,9 +172,9 @@ func.func @scalar_f16(%w: memref<64x258xi8>, %s: memref<64x33xf8E4M3FN>, %g: mem
 // CHECK: %[[CARRY:.+]] = arith.cmpi uge
 // CHECK: %[[CARRY32:.+]] = arith.extui %[[CARRY]] : i1 to i32
 // CHECK-NEXT: %[[B1:.+]] = arith.addi %[[B0]], %[[CARRY32]] : i32
-// CHECK-COUNT-2: memref.load %{{.+}} : memref<64x30xf8E4M3FN>
+// CHECK-COUNT-2: memref.load %{{.+}} : memref<?x30xf8E4M3FN, strided<[30, 1], offset: ?>>
 // CHECK-NOT: arith.divui
-// CHECK: vector.store %{{.+}} {alignment = 4 : i64} : memref<64x510xbf16>, vector<2xbf16>
+// CHECK: vector.store %{{.+}} {alignment = 4 : i64} : memref<?x510xbf16, strided<[510, 1], offset: ?>>, vector<2xbf16>
 func.func @scalar_odd_block(%w: memref<64x255xi8>, %s: memref<64x30xf8E4M3FN>, %g: memref<f32>,
                             %o: memref<64x510xbf16>) {
   qmat.dequantize <nvfp4, block = 17>
@@ -189,10 +194,10 @@ func.func @scalar_odd_block(%w: memref<64x255xi8>, %s: memref<64x30xf8E4M3FN>, %
 // CHECK-SAME: known_block_size = array<i32: 96, 1, 1>
 // CHECK-NOT: memref.load %{{.+}}[] : memref<f32>
 // CHECK: arith.cmpi ult, %{{.+}}, %c77
-// CHECK: %[[CODES:.+]] = vector.load %{{.+}} {alignment = 1 : i64} : memref<4x77xf8E4M3FN>, vector<1xf8E4M3FN>
+// CHECK: %[[CODES:.+]] = vector.load %{{.+}} {alignment = 1 : i64} : memref<?x77xf8E4M3FN, strided<[77, 1], offset: ?>>, vector<1xf8E4M3FN>
 // CHECK-NEXT: %[[BYTES:.+]] = arith.bitcast %[[CODES]] : vector<1xf8E4M3FN> to vector<1xi8>
 // CHECK: qmat.decode e4m3 %[[BYTES]] method = arith : vector<1xi8> -> vector<1xf32>
-// CHECK: vector.store %{{.+}} {alignment = 2 : i64} : memref<4x77xbf16>, vector<1xbf16>
+// CHECK: vector.store %{{.+}} {alignment = 2 : i64} : memref<?x77xbf16, strided<[77, 1], offset: ?>>, vector<1xbf16>
 func.func @fp8_scalar(%w: memref<4x77xf8E4M3FN>, %s: memref<4x1xf32>, %o: memref<4x77xbf16>) {
   qmat.dequantize <fp8, block = 128>
       ins(%w, %s : memref<4x77xf8E4M3FN>, memref<4x1xf32>) outs(%o : memref<4x77xbf16>)
@@ -202,17 +207,21 @@ func.func @fp8_scalar(%w: memref<4x77xf8E4M3FN>, %s: memref<4x1xf32>, %o: memref
 
 // -----
 
-// Identical layers share one kernel; a tile view (another memref type)
-// gets its own, suffixed, in the same gpu.module.
+// Identical layers share one kernel, and so does a tile view of the same
+// K: every operand is cast to the kernel's row-dynamic strided view.
 // CHECK-LABEL: func.func @shared(
+// CHECK-SAME: %[[WT:[a-z0-9_]+]]: memref<?x1024xi8, strided<[1024, 1], offset: ?>>, %[[ST:[a-z0-9_]+]]: memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>, %[[OT:[a-z0-9_]+]]: memref<?x2048xbf16, strided<[2048, 1]>>)
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256 blocks
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256 blocks
-// CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256_1 blocks
-// CHECK-SAME: args(%{{.+}} : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, %{{.+}} : memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>, %{{.+}} : memref<f32>, %{{.+}} : memref<?x2048xbf16, strided<[2048, 1]>>)
+// The tile's weights and scales already have the kernel's types; only the
+// scratch view's static offset is made dynamic.
+// CHECK-NOT: memref.cast %[[WT]]
+// CHECK-NOT: memref.cast %[[ST]]
+// CHECK: %[[OTC:.+]] = memref.cast %[[OT]] : memref<?x2048xbf16, strided<[2048, 1]>> to memref<?x2048xbf16, strided<[2048, 1], offset: ?>>
+// CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256 blocks
+// CHECK-SAME: args(%[[WT]] : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, %[[ST]] : memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>, %{{.+}} : memref<f32>, %[[OTC]] : memref<?x2048xbf16, strided<[2048, 1], offset: ?>>)
 // CHECK-COUNT-1: gpu.module
 // CHECK: gpu.func @dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256(
-// CHECK: gpu.func @dequant_nvfp4_bs16_k2048_bf16_vec8_lookup_u1_t256_1(
-// CHECK-SAME: %{{.+}}: memref<?x1024xi8, strided<[1024, 1], offset: ?>>
 // CHECK-NOT: gpu.func
 func.func @shared(%w: memref<64x1024xi8>, %s: memref<64x128xf8E4M3FN>, %g: memref<f32>,
                   %o: memref<64x2048xbf16>,
@@ -242,7 +251,7 @@ func.func @shared(%w: memref<64x1024xi8>, %s: memref<64x128xf8E4M3FN>, %g: memre
 // CHECK-LABEL: func.func @target_default(
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256 blocks
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_int4_bs32_k4096_f16_vec8_magic_bias_zp_u2_t256 blocks
-// CHECK-SAME: args(%{{.+}} : memref<8x2048xi8>, %{{.+}} : memref<8x128xf16>, %{{.+}} : memref<8x64xi8>, %{{.+}} : memref<8x4096xf16>)
+// CHECK-SAME: args(%{{.+}} : memref<?x2048xi8, strided<[2048, 1], offset: ?>>, %{{.+}} : memref<?x128xf16, strided<[128, 1], offset: ?>>, %{{.+}} : memref<?x64xi8, strided<[64, 1], offset: ?>>, %{{.+}} : memref<?x4096xf16, strided<[4096, 1], offset: ?>>)
 // CHECK: gpu.func @dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256(
 // CHECK: qmat.decode e2m1 %{{.+}} method = lookup : vector<4xi8> -> vector<8xf32>
 // CHECK: gpu.func @dequant_int4_bs32_k4096_f16_vec8_magic_bias_zp_u2_t256(

