@@ -211,6 +211,14 @@ int64_t checkBits(const Kernel &kn, QuantizedWeight w, CUstream stream, std::str
   return bad;
 }
 
+/// JSON has no NaN and std::to_string drops small values: %.9g round-trips
+/// every float.
+std::string formatFloat(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -292,7 +300,8 @@ int main(int argc, char **argv) {
                     const std::string &first) {
     allIdentical &= bad == 0;
     json << (cases++ ? ",\n" : "") << "    {\"kernel\": \"" << kn.name << "\", \"data\": \"" << data
-         << "\", \"n\": " << n << ", \"k\": " << kn.k << ", \"global\": " << global
+         << "\", \"n\": " << n << ", \"k\": " << kn.k << ", \"global\": "
+         << (std::isnan(global) ? std::string("\"NaN\"") : formatFloat(global))
          << ", \"mismatches\": " << bad << (bad ? ", \"first\": \"" + first + "\"" : "") << "}";
     if (bad)
       std::printf("MISMATCH %s %s n=%ld: %ld (%s)\n", kn.name.c_str(), data, long(n), long(bad),
