@@ -47,7 +47,7 @@ namespace {
 
 struct Kernel {
   std::string name, scheme, act, kernel, decode, cubin;
-  int64_t k, bs, threads, perThread;
+  int64_t k, bs, threads, perThread, persistentBlocks = 0;
   bool zp;
   CUfunction fn;
   Scheme schemeEnum() const {
@@ -133,7 +133,9 @@ void launch(const Kernel &kn, Problem &p, CUstream stream) {
   params.memref2d(p.out->ptr, p.w.n, kn.k);
   int64_t perBlock = kn.threads * kn.perThread;
   unsigned gridY = unsigned((kn.itemsPerRow() + perBlock - 1) / perBlock);
-  CU_CHECK(cuLaunchKernel(kn.fn, unsigned(p.w.n), gridY, 1, unsigned(kn.threads), 1, 1, 0,
+  // A row-looping kernel covers every row with at most persistentBlocks.
+  int64_t gridX = kn.persistentBlocks > 0 ? std::min(p.w.n, kn.persistentBlocks) : p.w.n;
+  CU_CHECK(cuLaunchKernel(kn.fn, unsigned(gridX), gridY, 1, unsigned(kn.threads), 1, 1, 0,
                           stream, params.finish(), nullptr));
 }
 
@@ -259,7 +261,7 @@ int main(int argc, char **argv) {
     quick |= std::string(argv[i]) == "--quick";
     timeOnly |= std::string(argv[i]) == "--time-only";
     if (std::string(argv[i]) == "--only" && i + 1 < argc)
-      only = argv[++i], timeOnly = true;
+      only = argv[++i];
   }
   CU_CHECK(cuInit(0));
   CUdevice dev;
@@ -279,7 +281,7 @@ int main(int argc, char **argv) {
     std::istringstream is(line);
     Kernel k;
     int zp;
-    is >> k.name >> k.scheme >> k.act >> k.k >> k.bs >> k.kernel >> k.decode >> zp >> k.threads >> k.perThread >> k.cubin;
+    is >> k.name >> k.scheme >> k.act >> k.k >> k.bs >> k.kernel >> k.decode >> zp >> k.threads >> k.perThread >> k.cubin >> k.persistentBlocks;
     k.zp = zp;
     if (!modules.count(k.cubin)) {
       std::ifstream cubinFile(dir + "/" + k.cubin, std::ios::binary);
@@ -312,6 +314,8 @@ int main(int argc, char **argv) {
   for (const Kernel &kn : kernels) {
     if (timeOnly)
       break;
+    if (!only.empty() && kn.name.find(only) == std::string::npos)
+      continue;
     std::string first;
     // Every byte against every scale, with special global scales for nvfp4.
     std::vector<float> globals = {1.0f};

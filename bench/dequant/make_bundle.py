@@ -77,7 +77,7 @@ def func_of(i, v):
 
 NAME_RE = re.compile(
     r"dequant_(nvfp4|mxfp4|fp8|int4)_bs(\d+)_k(\d+)_(f16|bf16)_(vec8|scalar)_"
-    r"(arith|lookup|magic_bias|native)(_zp)?_u(\d+)_t(\d+)$")
+    r"(arith|lookup|magic_bias|native)(_zp)?_u(\d+)(_p)?_t(\d+)$")
 
 
 def tuning_variants():
@@ -85,7 +85,7 @@ def tuning_variants():
             ("nvfp4", 4096, 16, "vec8", "lookup", False, "bf16")]
 
 
-def compile_bundle(a, mlir_text, tag, extra_opts=""):
+def compile_bundle(a, mlir_text, tag, extra_opts="", persistent_blocks=0):
     """Compiles one module of variants; returns manifest lines."""
     mlir = os.path.join(a.out_dir, f"kernels{tag}.mlir")
     with open(mlir, "w") as f:
@@ -108,9 +108,10 @@ def compile_bundle(a, mlir_text, tag, extra_opts=""):
         m = NAME_RE.match(n)
         if not m:
             raise SystemExit(f"unexpected kernel name {n}")
-        scheme, bs, k, act, kernel, decode, zp, per_thread, threads = m.groups()
+        scheme, bs, k, act, kernel, decode, zp, per_thread, persistent, threads = m.groups()
         lines.append(f"{n} {scheme} {act} {k} {bs} {kernel} {decode} {1 if zp else 0} "
-                     f"{threads} {per_thread} {cubin}\n")
+                     f"{threads} {per_thread} {cubin} "
+                     f"{persistent_blocks if persistent else 0}\n")
     return lines
 
 
@@ -127,16 +128,16 @@ def main():
     lines = compile_bundle(a, text, "")
     if a.tune:
         # Thread-mapping sweeps for the bandwidth shapes, one module each.
-        for threads, items, hints in [(128, 5, False), (128, 1, True), (128, 2, True),
-                                      (128, 4, True), (256, 1, True), (256, 2, True),
-                                      (64, 5, True), (64, 8, True), (256, 2, False)]:
-            tune = [v for v in tuning_variants()
-                    if (v[1] // 8) % (threads * items) == 0 or items == 1]
+        # Row-looping (persistent) kernels: blocks = SMs x resident blocks
+        # per SM (H200: 132 SMs), and half / twice that.
+        for threads, items, blocks in [(128, 5, 2112), (128, 5, 1056), (128, 5, 4224),
+                                       (256, 2, 1056), (128, 4, 2112), (128, 1, 2112),
+                                       (256, 1, 1056), (64, 5, 4224)]:
+            tune = [v for v in tuning_variants() if (v[1] // 8) % (threads * items) == 0]
             text = "".join(func_of(i, v) for i, v in enumerate(tune))
-            tag = f"-t{threads}u{items}" + ("" if hints else "-nohint")
-            lines += compile_bundle(a, text, tag,
+            lines += compile_bundle(a, text, f"-t{threads}u{items}p{blocks}",
                                     f" threads-per-block={threads} items-per-thread={items}"
-                                    f" occupancy-hints={'true' if hints else 'false'}")
+                                    f" persistent-blocks={blocks}", blocks)
     with open(os.path.join(a.out_dir, "manifest.txt"), "w") as f:
         f.writelines(lines)
     print(f"{len(lines)} kernels -> {a.out_dir}")

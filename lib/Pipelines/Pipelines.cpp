@@ -38,6 +38,7 @@ void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
   lower.threadsPerBlock = options.threadsPerBlock;
   lower.itemsPerThread = options.itemsPerThread;
   lower.occupancyHints = options.occupancyHints;
+  lower.persistentBlocks = options.persistentBlocks;
   pm.addPass(createQMatLowerDequantToGPU(lower));
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;

@@ -24,6 +24,9 @@ def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"
            "Target GPU">,
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"0",
            "Threads per block; 0 picks one that divides the row's work">,
+    Option<"persistentBlocks", "persistent-blocks", "int64_t", /*default=*/"0",
+           "When positive, launch at most this many blocks along the rows, "
+           "each looping over rows with the next row's loads in flight">,
     Option<"occupancyHints", "occupancy-hints", "bool", /*default=*/"false",
            "Let the target add occupancy hints (register budgets) to kernels; "
            "off by default: on the H200 the 32-register budget spilled and "

@@ -38,6 +38,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "items-per-thread",
       llvm::cl::desc("Dequant work items per thread (0: chosen per shape)"),
       llvm::cl::init(0)};
+  Option<int64_t> persistentBlocks{
+      *this, "persistent-blocks",
+      llvm::cl::desc("Row-looping dequant kernels with at most this many "
+                     "blocks along the rows (0: one block per row)"),
+      llvm::cl::init(0)};
   Option<bool> occupancyHints{
       *this, "occupancy-hints",
       llvm::cl::desc("Let the target add occupancy hints to kernels"),

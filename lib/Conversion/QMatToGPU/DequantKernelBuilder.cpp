@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -40,12 +41,13 @@ int64_t DequantKernelSpec::getElementsPerItem() const {
 
 std::string DequantKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
-  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}",
+  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}{8}",
                        stringifySchemeKind(scheme.getKind()),
                        scheme.getBlockSize(), k, act,
                        stringifyDequantKernel(kernel),
                        stringifyDecodeMethod(decode),
-                       hasZeroPoints ? "_zp" : "", itemsPerThread)
+                       hasZeroPoints ? "_zp" : "", itemsPerThread,
+                       persistent ? "_p" : "")
       .str();
 }
 
@@ -63,6 +65,8 @@ public:
         f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()) {}
 
   void emit(Value row, ArrayRef<Value> items);
+  void emitRowLoop(Value rowStart, Value rowStep, Value rows,
+                   ArrayRef<Value> items);
 
 private:
   Value constIndex(int64_t v) {
@@ -85,6 +89,9 @@ private:
     SmallVector<Value> blocks, rawScales, rawZeroPoints;
   };
   LoadedItem load(Value row, Value item);
+  /// The row-dependent part of load(): codes and raw scales of `row` for
+  /// an item whose block indices are already known.
+  void loadRowInto(Value row, LoadedItem &slot);
   void computeAndStore(Value row, const LoadedItem &loaded);
 
   Value loadRawScale(Value row, Value block);
@@ -241,20 +248,26 @@ Value WorkItemEmitter::roundToActivation(Value product) {
 WorkItemEmitter::LoadedItem WorkItemEmitter::load(Value row, Value item) {
   LoadedItem loaded;
   loaded.item = item;
-  loaded.codes = loadCodes(row, item, spec.getElementsPerItem());
   Value itemI32 = arith::IndexCastUIOp::create(b, loc, i32, item);
   loaded.blocks = computeBlockIndices(itemI32);
+  loadRowInto(row, loaded);
+  return loaded;
+}
+
+void WorkItemEmitter::loadRowInto(Value row, LoadedItem &slot) {
+  slot.codes = loadCodes(row, slot.item, spec.getElementsPerItem());
+  slot.rawScales.clear();
+  slot.rawZeroPoints.clear();
   // Each distinct block is read once; repeated indices reuse the load.
   Value lastBlock;
-  for (Value block : loaded.blocks) {
+  for (Value block : slot.blocks) {
     if (block == lastBlock)
       continue;
     lastBlock = block;
-    loaded.rawScales.push_back(loadRawScale(row, block));
+    slot.rawScales.push_back(loadRawScale(row, block));
     if (spec.hasZeroPoints)
-      loaded.rawZeroPoints.push_back(loadRawZeroPoint(row, block));
+      slot.rawZeroPoints.push_back(loadRawZeroPoint(row, block));
   }
-  return loaded;
 }
 
 void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
@@ -301,6 +314,64 @@ void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
                           /*alignment=*/llvm::MaybeAlign(storeBytes));
 }
 
+void WorkItemEmitter::emitRowLoop(Value rowStart, Value rowStep, Value rows,
+                                  ArrayRef<Value> items) {
+  // Block indices depend on the item only: computed once, outside the loop.
+  SmallVector<LoadedItem> slots;
+  for (Value item : items) {
+    LoadedItem slot;
+    slot.item = item;
+    slot.blocks = computeBlockIndices(arith::IndexCastUIOp::create(b, loc, i32, item));
+    slots.push_back(slot);
+  }
+  auto flatten = [](ArrayRef<LoadedItem> loaded) {
+    SmallVector<Value> flat;
+    for (const LoadedItem &l : loaded) {
+      flat.push_back(l.codes);
+      flat.append(l.rawScales.begin(), l.rawScales.end());
+      flat.append(l.rawZeroPoints.begin(), l.rawZeroPoints.end());
+    }
+    return flat;
+  };
+  auto unflatten = [&](ValueRange flat) {
+    SmallVector<LoadedItem> loaded = slots;
+    size_t i = 0;
+    for (LoadedItem &l : loaded) {
+      l.codes = flat[i++];
+      for (Value &v : l.rawScales)
+        v = flat[i++];
+      for (Value &v : l.rawZeroPoints)
+        v = flat[i++];
+    }
+    return loaded;
+  };
+
+  // Software pipeline: the next row's loads are issued before this row's
+  // arithmetic and stores, so that their latency overlaps it. The last
+  // iteration re-reads its own row rather than branching.
+  Value lastRow = arith::SubIOp::create(b, loc, rows, constIndex(1));
+  Value first = arith::MinUIOp::create(b, loc, rowStart, lastRow);
+  for (LoadedItem &slot : slots)
+    loadRowInto(first, slot);
+  auto loop = scf::ForOp::create(b, loc, rowStart, rows, rowStep, flatten(slots));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value row = loop.getInductionVar();
+  Value next = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, row, rowStep), lastRow);
+  SmallVector<LoadedItem> current = unflatten(loop.getRegionIterArgs());
+  SmallVector<LoadedItem> upcoming = slots;
+  for (LoadedItem &slot : upcoming)
+    loadRowInto(next, slot);
+  for (const LoadedItem &item : current)
+    computeAndStore(row, item);
+  auto yielded = flatten(upcoming);
+  if (loop.getBody()->mightHaveTerminator())
+    loop.getBody()->getTerminator()->erase();
+  b.setInsertionPointToEnd(loop.getBody());
+  scf::YieldOp::create(b, loc, yielded);
+}
+
 void WorkItemEmitter::emit(Value row, ArrayRef<Value> items) {
   SmallVector<LoadedItem> loaded;
   for (Value item : items)
@@ -314,6 +385,15 @@ void WorkItemEmitter::emit(Value row, ArrayRef<Value> items) {
 Value mlir::qmat::emitGlobalScaleLoad(OpBuilder &builder, Location loc,
                                       Value memref) {
   return memref::LoadOp::create(builder, loc, memref, ValueRange{});
+}
+
+void mlir::qmat::emitDequantRowLoop(OpBuilder &builder, Location loc,
+                                    const DequantKernelSpec &spec,
+                                    const DequantBuffers &buffers,
+                                    Value rowStart, Value rowStep, Value rows,
+                                    ArrayRef<Value> items) {
+  WorkItemEmitter(builder, loc, spec, buffers)
+      .emitRowLoop(rowStart, rowStep, rows, items);
 }
 
 void mlir::qmat::emitDequantWorkItems(OpBuilder &builder, Location loc,

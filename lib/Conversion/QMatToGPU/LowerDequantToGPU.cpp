@@ -136,7 +136,11 @@ struct QMatLowerDequantToGPUPass
       items.push_back(arith::AddIOp::create(
           b, loc, first, arith::ConstantIndexOp::create(b, loc, u * threads)));
     int64_t rowItems = spec.getItemsPerRow();
-    if (rowItems % perBlock == 0) {
+    if (spec.persistent) {
+      Value rows = memref::DimOp::create(b, loc, buffers.weights, 0);
+      Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+      emitDequantRowLoop(b, loc, spec, buffers, row, step, rows, items);
+    } else if (rowItems % perBlock == 0) {
       emitDequantWorkItems(b, loc, spec, buffers, row, items);
     } else {
       // Only chosen with one item per thread (see chooseItemsPerThread).
@@ -194,6 +198,9 @@ struct QMatLowerDequantToGPUPass
       spec.itemsPerThread = itemsPerThread > 0
                                 ? itemsPerThread
                                 : chooseItemsPerThread(items, threads);
+      // The row loop has no bounds guard: only for rows the block tiles.
+      spec.persistent = persistentBlocks > 0 &&
+                        items % (threads * spec.itemsPerThread) == 0;
       if (items % (threads * spec.itemsPerThread) != 0 &&
           spec.itemsPerThread > 1) {
         op.emitOpError() << "items-per-thread " << spec.itemsPerThread
@@ -226,6 +233,10 @@ struct QMatLowerDequantToGPUPass
           getOrCreateKernel(kernels, *info, spec, argTypes, threads, op.getLoc());
 
       Value rows = memref::DimOp::create(b, loc, args.front(), 0);
+      if (spec.persistent)
+        rows = arith::MinUIOp::create(
+            b, loc, rows,
+            arith::ConstantIndexOp::create(b, loc, persistentBlocks));
       Value gridY = arith::ConstantIndexOp::create(
           b, loc, llvm::divideCeil(items, threads * spec.itemsPerThread));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);

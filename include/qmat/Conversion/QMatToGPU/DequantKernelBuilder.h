@@ -29,6 +29,9 @@ struct DequantKernelSpec {
   /// Work items one thread handles, `threads` apart so that each store
   /// instruction stays contiguous across the warp.
   int64_t itemsPerThread = 1;
+  /// Whether a block loops over rows (blockIdx.x, stepping by gridDim.x)
+  /// with the next row's loads in flight, instead of owning one row.
+  bool persistent = false;
 
   /// The spec of `op`; `defaultDecode` applies when the op names none.
   static DequantKernelSpec get(DequantizeOp op, DecodeMethod defaultDecode);
@@ -59,6 +62,13 @@ void emitDequantWorkItems(OpBuilder &builder, Location loc,
                           const DequantKernelSpec &spec,
                           const DequantBuffers &buffers, Value row,
                           ArrayRef<Value> items);
+
+/// A persistent kernel's body: rows rowStart, rowStart + rowStep, ... below
+/// `rows`, each row's loads issued one iteration ahead.
+void emitDequantRowLoop(OpBuilder &builder, Location loc,
+                        const DequantKernelSpec &spec,
+                        const DequantBuffers &buffers, Value rowStart,
+                        Value rowStep, Value rows, ArrayRef<Value> items);
 
 } // namespace mlir::qmat
 
