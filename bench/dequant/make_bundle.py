@@ -12,9 +12,10 @@ import argparse
 import os
 import re
 import subprocess
+import sys
 
-SCALE_ELEM = {"nvfp4": "f8E4M3FN", "mxfp4": "f8E8M0FNU", "fp8": "f32"}
-
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+from qmat import ir  # noqa: E402
 
 def variants():
     out = []
@@ -53,26 +54,7 @@ def variants():
 
 def func_of(i, v):
     scheme, k, bs, kernel, decode, zp, act = v
-    packed = scheme != "fp8"
-    wcols = k // 2 if packed else k
-    welem = "i8" if packed else "f8E4M3FN"
-    blocks = (k + bs - 1) // bs
-    selem = SCALE_ELEM.get(scheme, act)
-    wt, st = f"memref<?x{wcols}x{welem}>", f"memref<?x{blocks}x{selem}>"
-    args, extras = [f"%w: {wt}", f"%s: {st}"], ""
-    if scheme == "nvfp4":
-        args.append("%g: memref<f32>")
-        extras += " global_scale(%g : memref<f32>)"
-    if zp:
-        zt = f"memref<?x{(blocks + 1) // 2}xi8>"
-        args.append(f"%zp: {zt}")
-        extras += f" zero_points(%zp : {zt})"
-    ot = f"memref<?x{k}x{act}>"
-    args.append(f"%out: {ot}")
-    return (f"func.func @v{i}({', '.join(args)}) {{\n"
-            f"  qmat.dequantize <{scheme}, block = {bs}> ins(%w, %s : {wt}, {st}){extras}\n"
-            f"      outs(%out : {ot}) kernel = {kernel} decode = {decode}\n"
-            f"  return\n}}\n")
+    return ir.dequantize_func(f"v{i}", scheme, k, bs, act, kernel, decode, zp)
 
 
 NAME_RE = re.compile(

@@ -14,8 +14,6 @@
 
 namespace qmat::ref {
 
-namespace {
-
 float bitsToFloat(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof(f));
@@ -27,6 +25,8 @@ uint32_t floatToBits(float f) {
   std::memcpy(&bits, &f, sizeof(bits));
   return bits;
 }
+
+namespace {
 
 constexpr uint32_t kF32ExpMask = 0x7F800000u;
 constexpr uint32_t kF32AbsMask = 0x7FFFFFFFu;

@@ -7,6 +7,30 @@ using namespace mlir::qmat;
 
 TargetInfo::~TargetInfo() = default;
 
+bool TargetInfo::supportsDecode(ElementFormat format,
+                                DecodeMethod method) const {
+  switch (method) {
+  case DecodeMethod::arith:
+    return true;
+  case DecodeMethod::lookup:
+    return format == ElementFormat::e2m1;
+  case DecodeMethod::magic_bias:
+    return format != ElementFormat::e4m3;
+  case DecodeMethod::native:
+    return false;
+  }
+  return false;
+}
+
+std::unique_ptr<TargetInfo>
+mlir::qmat::lookupTargetInfoOrEmit(Operation *anchor, StringRef name) {
+  std::string error;
+  auto info = lookupTargetInfo(anchor->getContext(), name, error);
+  if (!info)
+    anchor->emitError() << error;
+  return info;
+}
+
 Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
                                          Value packedByte) const {
   llvm_unreachable("target has no native fp4 conversion");

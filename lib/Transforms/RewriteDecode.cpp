@@ -341,12 +341,9 @@ struct QMatRewriteDecodePass
   using Base::Base;
 
   void runOnOperation() override {
-    std::string error;
-    auto info = lookupTargetInfo(&getContext(), target, error);
-    if (!info) {
-      getOperation()->emitError() << error;
+    auto info = lookupTargetInfoOrEmit(getOperation(), target);
+    if (!info)
       return signalPassFailure();
-    }
     std::optional<DecodeMethod> forcedMethod;
     if (force != "auto") {
       forcedMethod = symbolizeDecodeMethod(force);

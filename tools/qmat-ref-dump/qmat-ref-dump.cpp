@@ -34,17 +34,8 @@ int fail(const std::string &message) {
   return 1;
 }
 
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
+uint32_t bitsOf(float f) { return floatToBits(f); }
+float floatOf(uint32_t u) { return bitsToFloat(u); }
 
 void printDecodeLine(unsigned code, float value) {
   // libcs disagree on how a signed NaN prints; the bits already carry it.

@@ -23,6 +23,10 @@ enum class ActType { F16, BF16 };
 constexpr uint16_t kCanonicalNaNF16 = 0x7FFF;
 constexpr uint16_t kCanonicalNaNBF16 = 0x7FFF;
 
+/// The bit pattern of an fp32 value and back (no conversion).
+uint32_t floatToBits(float value);
+float bitsToFloat(uint32_t bits);
+
 // Element decoders. Each returns the exact fp32 value of the code.
 float decodeE2M1(uint8_t code);   // uses the low 4 bits only
 float decodeE4M3FN(uint8_t byte); // S.1111.111 is NaN

@@ -28,9 +28,10 @@ public:
   /// Threads that execute in lock step (warp or wavefront).
   virtual unsigned getWarpSize() const = 0;
 
-  /// Whether `method` can decode `format` here.
-  virtual bool supportsDecode(ElementFormat format,
-                              DecodeMethod method) const = 0;
+  /// Whether `method` can decode `format` here. The base answers for the
+  /// rewrites built from integer and byte_perm arithmetic, which every
+  /// target runs; targets add their native conversions.
+  virtual bool supportsDecode(ElementFormat format, DecodeMethod method) const;
   /// The rewrite used when nothing is forced: the fastest exact one.
   virtual DecodeMethod getDefaultDecode(ElementFormat format) const = 0;
 
@@ -61,6 +62,10 @@ public:
   /// vector, memref, gpu ops) to the vendor's LLVM dialect flavour.
   virtual void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const = 0;
 };
+
+/// lookupTargetInfo that reports an unknown name as an error on `anchor`.
+std::unique_ptr<TargetInfo> lookupTargetInfoOrEmit(Operation *anchor,
+                                                   StringRef name);
 
 /// The description of a GPU target.
 std::unique_ptr<TargetInfo> createTargetInfo(TargetAttr target);

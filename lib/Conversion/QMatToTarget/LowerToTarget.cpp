@@ -20,12 +20,9 @@ struct QMatLowerToTargetPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::string error;
-    auto info = lookupTargetInfo(&getContext(), target, error);
-    if (!info) {
-      getOperation()->emitError() << error;
+    auto info = lookupTargetInfoOrEmit(getOperation(), target);
+    if (!info)
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     info->populateLowerToTargetPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -66,19 +66,6 @@ class HostTargetInfo final : public TargetInfo {
 public:
   std::optional<TargetAttr> getTarget() const override { return std::nullopt; }
   unsigned getWarpSize() const override { return 1; }
-  bool supportsDecode(ElementFormat format, DecodeMethod method) const override {
-    switch (method) {
-    case DecodeMethod::arith:
-      return true;
-    case DecodeMethod::lookup:
-      return format == ElementFormat::e2m1;
-    case DecodeMethod::magic_bias:
-      return format != ElementFormat::e4m3;
-    case DecodeMethod::native:
-      return false;
-    }
-    return false;
-  }
   DecodeMethod getDefaultDecode(ElementFormat format) const override {
     return format == ElementFormat::e2m1 ? DecodeMethod::lookup
                                          : DecodeMethod::arith;

@@ -41,17 +41,9 @@ public:
   }
 
   bool supportsDecode(ElementFormat format, DecodeMethod method) const override {
-    switch (method) {
-    case DecodeMethod::arith:
-      return true;
-    case DecodeMethod::lookup:
-      return format == ElementFormat::e2m1;
-    case DecodeMethod::magic_bias:
-      return format != ElementFormat::e4m3;
-    case DecodeMethod::native:
+    if (method == DecodeMethod::native)
       return format == ElementFormat::e2m1 && hasNativeFp4();
-    }
-    return false;
+    return TargetInfo::supportsDecode(format, method);
   }
 
   DecodeMethod getDefaultDecode(ElementFormat format) const override {

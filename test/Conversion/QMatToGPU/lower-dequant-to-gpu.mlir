@@ -30,11 +30,12 @@
 // CHECK-NEXT: %[[BASE:.+]] = arith.muli %[[BY]], %[[C256]] : index
 // CHECK-NEXT: %[[ITEM:.+]] = arith.addi %[[BASE]], %[[TX]] : index
 // CHECK-NOT: scf.if
+// One scale for the whole chunk: block = item / (16 / 8), computed before
+// the loads so that both loads issue together.
+// CHECK: %[[BLOCK:.+]] = arith.divui %{{.+}}, %c2_i32{{(_[0-9]+)?}} : i32
 // 4 packed bytes at byte column item * 4 of row blockIdx.x.
 // CHECK: %[[COL:.+]] = arith.muli %[[ITEM]], %{{.+}} : index
 // CHECK-NEXT: %[[CODES:.+]] = vector.load %[[KW]][%[[ROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x1024xi8, strided<[1024, 1], offset: ?>>, vector<4xi8>
-// One scale for the whole chunk: block = item / (16 / 8).
-// CHECK: %[[BLOCK:.+]] = arith.divui %{{.+}}, %c2_i32{{(_[0-9]+)?}} : i32
 // CHECK-NEXT: %[[BLOCKIDX:.+]] = arith.index_castui %[[BLOCK]] : i32 to index
 // CHECK-NEXT: %[[RAW:.+]] = memref.load %[[KS]][%[[ROW]], %[[BLOCKIDX]]] : memref<?x128xf8E4M3FN, strided<[128, 1], offset: ?>>
 // CHECK: %[[VALUES:.+]] = qmat.decode e2m1 %[[CODES]] method = lookup : vector<4xi8> -> vector<8xf32>

@@ -71,11 +71,7 @@ const Variant kVariants[] = {
 };
 #undef QMAT_VARIANT
 
-float bitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+float bitsFloat(uint32_t u) { return bitsToFloat(u); }
 
 /// fp32 scales that exercise every corner of the fp8 product: zeros,
 /// subnormals, overflow towards inf, inf and NaN, then random magnitudes.

@@ -7,16 +7,13 @@ the CPU) and one row of a C++ table the gtest iterates over.
 
 Usage: generate_variants.py OUT.mlir OUT.inc
 """
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
+from qmat import ir  # noqa: E402
+
 ACTS = ["f16", "bf16"]
-SCHEMES = {
-    # scheme: (scale element type, element-code bytes per row for K)
-    "nvfp4": "f8E4M3FN",
-    "mxfp4": "f8E8M0FNU",
-    "fp8": "f32",
-    "int4": None,  # the activation type
-}
 
 
 def variants():
@@ -54,28 +51,8 @@ def name_of(v):
 
 def mlir_of(v):
     scheme, k, bs, kernel, decode, zp, act = v
-    packed = scheme != "fp8"
-    wcols = k // 2 if packed else k
-    welem = "i8" if packed else "f8E4M3FN"
-    blocks = (k + bs - 1) // bs
-    selem = SCHEMES[scheme] or act
-    args = [f"%w: memref<?x{wcols}x{welem}>", f"%s: memref<?x{blocks}x{selem}>"]
-    ins_types = f"memref<?x{wcols}x{welem}>, memref<?x{blocks}x{selem}>"
-    extras = ""
-    if scheme == "nvfp4":
-        args.append("%g: memref<f32>")
-        extras += " global_scale(%g : memref<f32>)"
-    if zp:
-        zcols = (blocks + 1) // 2
-        args.append(f"%zp: memref<?x{zcols}xi8>")
-        extras += f" zero_points(%zp : memref<?x{zcols}xi8>)"
-    args.append(f"%out: memref<?x{k}x{act}>")
-    return (
-        f"func.func @{name_of(v)}({', '.join(args)}) attributes {{llvm.emit_c_interface}} {{\n"
-        f"  qmat.dequantize <{scheme}, block = {bs}> ins(%w, %s : {ins_types}){extras}\n"
-        f"      outs(%out : memref<?x{k}x{act}>) kernel = {kernel} decode = {decode}\n"
-        f"  return\n}}\n"
-    )
+    return ir.dequantize_func(name_of(v), scheme, k, bs, act, kernel, decode, zp,
+                              emit_c_interface=True)
 
 
 def main():

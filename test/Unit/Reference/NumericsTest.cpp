@@ -20,17 +20,8 @@ using namespace qmat::ref;
 
 namespace {
 
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
-
-float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
+uint32_t bitsOf(float f) { return floatToBits(f); }
+float floatOf(uint32_t u) { return bitsToFloat(u); }
 
 /// Independent RNE of a double into a binary format with `mantBits` stored
 /// mantissa bits, exponent bias `bias` and `expBits` exponent bits. Relies on
