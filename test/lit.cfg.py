@@ -16,6 +16,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.qmat_python))
 config.substitutions.append(("%qmat_src_root", config.qmat_src_root))
 config.substitutions.append(("%cuda_path", config.cuda_path))
+# Generated launchers are compiled by the tests themselves.
+config.substitutions.append(("%cxx", "g++"))
+config.substitutions.append(("%cc", "gcc"))
+config.substitutions.append(("%nvcc", os.path.join(config.cuda_path, "bin", "nvcc")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -27,6 +31,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     ToolSubst("qmat-opt", unresolved="fatal"),
+    ToolSubst("qmat-aot", unresolved="fatal"),
     ToolSubst("%qmat-ref-dump", command=os.path.join(config.qmat_tools_dir, "qmat-ref-dump"),
               unresolved="fatal"),
     "mlir-translate", "llc", "llvm-mc", "llvm-readelf", "clang",

@@ -40,9 +40,11 @@ void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
   lower.occupancyHints = options.occupancyHints;
   lower.persistentBlocks = options.persistentBlocks;
   pm.addPass(createQMatLowerDequantToGPU(lower));
+  // The decode was chosen per dequantize op (the plan, or the op itself)
+  // and is part of the kernel's name: forcing it again here would make the
+  // name lie.
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;
-  decode.force = options.forceDecode;
   pm.addNestedPass<gpu::GPUModuleOp>(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;
   toTarget.target = options.target;

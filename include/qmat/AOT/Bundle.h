@@ -1,0 +1,80 @@
+//===- Bundle.h - Ahead-of-time kernel bundles ------------------*- C++ -*-===//
+//
+// qmat-aot turns a module of qmat.matmul layers into what a deployment
+// links: GPU binaries per target, a C-ABI launcher that embeds them, and a
+// manifest. The layer description comes from the planned IR (#qmat.plan) and
+// the kernel launch parameters from the lowered IR, so the launcher repeats
+// exactly what the compiler decided.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_AOT_BUNDLE_H
+#define QMAT_AOT_BUNDLE_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::qmat {
+
+/// The dequantization kernel one layer launches on one target.
+struct KernelLaunch {
+  std::string symbol;
+  int64_t threads = 0;
+  int64_t gridY = 0;
+};
+
+/// One compiled target of a bundle.
+struct TargetBinary {
+  std::string chip;         // "sm_90"
+  int computeCapability = 0; // 90
+  std::string cubin;        // ELF bytes
+  std::string ptx;          // empty unless --emit=ptx
+  std::vector<KernelLaunch> launches; // one per layer, in layer order
+};
+
+/// One linear layer as the launcher sees it.
+struct Layer {
+  std::string name;
+  SchemeKind scheme;
+  int64_t blockSize = 0, n = 0, k = 0;
+  bool bf16 = false, hasBias = false, hasZeroPoints = false;
+  PlanAttr plan;
+};
+
+struct Bundle {
+  std::string prefix;
+  std::vector<Layer> layers;
+  std::vector<TargetBinary> targets;
+};
+
+struct BundleOptions {
+  std::vector<std::string> targets = {"sm_90"};
+  int64_t scratchCapMiB = 256;
+  int64_t gemvMaxM = 8;
+  bool emitPtx = false;
+  std::string prefix = "qmat";
+};
+
+/// Compiles `module` (not modified) for every target. Diagnostics go to the
+/// module's context; failure() when any layer or target cannot be compiled.
+FailureOr<Bundle> compileBundle(ModuleOp module, const BundleOptions &options);
+
+/// The cuBLASLt workspace the launcher reserves after the scratch.
+constexpr int64_t kGemmWorkspaceBytes = 32 << 20;
+/// Bytes of scratch one layer needs: tile_rows x K activation elements,
+/// rounded up to 256 so that the GEMM workspace after it stays aligned.
+int64_t getScratchBytes(const Layer &layer);
+
+void emitLauncherHeader(const Bundle &bundle, llvm::raw_ostream &os);
+void emitLauncherSource(const Bundle &bundle, llvm::raw_ostream &os);
+void emitManifest(const Bundle &bundle, llvm::raw_ostream &os);
+void emitSummary(const Bundle &bundle, llvm::raw_ostream &os);
+
+} // namespace mlir::qmat
+
+#endif // QMAT_AOT_BUNDLE_H

@@ -1,0 +1,176 @@
+// A recording stand-in for the CUDA driver and cuBLASLt, so that a generated
+// launcher runs on a machine without a GPU: every launch and GEMM is printed
+// (one line each) for FileCheck, and nothing is executed.
+#include <cublasLt.h>
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+int fakeContext;
+int fakeModule;
+int fakeFunction;
+int fakeHandle;
+int64_t deviceMajor() {
+  const char *cc = std::getenv("MOCK_CC");
+  return cc ? std::atoi(cc) / 10 : 9;
+}
+int64_t deviceMinor() {
+  const char *cc = std::getenv("MOCK_CC");
+  return cc ? std::atoi(cc) % 10 : 0;
+}
+uintptr_t base() {
+  const char *b = std::getenv("MOCK_BASE");
+  return b ? std::strtoull(b, nullptr, 0) : 0;
+}
+} // namespace
+
+extern "C" {
+
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  *name = error == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_UNKNOWN";
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorString(CUresult, const char **text) {
+  *text = "mock failure";
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream, CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&fakeContext);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&fakeContext);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPushCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxPopCurrent(CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&fakeContext);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetDevice(CUdevice *device) {
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
+  *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? int(deviceMajor())
+                                                                      : int(deviceMinor());
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  // An ELF image starts with 0x7f 'E' 'L' 'F'; PTX is text.
+  const unsigned char *bytes = static_cast<const unsigned char *>(image);
+  std::printf("load %s\n", bytes[0] == 0x7f && bytes[1] == 'E' ? "cubin" : "ptx");
+  *module = reinterpret_cast<CUmodule>(&fakeModule);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule) {
+  std::printf("unload\n");
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule, const char *name) {
+  std::printf("function %s\n", name);
+  *function = reinterpret_cast<CUfunction>(&fakeFunction);
+  return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned, CUstream, void **params, void **) {
+  // The first descriptor is the weights view: its aligned pointer, rows.
+  int64_t weights = *static_cast<int64_t *>(params[1]);
+  int64_t rows = *static_cast<int64_t *>(params[3]);
+  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) weights=+%lld rows=%lld\n", gx, gy, gz,
+              bx, by, bz, static_cast<long long>(weights - int64_t(base())),
+              static_cast<long long>(rows));
+  if (std::getenv("MOCK_FAIL_LAUNCH"))
+    return CUDA_ERROR_LAUNCH_FAILED;
+  return CUDA_SUCCESS;
+}
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
+  *handle = reinterpret_cast<cublasLtHandle_t>(&fakeHandle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t) { return CUBLAS_STATUS_SUCCESS; }
+
+struct MockLayout {
+  uint64_t rows, cols;
+  int64_t ld;
+};
+struct MockDesc {
+  bool bias = false;
+  const void *biasPointer = nullptr;
+};
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc, cublasComputeType_t,
+                                        cudaDataType_t) {
+  *desc = reinterpret_cast<cublasLtMatmulDesc_t>(new MockDesc());
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  delete reinterpret_cast<MockDesc *>(desc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                              cublasLtMatmulDescAttributes_t attr,
+                                              const void *buf, size_t) {
+  auto *d = reinterpret_cast<MockDesc *>(desc);
+  if (attr == CUBLASLT_MATMUL_DESC_EPILOGUE)
+    d->bias = *static_cast<const cublasLtEpilogue_t *>(buf) == CUBLASLT_EPILOGUE_BIAS;
+  if (attr == CUBLASLT_MATMUL_DESC_BIAS_POINTER)
+    std::memcpy(&d->biasPointer, buf, sizeof(void *));
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType, uint64_t rows,
+                                          uint64_t cols, int64_t ld) {
+  *layout = reinterpret_cast<cublasLtMatrixLayout_t>(new MockLayout{rows, cols, ld});
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  delete reinterpret_cast<MockLayout *>(layout);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
+  *pref = reinterpret_cast<cublasLtMatmulPreference_t>(new int(0));
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  delete reinterpret_cast<int *>(pref);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t,
+                                                    cublasLtMatmulPreferenceAttributes_t,
+                                                    const void *, size_t) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t,
+                                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                              cublasLtMatmulPreference_t, int,
+                                              cublasLtMatmulHeuristicResult_t *, int *found) {
+  *found = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void *,
+                              const void *, cublasLtMatrixLayout_t aLayout, const void *,
+                              cublasLtMatrixLayout_t bLayout, const void *, const void *c,
+                              cublasLtMatrixLayout_t cLayout, void *, cublasLtMatrixLayout_t,
+                              const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t) {
+  auto *d = reinterpret_cast<MockDesc *>(desc);
+  auto *a = reinterpret_cast<MockLayout *>(aLayout);
+  auto *b = reinterpret_cast<MockLayout *>(bLayout);
+  auto *y = reinterpret_cast<MockLayout *>(cLayout);
+  std::printf("gemm W=%llux%llu(ld %lld) A=%llux%llu(ld %lld) Y=%llux%llu(ld %lld) y=+%lld bias=%s\n",
+              (unsigned long long)a->rows, (unsigned long long)a->cols, (long long)a->ld,
+              (unsigned long long)b->rows, (unsigned long long)b->cols, (long long)b->ld,
+              (unsigned long long)y->rows, (unsigned long long)y->cols, (long long)y->ld,
+              (long long)(reinterpret_cast<uintptr_t>(c) - base()),
+              d->bias ? "+" : "none");
+  if (d->bias)
+    std::printf("  bias=+%lld\n", (long long)(reinterpret_cast<uintptr_t>(d->biasPointer) - base()));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+} // extern "C"

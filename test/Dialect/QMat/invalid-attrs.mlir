@@ -1,0 +1,145 @@
+// Attribute parse and verification errors, one per split.
+// RUN: qmat-opt %s -split-input-file -verify-diagnostics
+
+// Rule: the scheme keyword is one of the four schemes.
+// expected-error @+2 {{expected ::mlir::qmat::SchemeKind to be one of: nvfp4, mxfp4, fp8, int4}}
+// expected-error @+1 {{failed to parse QMat_SchemeAttr parameter 'kind' which is to be a `::mlir::qmat::SchemeKind`}}
+func.func @unknown_scheme() attributes {s = #qmat.scheme<nvfp5, block = 16>} {
+  return
+}
+
+// -----
+
+// Rule: the block size is not optional (no per-scheme default in the syntax).
+// expected-error @+1 {{expected ','}}
+func.func @missing_block() attributes {s = #qmat.scheme<nvfp4>} {
+  return
+}
+
+// -----
+
+// Rule: the keyword is `block`.
+// expected-error @+1 {{expected 'block'}}
+func.func @misspelt_block() attributes {s = #qmat.scheme<int4, blocks = 32>} {
+  return
+}
+
+// -----
+
+// Rule: a negative block is rejected, for every scheme.
+// expected-error @+1 {{block size must be positive, got -16}}
+func.func @negative_block_nvfp4() attributes {s = #qmat.scheme<nvfp4, block = -16>} {
+  return
+}
+
+// -----
+
+// Positivity is checked before the mxfp4 block rule.
+// expected-error @+1 {{block size must be positive, got -32}}
+func.func @negative_block_mxfp4() attributes {s = #qmat.scheme<mxfp4, block = -32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block size must be positive, got -1}}
+func.func @negative_block_fp8() attributes {s = #qmat.scheme<fp8, block = -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block size must be positive, got -7}}
+func.func @negative_block_int4() attributes {s = #qmat.scheme<int4, block = -7>} {
+  return
+}
+
+// -----
+
+// Rule: mxfp4 blocks are 32, larger ones too.
+// expected-error @+1 {{mxfp4 block size must be 32 (OCP MX), got 64}}
+func.func @mxfp4_block_64() attributes {s = #qmat.scheme<mxfp4, block = 64>} {
+  return
+}
+
+// -----
+
+// Rule: the block size is an int64.
+// expected-error @+2 {{integer value too large}}
+// expected-error @+1 {{failed to parse QMat_SchemeAttr parameter 'blockSize' which is to be a `int64_t`}}
+func.func @huge_block() attributes {s = #qmat.scheme<nvfp4, block = 99999999999999999999>} {
+  return
+}
+
+// -----
+
+// Rule: a plan's GEMV threshold is in [0, 64].
+// expected-error @+1 {{gemv_max_m must be in [0, 64], got 65}}
+func.func @plan_gemv_max_m() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 65, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{gemv_max_m must be in [0, 64], got -1}}
+func.func @plan_gemv_max_m_negative() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = -1, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32>} {
+  return
+}
+
+// -----
+
+// Rule: a plan's tile has at least one row.
+// expected-error @+1 {{tile_rows must be positive, got 0}}
+func.func @plan_tile_rows() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{scratch_cap_mib must be positive, got -5}}
+func.func @plan_cap_negative() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = -5, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// Rule: the plan's enumerations are parsed by name.
+// expected-error @+2 {{expected ::mlir::qmat::DecodePath to be one of: gemv_tensor_core, gemv_scalar, prefill}}
+// expected-error @+1 {{failed to parse QMat_PlanAttr parameter 'smallM' which is to be a `::mlir::qmat::DecodePath`}}
+func.func @plan_small_m() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::qmat::DequantKernel to be one of: vec8, scalar}}
+// expected-error @+1 {{failed to parse QMat_PlanAttr parameter 'dequant' which is to be a `::mlir::qmat::DequantKernel`}}
+func.func @plan_dequant() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec16, decode = lookup, scratch_cap_mib = 1, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::qmat::DecodeMethod to be one of: arith, lookup, magic_bias, native}}
+// expected-error @+1 {{failed to parse QMat_PlanAttr parameter 'decode' which is to be a `::mlir::qmat::DecodeMethod`}}
+func.func @plan_decode() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = prmt, scratch_cap_mib = 1, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// Rule: the plan's target is a nested target attribute, `<chip>`.
+// expected-error @+2 {{expected '<'}}
+// expected-error @+1 {{failed to parse QMat_PlanAttr parameter 'target' which is to be a `TargetAttr`}}
+func.func @plan_target() attributes {p = #qmat.plan<target = sm_90, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 1>} {
+  return
+}
+
+// -----
+
+// Rule: a target names its chip.
+// expected-error @+2 {{expected valid keyword or string}}
+// expected-error @+1 {{failed to parse QMat_TargetAttr parameter 'chip' which is to be a `::mlir::qmat::Chip`}}
+func.func @empty_target() attributes {t = #qmat.target<>} {
+  return
+}
