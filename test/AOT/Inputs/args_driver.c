@@ -1,0 +1,42 @@
+/* Every argument check of a generated launcher, in C (the header is a C
+ * API), against the recording mock: each bad call must return its status
+ * and message without touching the GPU. */
+#define _POSIX_C_SOURCE 200112L
+#include "args.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define AT(offset) ((void *)(uintptr_t)(0x10000000u + (offset)))
+
+static void report(const char *what, qmat_status status) {
+  printf("%s: %d %s\n", what, (int)status, status ? args_last_error() : "ok");
+}
+
+int main(void) {
+  size_t need = args_gate_workspace_size(64);
+  const float *global = (const float *)AT(0x6000000);
+  void *a = AT(0x3000000), *w = AT(0), *s = AT(0x1000000), *y = AT(0x2000000);
+  void *ws = AT(0x5000000);
+  CUstream stream = (CUstream)AT(0x7000000);
+  report("m=0", args_gate_run(stream, 0, a, w, s, global, NULL, NULL, y, ws, need));
+  report("m<0", args_gate_run(stream, -3, a, w, s, global, NULL, NULL, y, ws, need));
+  report("null a", args_gate_run(stream, 4, NULL, w, s, global, NULL, NULL, y, ws, need));
+  report("null weights", args_gate_run(stream, 4, a, NULL, s, global, NULL, NULL, y, ws, need));
+  report("null global", args_gate_run(stream, 4, a, w, s, NULL, NULL, NULL, y, ws, need));
+  report("stray zero points", args_gate_run(stream, 4, a, w, s, global, AT(64), NULL, y, ws, need));
+  report("stray bias", args_gate_run(stream, 4, a, w, s, global, NULL, AT(64), y, ws, need));
+  report("null y", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, NULL, ws, need));
+  report("null workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, NULL, need));
+  report("misaligned weights", args_gate_run(stream, 4, a, AT(2), s, global, NULL, NULL, y, ws, need));
+  report("misaligned workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, AT(0x5000010), need));
+  report("misaligned y", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, AT(0x2000001), ws, need));
+  report("small workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need - 1));
+  setenv("MOCK_CC", "80", 1);
+  report("sm_80 device", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need));
+  setenv("MOCK_CC", "90", 1);
+  setenv("MOCK_FAIL_LAUNCH", "1", 1);
+  report("launch failure", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need));
+  return 0;
+}

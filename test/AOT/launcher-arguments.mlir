@@ -1,0 +1,42 @@
+// The generated launcher's argument checks and error reporting, exercised
+// on the CPU: the header compiles as C, the launcher with g++ (against the
+// recording mock) and, host side, with nvcc; it links against the real
+// libcuda stub and cuBLASLt.
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: qmat-aot %s --target=sm_90 --prefix=args -o %t > /dev/null
+// RUN: %cc -std=c99 -Wall -Wextra -Werror -I%t -I%cuda_path/include -c %S/Inputs/args_driver.c -o %t/driver.o
+// RUN: %cxx -std=c++17 -Wall -Wextra -Werror -I%t -I%cuda_path/include -c %t/args.cpp -o %t/args.o
+// RUN: %cxx -std=c++17 -I%cuda_path/include -c %S/Inputs/mock_cuda.cpp -o %t/mock.o
+// RUN: %cxx %t/driver.o %t/args.o %t/mock.o -o %t/run
+// RUN: %t/run | FileCheck %s
+// RUN: %nvcc -std=c++17 -I%t -c %t/args.cpp -o %t/args.nvcc.o
+// RUN: %cxx %t/driver.o %t/args.nvcc.o -L%cuda_path/lib64/stubs -L%cuda_path/lib64 -lcuda -lcublasLt -o %t/linked
+
+// CHECK: m=0: 1 gate: m must be positive, got 0
+// CHECK-NEXT: m<0: 1 gate: m must be positive, got -3
+// CHECK-NEXT: null a: 1 gate: a must not be null
+// CHECK-NEXT: null weights: 1 gate: weights must not be null
+// CHECK-NEXT: null global: 1 gate: global_scale must not be null
+// CHECK-NEXT: stray zero points: 1 gate: zero_points must be null: this layer has none
+// CHECK-NEXT: stray bias: 1 gate: bias must be null: this layer has none
+// CHECK-NEXT: null y: 1 gate: y must not be null
+// CHECK-NEXT: null workspace: 1 gate: workspace must not be null
+// CHECK-NEXT: misaligned weights: 1 gate: weights must be 4-byte aligned for the vectorised dequantization
+// CHECK-NEXT: misaligned workspace: 1 gate: workspace must be 256-byte aligned
+// CHECK-NEXT: misaligned y: 1 gate: a, y and bias must be 2-byte aligned, global_scale 4-byte aligned
+// CHECK-NEXT: small workspace: 3 gate: the workspace needs 78643200 bytes, got 78643199
+// CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
+// CHECK-NEXT: load cubin
+// CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
+// CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1)
+// CHECK-NEXT: launch failure: 4 gate: cuLaunchKernel failed with CUDA_ERROR_LAUNCH_FAILED (719): mock failure
+
+func.func @gate(%a: memref<?x2048xf16>, %w: memref<11008x1024xi8>,
+                %s: memref<11008x128xf8E4M3FN>, %g: memref<f32>,
+                %y: memref<?x11008xf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x2048xf16>, memref<11008x1024xi8>, memref<11008x128xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x11008xf16>)
+  return
+}
