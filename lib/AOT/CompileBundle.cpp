@@ -112,6 +112,9 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     FailureOr<std::vector<Layer>> layers = collectLayers(*planned);
     if (failed(layers))
       return failure();
+    if (layers->empty())
+      return module.emitError() << "qmat-aot: the module holds no qmat.matmul "
+                                   "layer";
     if (bundle.layers.empty())
       bundle.layers = *layers;
 
