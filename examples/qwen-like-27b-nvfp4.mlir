@@ -43,7 +43,7 @@ func.func @down_proj(%a: memref<?x17408xbf16>, %w: memref<5120x8704xi8>,
 }
 
 // LM head: N = 248320, K = 5120. Its untiled bf16 scratch would be 2.37 GiB;
-// the 256 MiB cap tiles it into 10 tiles of 26214 rows.
+// the 256 MiB cap tiles it into 10 tiles of 26112 rows (a multiple of 128 under the cap).
 func.func @lm_head(%a: memref<?x5120xbf16>, %w: memref<248320x2560xi8>,
                    %s: memref<248320x320xf8E4M3FN>, %g: memref<f32>,
                    %y: memref<?x248320xbf16>) {

@@ -13,14 +13,14 @@
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
 
 // Two layers: the MLP-sized one fits the 256 MiB scratch cap (one tile, a
-// [N, K] workspace), lm_head does not (26214-row tiles, 10 of them, a
-// [26214, K] workspace). Both launch the one kernel, then the vendor GEMM.
+// [N, K] workspace), lm_head does not (26112-row tiles, 10 of them, a
+// [26112, K] workspace). Both launch the one kernel, then the vendor GEMM.
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK: func.func @layers(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: memref<?x5120xbf16>
 // CHECK-SAME: %[[B:[a-z0-9_]+]]: memref<17408xbf16>, %[[Y:[a-z0-9_]+]]: memref<?x17408xbf16>,
 // CHECK-SAME: %[[YL:[a-z0-9_]+]]: memref<?x248320xbf16>,
-// CHECK-SAME: %[[WS0:[a-z0-9_]+]]: memref<17408x5120xbf16> {qmat.workspace}, %[[WS1:[a-z0-9_]+]]: memref<26214x5120xbf16> {qmat.workspace})
+// CHECK-SAME: %[[WS0:[a-z0-9_]+]]: memref<17408x5120xbf16> {qmat.workspace}, %[[WS1:[a-z0-9_]+]]: memref<26112x5120xbf16> {qmat.workspace})
 // CHECK-NOT: qmat.matmul
 // CHECK-NOT: qmat.dequantize
 // First layer: launch, then GEMM with the bias, straight into Y.
@@ -28,7 +28,7 @@
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[WS0]] : memref<?x5120xbf16>, memref<17408x5120xbf16>) bias(%[[B]] : memref<17408xbf16>) outs(%[[Y]] : memref<?x17408xbf16>)
 // lm_head: the tile loop around launch + GEMM into a column window of Y.
 // CHECK-DAG: %[[N:.+]] = arith.constant 248320 : index
-// CHECK-DAG: %[[STEP:.+]] = arith.constant 26214 : index
+// CHECK-DAG: %[[STEP:.+]] = arith.constant 26112 : index
 // CHECK: scf.for %[[N0:.+]] = %{{.+}} to %[[N]] step %[[STEP]] {
 // CHECK: %[[TILE:.+]] = memref.subview %[[WS1]][0, 0]
 // CHECK: %[[YT:.+]] = memref.subview %[[YL]][0, %[[N0]]]
