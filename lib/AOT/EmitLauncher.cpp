@@ -106,7 +106,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "#include \"" << bundle.prefix << ".h\"\n\n"
      << "#include <cublasLt.h>\n\n"
      << "#include <algorithm>\n#include <climits>\n#include <cstdint>\n"
-     << "#include <map>\n#include <mutex>\n#include <string>\n"
+     << "#include <map>\n#include <mutex>\n#include <string>\n#include <tuple>\n"
      << "#include <vector>\n\n"
      << "namespace {\n\n"
      << "constexpr size_t kGemmWorkspaceBytes = " << kGemmWorkspaceBytes

@@ -15,6 +15,28 @@
 using namespace mlir;
 using namespace mlir::qmat;
 
+namespace {
+
+/// Fails the pipeline, with a message, on an option the upstream passes
+/// would accept silently (gpu-module-to-binary takes any format string).
+struct CheckPipelineOptionsPass
+    : PassWrapper<CheckPipelineOptionsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPipelineOptionsPass)
+  explicit CheckPipelineOptionsPass(std::string format)
+      : format(std::move(format)) {}
+  StringRef getArgument() const override { return "qmat-check-pipeline-options"; }
+  void runOnOperation() override {
+    if (format != "isa" && format != "bin" && format != "fatbin") {
+      getOperation().emitError() << "unknown format '" << format
+                                 << "' (expected isa, bin or fatbin)";
+      signalPassFailure();
+    }
+  }
+  std::string format;
+};
+
+} // namespace
+
 void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
   QMatSelectStrategyOptions select;
@@ -33,6 +55,7 @@ void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
 
 void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
                                      const GpuPipelineOptions &options) {
+  pm.addPass(std::make_unique<CheckPipelineOptionsPass>(options.format));
   QMatLowerDequantToGPUOptions lower;
   lower.target = options.target;
   lower.threadsPerBlock = options.threadsPerBlock;

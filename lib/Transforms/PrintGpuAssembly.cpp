@@ -18,14 +18,19 @@ struct QMatPrintGpuAssemblyPass
     : qmat::impl::QMatPrintGpuAssemblyBase<QMatPrintGpuAssemblyPass> {
   void runOnOperation() override {
     getOperation().walk([](gpu::BinaryOp binary) {
+      bool printed = false;
       for (Attribute attr : binary.getObjects()) {
         auto object = dyn_cast<gpu::ObjectAttr>(attr);
         if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
           continue;
+        printed = true;
         llvm::outs() << "// qmat-gpu-assembly @" << binary.getSymName() << " "
                      << object.getTarget() << "\n"
                      << object.getObject().getValue() << "\n";
       }
+      if (!printed)
+        binary.emitWarning() << "holds no assembly to print (compile with "
+                                "format=isa)";
     });
   }
 };

@@ -195,6 +195,13 @@ struct QMatLowerDequantToGPUPass
       int64_t threads = threadsPerBlock > 0
                             ? threadsPerBlock
                             : chooseThreadsPerBlock(items, info->getWarpSize());
+      // A forced item count picks the widest block it divides the row with.
+      if (threadsPerBlock == 0 && itemsPerThread > 1)
+        for (int64_t t = 256; t >= info->getWarpSize(); t /= 2)
+          if (items % (t * itemsPerThread) == 0) {
+            threads = t;
+            break;
+          }
       spec.itemsPerThread = itemsPerThread > 0
                                 ? itemsPerThread
                                 : chooseItemsPerThread(items, threads);

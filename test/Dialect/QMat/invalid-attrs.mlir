@@ -96,7 +96,7 @@ func.func @plan_tile_rows() attributes {p = #qmat.plan<target = <sm_90>, gemv_ma
 
 // -----
 
-// expected-error @+1 {{scratch_cap_mib must be positive, got -5}}
+// expected-error @+1 {{scratch_cap_mib must be in [1, 1048576], got -5}}
 func.func @plan_cap_negative() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = -5, tile_rows = 1>} {
   return
 }

@@ -388,8 +388,8 @@ func.func @decode_native_u4(%p: vector<4xi8>) {
 
 // -----
 
-// Rule: a plan's scratch cap is positive.
-// expected-error @+1 {{scratch_cap_mib must be positive, got 0}}
+// Rule: a plan's scratch cap is in [1, 1048576] MiB.
+// expected-error @+1 {{scratch_cap_mib must be in [1, 1048576], got 0}}
 func.func @plan_cap() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 0, tile_rows = 1>} {
   return
 }

@@ -105,8 +105,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t tileRows) {
   if (gemvMaxM < 0 || gemvMaxM > 64)
     return emitError() << "gemv_max_m must be in [0, 64], got " << gemvMaxM;
-  if (scratchCapMiB <= 0)
-    return emitError() << "scratch_cap_mib must be positive, got "
+  if (scratchCapMiB <= 0 || scratchCapMiB > (int64_t(1) << 20))
+    return emitError() << "scratch_cap_mib must be in [1, 1048576], got "
                        << scratchCapMiB;
   if (tileRows <= 0)
     return emitError() << "tile_rows must be positive, got " << tileRows;
