@@ -1,4 +1,5 @@
-//===- prefill_bench.cpp - qmat-aot launchers on a GPU: error, time, memory ===//
+//===- prefill_bench.cpp - qmat-aot launchers on a GPU: error, time, memory
+//===//
 //
 // For every layer of the bench bundle and M in {9, 16, 128, 1024, 8192}
 // (lm_head: M <= 1024): fresh random weights and activations, Y poisoned,
@@ -40,8 +41,9 @@ using namespace qmat::ref;
 
 namespace {
 
-using RunFn = qmat_status (*)(CUstream, int64_t, const void *, const void *, const void *,
-                              const float *, const void *, const void *, void *, void *, size_t);
+using RunFn = qmat_status (*)(CUstream, int64_t, const void *, const void *,
+                              const void *, const float *, const void *,
+                              const void *, void *, void *, size_t);
 using WorkspaceFn = size_t (*)(int64_t);
 
 struct LayerEntry {
@@ -54,9 +56,16 @@ struct LayerEntry {
   bool zeroPoints;
 };
 
-#define BENCH_LAYER(name, scheme, act, n, k, bs, zp)                          \
-  {#name, &bench_##name##_run, &bench_##name##_workspace_size, Scheme::scheme,     \
-   ActType::act, n, k, bs, zp},
+#define BENCH_LAYER(name, scheme, act, n, k, bs, zp)                           \
+  {#name,                                                                      \
+   &bench_##name##_run,                                                        \
+   &bench_##name##_workspace_size,                                             \
+   Scheme::scheme,                                                             \
+   ActType::act,                                                               \
+   n,                                                                          \
+   k,                                                                          \
+   bs,                                                                         \
+   zp},
 const LayerEntry kLayers[] = {
 #include "layers.inc"
 };
@@ -85,28 +94,42 @@ uint64_t splitmix(uint64_t &state) {
 /// parallel by rows.
 QuantizedWeight makeWeight(const LayerEntry &l, uint64_t seed) {
   QuantizedWeight w;
-  w.scheme = l.scheme; w.act = l.act; w.n = l.n; w.k = l.k; w.blockSize = l.blockSize;
-  int64_t codeCols = l.scheme == Scheme::FP8 ? l.k : l.k / 2, blocks = w.numScaleBlocks();
+  w.scheme = l.scheme;
+  w.act = l.act;
+  w.n = l.n;
+  w.k = l.k;
+  w.blockSize = l.blockSize;
+  int64_t codeCols = l.scheme == Scheme::FP8 ? l.k : l.k / 2,
+          blocks = w.numScaleBlocks();
   w.codes.resize(size_t(l.n) * codeCols);
-  if (l.scheme == Scheme::NVFP4 || l.scheme == Scheme::MXFP4) w.scaleBytes.resize(l.n * blocks);
-  if (l.scheme == Scheme::FP8) w.scaleF32.resize(l.n * blocks);
-  if (l.scheme == Scheme::INT4) w.scaleAct.resize(l.n * blocks);
-  if (l.zeroPoints) w.zeroPoints.resize(l.n * ((blocks + 1) / 2));
+  if (l.scheme == Scheme::NVFP4 || l.scheme == Scheme::MXFP4)
+    w.scaleBytes.resize(l.n * blocks);
+  if (l.scheme == Scheme::FP8)
+    w.scaleF32.resize(l.n * blocks);
+  if (l.scheme == Scheme::INT4)
+    w.scaleAct.resize(l.n * blocks);
+  if (l.zeroPoints)
+    w.zeroPoints.resize(l.n * ((blocks + 1) / 2));
   parallelFor(l.n, [&](int64_t r) {
     uint64_t s = seed ^ (uint64_t(r) * 0x2545F4914F6CDD1Dull);
     for (int64_t j = 0; j < codeCols; ++j) {
       uint8_t byte = uint8_t(splitmix(s));
       // fp8: keep codes finite (S.1111.111 is NaN).
-      if (l.scheme == Scheme::FP8 && (byte & 0x7F) == 0x7F) byte &= 0xFE;
+      if (l.scheme == Scheme::FP8 && (byte & 0x7F) == 0x7F)
+        byte &= 0xFE;
       w.codes[r * codeCols + j] = byte;
     }
     for (int64_t b = 0; b < blocks; ++b) {
       uint64_t v = splitmix(s);
       double u = double(v % 1000000) / 1e6;
-      if (l.scheme == Scheme::NVFP4) w.scaleBytes[r * blocks + b] = uint8_t(0x28 + v % 24);
-      if (l.scheme == Scheme::MXFP4) w.scaleBytes[r * blocks + b] = uint8_t(120 + v % 6);
-      if (l.scheme == Scheme::FP8) w.scaleF32[r * blocks + b] = float(0.001 + 0.01 * u);
-      if (l.scheme == Scheme::INT4) w.scaleAct[r * blocks + b] = roundToAct(l.act, float(0.002 + 0.02 * u));
+      if (l.scheme == Scheme::NVFP4)
+        w.scaleBytes[r * blocks + b] = uint8_t(0x28 + v % 24);
+      if (l.scheme == Scheme::MXFP4)
+        w.scaleBytes[r * blocks + b] = uint8_t(120 + v % 6);
+      if (l.scheme == Scheme::FP8)
+        w.scaleF32[r * blocks + b] = float(0.001 + 0.01 * u);
+      if (l.scheme == Scheme::INT4)
+        w.scaleAct[r * blocks + b] = roundToAct(l.act, float(0.002 + 0.02 * u));
     }
     if (l.zeroPoints)
       for (int64_t c = 0; c < (blocks + 1) / 2; ++c)
@@ -128,7 +151,9 @@ std::vector<uint16_t> dequantizeParallel(const QuantizedWeight &w) {
 template <typename T> T *upload(const std::vector<T> &v) {
   T *p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(v.size() * sizeof(T), 256)));
-  if (!v.empty()) CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!v.empty())
+    CUDA_CHECK(
+        cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   return p;
 }
 
@@ -138,11 +163,13 @@ double usedBytes() {
   return double(totalB - freeB);
 }
 
-template <typename F> double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
+template <typename F>
+double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
   cudaEvent_t a, b;
   CUDA_CHECK(cudaEventCreate(&a));
   CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < warmup; ++i) f();
+  for (int i = 0; i < warmup; ++i)
+    f();
   std::vector<float> ms;
   for (int i = 0; i < reps; ++i) {
     CUDA_CHECK(cudaEventRecord(a, stream));
@@ -168,29 +195,34 @@ int main(int argc, char **argv) {
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   cublasHandle_t blas;
-  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) return 2;
+  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
+    return 2;
   cublasSetStream(blas, stream);
   cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
   std::ostringstream json;
   json << "{\n  \"seed\": " << seed << ",\n  \"cases\": [\n";
   int cases = 0;
   bool allWithin = true;
-  std::printf("%-24s %6s %10s %10s %10s %9s %s\n", "layer", "M", "rel_err", "qmat_ms", "cublas_ms",
-              "ratio", "status");
+  std::printf("%-24s %6s %10s %10s %10s %9s %s\n", "layer", "M", "rel_err",
+              "qmat_ms", "cublas_ms", "ratio", "status");
   for (const LayerEntry &l : kLayers) {
-    if (!only.empty() && std::string(l.name).find(only) == std::string::npos) continue;
+    if (!only.empty() && std::string(l.name).find(only) == std::string::npos)
+      continue;
     bool lmHead = l.n == 248320;
     double before = usedBytes();
     QuantizedWeight w = makeWeight(l, seed ^ std::hash<std::string>{}(l.name));
     std::vector<uint16_t> wBits = dequantizeParallel(w);
     void *codes = upload(w.codes);
-    void *scales = l.scheme == Scheme::FP8 ? (void *)upload(w.scaleF32)
+    void *scales = l.scheme == Scheme::FP8    ? (void *)upload(w.scaleF32)
                    : l.scheme == Scheme::INT4 ? (void *)upload(w.scaleAct)
                                               : (void *)upload(w.scaleBytes);
-    float *global = l.scheme == Scheme::NVFP4 ? upload(std::vector<float>{w.globalScale}) : nullptr;
+    float *global = l.scheme == Scheme::NVFP4
+                        ? upload(std::vector<float>{w.globalScale})
+                        : nullptr;
     void *zp = l.zeroPoints ? (void *)upload(w.zeroPoints) : nullptr;
     std::vector<int64_t> ms = {9, 16, 128, 1024, 8192};
-    if (lmHead) ms = {9, 16, 128, 1024};
+    if (lmHead)
+      ms = {9, 16, 128, 1024};
     int64_t maxM = ms.back();
     size_t wsBytes = l.workspace(maxM);
     void *workspace;
@@ -203,8 +235,9 @@ int main(int argc, char **argv) {
     // baseline's dense weights exist (the launcher allocates nothing, so
     // the reading after it is its peak).
     CUDA_CHECK(cudaMemset(a, 0, size_t(maxM) * l.k * 2));
-    qmat_status memoryRun = l.run(reinterpret_cast<CUstream>(stream), maxM, a, codes, scales,
-                                  global, zp, nullptr, y, workspace, wsBytes);
+    qmat_status memoryRun =
+        l.run(reinterpret_cast<CUstream>(stream), maxM, a, codes, scales,
+              global, zp, nullptr, y, workspace, wsBytes);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     double peakDuring = std::max(afterAlloc, usedBytes());
     if (memoryRun != QMAT_OK)
@@ -216,14 +249,18 @@ int main(int argc, char **argv) {
       uint64_t s = seed ^ uint64_t(m);
       std::normal_distribution<float> normal(0.f, 1.f);
       std::mt19937 rng(uint32_t(splitmix(s)));
-      for (auto &v : aBits) v = roundToAct(l.act, normal(rng));
-      CUDA_CHECK(cudaMemcpy(a, aBits.data(), aBits.size() * 2, cudaMemcpyHostToDevice));
+      for (auto &v : aBits)
+        v = roundToAct(l.act, normal(rng));
+      CUDA_CHECK(cudaMemcpy(a, aBits.data(), aBits.size() * 2,
+                            cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMemset(y, 0xFF, size_t(m) * l.n * 2));
-      qmat_status status = l.run(reinterpret_cast<CUstream>(stream), m, a, codes, scales, global, zp,
-                                 nullptr, y, workspace, wsBytes);
+      qmat_status status =
+          l.run(reinterpret_cast<CUstream>(stream), m, a, codes, scales, global,
+                zp, nullptr, y, workspace, wsBytes);
       CUDA_CHECK(cudaStreamSynchronize(stream));
       if (status != QMAT_OK) {
-        std::printf("%-24s %6ld FAILED %s\n", l.name, long(m), bench_last_error());
+        std::printf("%-24s %6ld FAILED %s\n", l.name, long(m),
+                    bench_last_error());
         allWithin = false;
         continue;
       }
@@ -233,14 +270,16 @@ int main(int argc, char **argv) {
       double num = 0, den = 0;
       bool nan = false;
       for (int64_t r : rows) {
-        CUDA_CHECK(cudaMemcpy(got.data(), y + r * l.n, l.n * 2, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got.data(), y + r * l.n, l.n * 2,
+                              cudaMemcpyDeviceToHost));
         std::vector<double> ref(l.n);
         parallelFor(l.n, [&](int64_t j) {
           double acc = 0;
           const uint16_t *wr = &wBits[size_t(j) * l.k];
           const uint16_t *ar = &aBits[size_t(r) * l.k];
           for (int64_t c = 0; c < l.k; ++c)
-            acc += double(actBitsToFloat(l.act, ar[c])) * double(actBitsToFloat(l.act, wr[c]));
+            acc += double(actBitsToFloat(l.act, ar[c])) *
+                   double(actBitsToFloat(l.act, wr[c]));
           ref[j] = acc;
         });
         for (int64_t j = 0; j < l.n; ++j) {
@@ -257,25 +296,30 @@ int main(int argc, char **argv) {
 
       // Speed: the launcher against cuBLAS on the dequantized weights.
       double qmatMs = -1, blasMs = -1;
-      bool timed = m >= 16 && (std::string(l.name).find("bf16") != std::string::npos);
+      bool timed =
+          m >= 16 && (std::string(l.name).find("bf16") != std::string::npos);
       if (timed) {
         qmatMs = medianMs(stream, 3, 15, [&] {
-          l.run(reinterpret_cast<CUstream>(stream), m, a, codes, scales, global, zp, nullptr, y,
-                workspace, wsBytes);
+          l.run(reinterpret_cast<CUstream>(stream), m, a, codes, scales, global,
+                zp, nullptr, y, workspace, wsBytes);
         });
         cudaDataType_t t = l.act == ActType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
         float one = 1.f, zero = 0.f;
         blasMs = medianMs(stream, 3, 15, [&] {
-          cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, int(l.n), int(m), int(l.k), &one, wDense, t,
-                       int(l.k), a, t, int(l.k), &zero, y, t, int(l.n), CUBLAS_COMPUTE_32F,
+          cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, int(l.n), int(m),
+                       int(l.k), &one, wDense, t, int(l.k), a, t, int(l.k),
+                       &zero, y, t, int(l.n), CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT);
         });
       }
-      std::printf("%-24s %6ld %10.2e %10.4f %10.4f %9.3f %s\n", l.name, long(m), err, qmatMs, blasMs,
-                  timed ? qmatMs / blasMs : 0.0, within ? "ok" : "OUT OF BOUND");
-      json << (cases++ ? ",\n" : "") << "    {\"layer\": \"" << l.name << "\", \"m\": " << m
-           << ", \"n\": " << l.n << ", \"k\": " << l.k << ", \"rel_frobenius_error\": "
-           << (nan ? std::string("\"NaN\"") : std::to_string(err)) << ", \"bound\": " << bound
+      std::printf("%-24s %6ld %10.2e %10.4f %10.4f %9.3f %s\n", l.name, long(m),
+                  err, qmatMs, blasMs, timed ? qmatMs / blasMs : 0.0,
+                  within ? "ok" : "OUT OF BOUND");
+      json << (cases++ ? ",\n" : "") << "    {\"layer\": \"" << l.name
+           << "\", \"m\": " << m << ", \"n\": " << l.n << ", \"k\": " << l.k
+           << ", \"rel_frobenius_error\": "
+           << (nan ? std::string("\"NaN\"") : std::to_string(err))
+           << ", \"bound\": " << bound
            << ", \"within_bound\": " << (within ? "true" : "false");
       if (timed)
         json << ", \"prefill_ms\": " << qmatMs << ", \"cublas_ms\": " << blasMs
@@ -283,22 +327,35 @@ int main(int argc, char **argv) {
       json << "}";
     }
     if (lmHead) {
-      double weightsBytes = double(w.codes.size() + w.scaleBytes.size() + w.scaleF32.size() * 4 +
-                                   w.scaleAct.size() * 2 + w.zeroPoints.size());
+      double weightsBytes =
+          double(w.codes.size() + w.scaleBytes.size() + w.scaleF32.size() * 4 +
+                 w.scaleAct.size() * 2 + w.zeroPoints.size());
       double actsOut = double(maxM) * l.k * 2 + double(maxM) * l.n * 2;
-      std::printf("%s memory: %.1f MiB in use over the start after a run at M=%ld; weights %.1f + A,Y %.1f + workspace %.1f MiB\n",
-                  l.name, (peakDuring - before) / 1048576.0, long(maxM), weightsBytes / 1048576.0,
-                  actsOut / 1048576.0, wsBytes / 1048576.0);
+      std::printf("%s memory: %.1f MiB in use over the start after a run at "
+                  "M=%ld; weights %.1f + A,Y %.1f + workspace %.1f MiB\n",
+                  l.name, (peakDuring - before) / 1048576.0, long(maxM),
+                  weightsBytes / 1048576.0, actsOut / 1048576.0,
+                  wsBytes / 1048576.0);
       json << (cases++ ? ",\n" : "") << "    {\"layer\": \"" << l.name
-           << "\", \"memory\": {\"measured_peak_bytes\": " << (peakDuring - before)
-           << ", \"weights_bytes\": " << weightsBytes << ", \"activations_output_bytes\": " << actsOut
-           << ", \"workspace_bytes\": " << wsBytes << ", \"untiled_scratch_bytes\": "
-           << double(l.n) * l.k * 2 << "}}";
+           << "\", \"memory\": {\"measured_peak_bytes\": "
+           << (peakDuring - before) << ", \"weights_bytes\": " << weightsBytes
+           << ", \"activations_output_bytes\": " << actsOut
+           << ", \"workspace_bytes\": " << wsBytes
+           << ", \"untiled_scratch_bytes\": " << double(l.n) * l.k * 2 << "}}";
     }
-    cudaFree(wDense); cudaFree(a); cudaFree(y); cudaFree(workspace);
-    cudaFree(codes); cudaFree(scales); if (global) cudaFree(global); if (zp) cudaFree(zp);
+    cudaFree(wDense);
+    cudaFree(a);
+    cudaFree(y);
+    cudaFree(workspace);
+    cudaFree(codes);
+    cudaFree(scales);
+    if (global)
+      cudaFree(global);
+    if (zp)
+      cudaFree(zp);
   }
-  json << "\n  ],\n  \"all_within_bounds\": " << (allWithin ? "true" : "false") << "\n}\n";
+  json << "\n  ],\n  \"all_within_bounds\": " << (allWithin ? "true" : "false")
+       << "\n}\n";
   std::ofstream(outPath) << json.str();
   std::printf("all_within_bounds: %s\n", allWithin ? "true" : "false");
   bench_unload();

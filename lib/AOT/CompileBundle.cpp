@@ -73,8 +73,8 @@ collectLaunches(ModuleOp lowered, const std::vector<Layer> &layers) {
     if (func)
       func.walk([&](gpu::LaunchFuncOp op) { launch = op; });
     if (!launch)
-      return lowered.emitError() << "no kernel launch found for layer @"
-                                 << layer.name;
+      return lowered.emitError()
+             << "no kernel launch found for layer @" << layer.name;
     auto constant = [](Value v) -> int64_t {
       if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
         return c.value();

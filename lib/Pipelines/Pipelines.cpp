@@ -24,11 +24,13 @@ struct CheckPipelineOptionsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPipelineOptionsPass)
   explicit CheckPipelineOptionsPass(std::string format)
       : format(std::move(format)) {}
-  StringRef getArgument() const override { return "qmat-check-pipeline-options"; }
+  StringRef getArgument() const override {
+    return "qmat-check-pipeline-options";
+  }
   void runOnOperation() override {
     if (format != "isa" && format != "bin" && format != "fatbin") {
-      getOperation().emitError() << "unknown format '" << format
-                                 << "' (expected isa, bin or fatbin)";
+      getOperation().emitError()
+          << "unknown format '" << format << "' (expected isa, bin or fatbin)";
       signalPassFailure();
     }
   }

@@ -42,9 +42,9 @@ std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(TargetAttr target) {
   return nullptr;
 }
 
-std::unique_ptr<TargetInfo>
-mlir::qmat::lookupTargetInfo(MLIRContext *context, StringRef name,
-                             std::string &error) {
+std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(MLIRContext *context,
+                                                         StringRef name,
+                                                         std::string &error) {
   if (name == "host")
     return createHostTargetInfo();
   std::optional<Chip> chip = symbolizeChip(name);
@@ -58,7 +58,7 @@ mlir::qmat::lookupTargetInfo(MLIRContext *context, StringRef name,
   context->getOrLoadDialect<QMatDialect>();
   auto info = createTargetInfo(TargetAttr::get(context, *chip));
   if (!info)
-    error = ("target '" + name + "' has no code generator in this build yet")
-                .str();
+    error =
+        ("target '" + name + "' has no code generator in this build yet").str();
   return info;
 }

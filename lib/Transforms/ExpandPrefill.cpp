@@ -92,13 +92,14 @@ struct QMatExpandPrefillPass
       SmallVector<OpFoldResult> yOffsets = {lb.getIndexAttr(0), n0};
       SmallVector<OpFoldResult> ySizes = {m, rows};
       SmallVector<OpFoldResult> ones(2, lb.getIndexAttr(1));
-      Value y = memref::SubViewOp::create(lb, loc, op.getY(), yOffsets, ySizes,
-                                          ones);
+      Value y =
+          memref::SubViewOp::create(lb, loc, op.getY(), yOffsets, ySizes, ones);
       Value bias;
       if (op.getBias())
         bias = memref::SubViewOp::create(
             lb, loc, op.getBias(), ArrayRef<OpFoldResult>{n0},
-            ArrayRef<OpFoldResult>{rows}, ArrayRef<OpFoldResult>{lb.getIndexAttr(1)});
+            ArrayRef<OpFoldResult>{rows},
+            ArrayRef<OpFoldResult>{lb.getIndexAttr(1)});
       emitTile(lb, w, s, zp, tileScratch, bias, y);
       op.erase();
     }

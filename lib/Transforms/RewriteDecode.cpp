@@ -39,11 +39,14 @@ constexpr uint32_t kE2M1F32Byte2Hi = 0xC0804000;
 /// two 16-bit results (low nibble in the low half).
 class DecodeEmitter {
 public:
-  DecodeEmitter(PatternRewriter &rewriter, Location loc, const TargetInfo &target)
+  DecodeEmitter(PatternRewriter &rewriter, Location loc,
+                const TargetInfo &target)
       : b(rewriter), loc(loc), target(target), i32(b.getI32Type()) {}
 
   Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
-  Value andI(Value x, int64_t m) { return arith::AndIOp::create(b, loc, x, c(m)); }
+  Value andI(Value x, int64_t m) {
+    return arith::AndIOp::create(b, loc, x, c(m));
+  }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value shl(Value x, int64_t s) {
     return s == 0 ? x : arith::ShLIOp::create(b, loc, x, c(s)).getResult();
@@ -76,8 +79,8 @@ public:
     for (int64_t j = 0; j < 4; ++j) {
       // Bytes [0, 0, low[j], high[j]]. The zero bytes replicate the sign
       // bit of high[j] (selector bit 3), which is clear for every entry.
-      Value placed = BytePermOp::create(
-          b, loc, i32, low, high, c(((4 + j) << 12) | (j << 8) | 0xCC));
+      Value placed = BytePermOp::create(b, loc, i32, low, high,
+                                        c(((4 + j) << 12) | (j << 8) | 0xCC));
       Value sign = andI(shl(word, 28 - 4 * j), 0x80000000);
       values.push_back(orI(placed, sign));
     }
@@ -97,7 +100,8 @@ public:
   Value e2m1MagicBias(Value byte, bool bf16) {
     int64_t magShift = bf16 ? 6 : 9;
     Value lo = orI(shl(andI(byte, 0x07), magShift), shl(andI(byte, 0x08), 12));
-    Value hi = orI(shl(andI(byte, 0x70), magShift + 12), shl(andI(byte, 0x80), 24));
+    Value hi =
+        orI(shl(andI(byte, 0x70), magShift + 12), shl(andI(byte, 0x80), 24));
     return orI(lo, hi);
   }
 
@@ -107,8 +111,10 @@ public:
     Value mag = andI(nibble, 7);
     Value exponent = arith::AddIOp::create(b, loc, shr(mag, 1), c(14));
     Value normal = orI(shl(exponent, 10), shl(andI(mag, 1), 9));
-    Value isHalf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag, c(1));
-    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag, c(0));
+    Value isHalf =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag, c(1));
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag, c(0));
     Value bits = arith::SelectOp::create(b, loc, isHalf, c(0x3800), normal);
     bits = arith::SelectOp::create(b, loc, isZero, c(0), bits);
     return orI(bits, shl(andI(nibble, 8), 12));
@@ -145,7 +151,8 @@ SmallVector<Value> extractBytes(OpBuilder &b, Location loc, Value codes) {
 /// The rewrite `op` gets: the forced one when it applies to the format,
 /// else the op's own, else the target's default. Diagnoses (when `emit`)
 /// a method the target lacks and an exponent bias the method cannot give.
-FailureOr<DecodeMethod> resolveDecodeMethod(DecodeOp op, const TargetInfo &target,
+FailureOr<DecodeMethod> resolveDecodeMethod(DecodeOp op,
+                                            const TargetInfo &target,
                                             std::optional<DecodeMethod> forced,
                                             bool emit = false) {
   ElementFormat format = op.getFormat();
@@ -161,8 +168,8 @@ FailureOr<DecodeMethod> resolveDecodeMethod(DecodeOp op, const TargetInfo &targe
                        << stringifyElementFormat(format) << " on this target";
     return failure();
   }
-  bool magic = format == ElementFormat::e2m1 &&
-               method == DecodeMethod::magic_bias;
+  bool magic =
+      format == ElementFormat::e2m1 && method == DecodeMethod::magic_bias;
   if (magic != (op.getExponentBias() != 0)) {
     if (emit)
       op.emitOpError() << "exponent_bias " << op.getExponentBias()
@@ -195,9 +202,11 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
     Type f16 = rewriter.getF16Type(), bf16 = rewriter.getBF16Type();
     auto words = [&](ArrayRef<Value> pairs, Type half) -> Value {
       auto wordType = VectorType::get({(int64_t)pairs.size()}, em.i32);
-      Value vec = vector::FromElementsOp::create(rewriter, loc, wordType, pairs);
+      Value vec =
+          vector::FromElementsOp::create(rewriter, loc, wordType, pairs);
       return vector::BitCastOp::create(
-          rewriter, loc, VectorType::get({2 * (int64_t)pairs.size()}, half), vec);
+          rewriter, loc, VectorType::get({2 * (int64_t)pairs.size()}, half),
+          vec);
     };
 
     Value result;
@@ -221,7 +230,8 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
           }
         }
         auto bitsType = VectorType::get({(int64_t)values.size()}, em.i32);
-        Value bitsVec = vector::FromElementsOp::create(rewriter, loc, bitsType, values);
+        Value bitsVec =
+            vector::FromElementsOp::create(rewriter, loc, bitsType, values);
         result = vector::BitCastOp::create(rewriter, loc, resultType, bitsVec);
         break;
       }
@@ -271,7 +281,8 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
         auto halfVec = cast<VectorType>(biased.getType());
         Value bias = arith::ConstantOp::create(
             rewriter, loc, halfVec,
-            DenseElementsAttr::get(halfVec, rewriter.getFloatAttr(half, toBF16 ? 128.0 : 1024.0)));
+            DenseElementsAttr::get(
+                halfVec, rewriter.getFloatAttr(half, toBF16 ? 128.0 : 1024.0)));
         // (bias + q) - bias is exact: both are small integers.
         result = arith::SubFOp::create(rewriter, loc, biased, bias);
       } else {
@@ -296,19 +307,25 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
                             em.shl(em.andI(byte, 0x7F), 7));
         Value half = arith::BitcastOp::create(
             rewriter, loc, f16,
-            arith::TruncIOp::create(rewriter, loc, rewriter.getI16Type(), bits));
+            arith::TruncIOp::create(rewriter, loc, rewriter.getI16Type(),
+                                    bits));
         Value wide = arith::ExtFOp::create(rewriter, loc, f32, half);
         wide = arith::MulFOp::create(
             rewriter, loc, wide,
-            arith::ConstantFloatOp::create(rewriter, loc, cast<FloatType>(f32), APFloat(256.0f)));
-        Value isNaN = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                            em.andI(byte, 0x7F), em.c(0x7F));
+            arith::ConstantFloatOp::create(rewriter, loc, cast<FloatType>(f32),
+                                           APFloat(256.0f)));
+        Value isNaN =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  em.andI(byte, 0x7F), em.c(0x7F));
         Value nan = arith::ConstantFloatOp::create(
-            rewriter, loc, cast<FloatType>(f32), APFloat::getQNaN(APFloat::IEEEsingle()));
-        values.push_back(arith::SelectOp::create(rewriter, loc, isNaN, nan, wide));
+            rewriter, loc, cast<FloatType>(f32),
+            APFloat::getQNaN(APFloat::IEEEsingle()));
+        values.push_back(
+            arith::SelectOp::create(rewriter, loc, isNaN, nan, wide));
       }
       result = vector::FromElementsOp::create(
-          rewriter, loc, VectorType::get({(int64_t)values.size()}, f32), values);
+          rewriter, loc, VectorType::get({(int64_t)values.size()}, f32),
+          values);
       break;
     }
     }
@@ -317,12 +334,15 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
     // exact in f16, bf16 and f32, so the conversion changes no value.
     auto resultElement = cast<VectorType>(result.getType()).getElementType();
     if (resultElement != element) {
-      if (resultElement.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
+      if (resultElement.getIntOrFloatBitWidth() <
+          element.getIntOrFloatBitWidth())
         result = arith::ExtFOp::create(rewriter, loc, resultType, result);
-      else if (resultElement.getIntOrFloatBitWidth() > element.getIntOrFloatBitWidth())
+      else if (resultElement.getIntOrFloatBitWidth() >
+               element.getIntOrFloatBitWidth())
         result = arith::TruncFOp::create(rewriter, loc, resultType, result);
       else {
-        auto f32Type = VectorType::get(resultType.getShape(), rewriter.getF32Type());
+        auto f32Type =
+            VectorType::get(resultType.getShape(), rewriter.getF32Type());
         result = arith::TruncFOp::create(
             rewriter, loc, resultType,
             arith::ExtFOp::create(rewriter, loc, f32Type, result));
@@ -356,7 +376,8 @@ struct QMatRewriteDecodePass
     }
     bool invalid = false;
     getOperation()->walk([&](DecodeOp op) {
-      invalid |= failed(resolveDecodeMethod(op, *info, forcedMethod, /*emit=*/true));
+      invalid |=
+          failed(resolveDecodeMethod(op, *info, forcedMethod, /*emit=*/true));
     });
     if (invalid)
       return signalPassFailure();

@@ -69,9 +69,8 @@ struct QMatSelectStrategyPass
       SchemeAttr scheme = op.getScheme();
       int64_t n = op.getN(), k = op.getK();
       bool vec8Legal = scheme.isVec8Legal(k);
-      DequantKernel kernel =
-          forcedKernel.value_or(vec8Legal ? DequantKernel::vec8
-                                          : DequantKernel::scalar);
+      DequantKernel kernel = forcedKernel.value_or(
+          vec8Legal ? DequantKernel::vec8 : DequantKernel::scalar);
       if (kernel == DequantKernel::vec8 && !vec8Legal) {
         op.emitOpError() << "vec8 was forced but needs K % 8 == 0 and an even "
                             "block size, got K = "

@@ -32,8 +32,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
 static cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
                                       cl::value_desc("dir"), cl::Required);
 static cl::list<std::string>
-    targets("target", cl::desc("Targets, comma separated (sm_80, sm_89, sm_90, "
-                               "sm_100, sm_120)"),
+    targets("target",
+            cl::desc("Targets, comma separated (sm_80, sm_89, sm_90, "
+                     "sm_100, sm_120)"),
             cl::CommaSeparated);
 static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
                                       cl::desc("Scratch cap in MiB"),
@@ -41,9 +42,8 @@ static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
 static cl::opt<int64_t> gemvMaxM("gemv-max-m",
                                  cl::desc("Largest M for the decode path"),
                                  cl::init(8));
-static cl::opt<std::string> emit("emit",
-                                 cl::desc("Also embed: ptx (forward compat.)"),
-                                 cl::init(""));
+static cl::opt<std::string>
+    emit("emit", cl::desc("Also embed: ptx (forward compat.)"), cl::init(""));
 static cl::opt<std::string> prefix("prefix",
                                    cl::desc("C symbol prefix and file name"),
                                    cl::init("qmat"));
@@ -69,7 +69,8 @@ static LogicalResult writeFile(StringRef path,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "qmat ahead-of-time bundle generator\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "qmat ahead-of-time bundle generator\n");
 
   if (!isIdentifier(prefix)) {
     llvm::errs() << "qmat-aot: --prefix must be a C identifier, got '" << prefix
@@ -113,7 +114,8 @@ int main(int argc, char **argv) {
   if (failed(bundle))
     return 1;
   if (bundle->layers.empty()) {
-    llvm::errs() << "qmat-aot: " << inputFile << " holds no qmat.matmul layer\n";
+    llvm::errs() << "qmat-aot: " << inputFile
+                 << " holds no qmat.matmul layer\n";
     return 1;
   }
 
@@ -123,12 +125,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::string base = outputDir + "/" + prefix;
-  if (failed(writeFile(base + ".h", [&](llvm::raw_ostream &os) {
-        emitLauncherHeader(*bundle, os);
-      })) ||
-      failed(writeFile(base + ".cpp", [&](llvm::raw_ostream &os) {
-        emitLauncherSource(*bundle, os);
-      })) ||
+  if (failed(writeFile(
+          base + ".h",
+          [&](llvm::raw_ostream &os) { emitLauncherHeader(*bundle, os); })) ||
+      failed(writeFile(
+          base + ".cpp",
+          [&](llvm::raw_ostream &os) { emitLauncherSource(*bundle, os); })) ||
       failed(writeFile(base + ".manifest.json", [&](llvm::raw_ostream &os) {
         emitManifest(*bundle, os);
       })))

@@ -30,10 +30,10 @@ struct KernelLaunch {
 
 /// One compiled target of a bundle.
 struct TargetBinary {
-  std::string chip;         // "sm_90"
-  int computeCapability = 0; // 90
-  std::string cubin;        // ELF bytes
-  std::string ptx;          // empty unless --emit=ptx
+  std::string chip;                   // "sm_90"
+  int computeCapability = 0;          // 90
+  std::string cubin;                  // ELF bytes
+  std::string ptx;                    // empty unless --emit=ptx
   std::vector<KernelLaunch> launches; // one per layer, in layer order
 };
 

@@ -14,8 +14,7 @@
 namespace mlir::qmat {
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("Target GPU"),
+  Option<std::string> target{*this, "target", llvm::cl::desc("Target GPU"),
                              llvm::cl::init("sm_90")};
   Option<int64_t> gemvMaxM{*this, "gemv-max-m",
                            llvm::cl::desc("Largest M for the decode GEMV"),

@@ -81,8 +81,7 @@ std::vector<uint16_t> dequantize(const QuantizedWeight &w);
 /// Y[m, n] = sum_k A[m, k] * W[n, k] (+ bias[n]) in fp64, where A, W and the
 /// bias are activation-type bits. W is [N, K] dequantized bits.
 std::vector<double> matmulReference(ActType act, int64_t m, int64_t n,
-                                    int64_t k,
-                                    const std::vector<uint16_t> &a,
+                                    int64_t k, const std::vector<uint16_t> &a,
                                     const std::vector<uint16_t> &w,
                                     const std::vector<uint16_t> *bias);
 

@@ -52,7 +52,8 @@ public:
 
   /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
   /// instructions.
-  virtual void populateLowerToTargetPatterns(RewritePatternSet &patterns) const = 0;
+  virtual void
+  populateLowerToTargetPatterns(RewritePatternSet &patterns) const = 0;
 
   /// The attribute gpu.module carries so that gpu-module-to-binary can
   /// serialize it (#nvvm.target, #rocdl.target); null for the host.
@@ -75,9 +76,8 @@ std::unique_ptr<TargetInfo> createHostTargetInfo();
 
 /// Parses a target name ("sm_90", "gfx942", "host"); nullptr and a message in
 /// `error` when unknown.
-std::unique_ptr<TargetInfo> lookupTargetInfo(MLIRContext *context,
-                                             StringRef name,
-                                             std::string &error);
+std::unique_ptr<TargetInfo>
+lookupTargetInfo(MLIRContext *context, StringRef name, std::string &error);
 
 // Vendor entry points, defined in lib/Target/<Vendor>.
 std::unique_ptr<TargetInfo> createNVVMTargetInfo(TargetAttr target);

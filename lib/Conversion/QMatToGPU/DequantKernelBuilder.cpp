@@ -41,13 +41,11 @@ int64_t DequantKernelSpec::getElementsPerItem() const {
 
 std::string DequantKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
-  return llvm::formatv("dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}{8}",
-                       stringifySchemeKind(scheme.getKind()),
-                       scheme.getBlockSize(), k, act,
-                       stringifyDequantKernel(kernel),
-                       stringifyDecodeMethod(decode),
-                       hasZeroPoints ? "_zp" : "", itemsPerThread,
-                       persistent ? "_p" : "")
+  return llvm::formatv(
+             "dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}{8}",
+             stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
+             act, stringifyDequantKernel(kernel), stringifyDecodeMethod(decode),
+             hasZeroPoints ? "_zp" : "", itemsPerThread, persistent ? "_p" : "")
       .str();
 }
 
@@ -61,8 +59,8 @@ class WorkItemEmitter {
 public:
   WorkItemEmitter(OpBuilder &builder, Location loc,
                   const DequantKernelSpec &spec, const DequantBuffers &buffers)
-      : b(builder), loc(loc), spec(spec), buffers(buffers),
-        f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()) {}
+      : b(builder), loc(loc), spec(spec), buffers(buffers), f32(b.getF32Type()),
+        i32(b.getI32Type()), i8(b.getI8Type()) {}
 
   void emit(Value row, ArrayRef<Value> items);
   void emitRowLoop(Value rowStart, Value rowStep, Value rows,
@@ -76,7 +74,8 @@ private:
     return arith::ConstantIntOp::create(b, loc, i32, v);
   }
   Value constF32(float v) {
-    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32), APFloat(v));
+    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
+                                          APFloat(v));
   }
   bool isMagicBiasFp4() const {
     return spec.decode == DecodeMethod::magic_bias &&
@@ -122,10 +121,11 @@ Value WorkItemEmitter::decodeScale(Value raw) {
   case SchemeKind::nvfp4: {
     // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
     Value byte = arith::BitcastOp::create(b, loc, i8, raw);
-    Value vec = vector::BroadcastOp::create(b, loc, VectorType::get({1}, i8), byte);
-    Value decoded = DecodeOp::create(b, loc, VectorType::get({1}, f32),
-                                     ElementFormat::e4m3, vec, 0,
-                                     DecodeMethodAttr());
+    Value vec =
+        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i8), byte);
+    Value decoded =
+        DecodeOp::create(b, loc, VectorType::get({1}, f32), ElementFormat::e4m3,
+                         vec, 0, DecodeMethodAttr());
     return vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
   }
   case SchemeKind::mxfp4: {
@@ -134,9 +134,12 @@ Value WorkItemEmitter::decodeScale(Value raw) {
     Value byte = arith::BitcastOp::create(b, loc, i8, raw);
     Value e = arith::ExtUIOp::create(b, loc, i32, byte);
     Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
-    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
-    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(255));
-    Value bits = arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
+    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                        constI32(255));
+    Value bits =
+        arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
     bits = arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
     return arith::BitcastOp::create(b, loc, f32, bits);
   }
@@ -152,7 +155,8 @@ Value WorkItemEmitter::loadRawZeroPoint(Value row, Value block) {
   // Zero points are u4 packed two per byte, low nibble = even block.
   Value col = arith::ShRUIOp::create(b, loc, block, constI32(1));
   col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), col);
-  return memref::LoadOp::create(b, loc, buffers.zeroPoints, ValueRange{row, col});
+  return memref::LoadOp::create(b, loc, buffers.zeroPoints,
+                                ValueRange{row, col});
 }
 
 Value WorkItemEmitter::decodeZeroPoint(Value byte, Value block) {
@@ -171,7 +175,8 @@ SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
   // One scale for the whole item: a single division by a constant, which
   // the backend turns into a multiply-high.
   if (bs % perItem == 0) {
-    Value block = arith::DivUIOp::create(b, loc, itemI32, constI32(bs / perItem));
+    Value block =
+        arith::DivUIOp::create(b, loc, itemI32, constI32(bs / perItem));
     return SmallVector<Value>(perItem, block);
   }
   // Several scale blocks meet inside the item. vec8 has an even block, so
@@ -188,8 +193,8 @@ SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
                                           rem, constI32(bs));
       rem = arith::SelectOp::create(
           b, loc, carry, arith::SubIOp::create(b, loc, rem, constI32(bs)), rem);
-      block = arith::AddIOp::create(
-          b, loc, block, arith::ExtUIOp::create(b, loc, i32, carry));
+      block = arith::AddIOp::create(b, loc, block,
+                                    arith::ExtUIOp::create(b, loc, i32, carry));
     }
     for (int64_t j = 0; j < step; ++j)
       blocks.push_back(block);
@@ -203,11 +208,13 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   Value col = arith::MulIOp::create(b, loc, item, constIndex(numBytes));
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   auto loadType = VectorType::get({numBytes}, weightsType.getElementType());
-  Value codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
-                                       ValueRange{row, col}, /*nontemporal=*/false,
-                                       /*alignment=*/llvm::MaybeAlign(numBytes));
+  Value codes =
+      vector::LoadOp::create(b, loc, loadType, buffers.weights,
+                             ValueRange{row, col}, /*nontemporal=*/false,
+                             /*alignment=*/llvm::MaybeAlign(numBytes));
   if (!packed)
-    codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8), codes);
+    codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8),
+                                     codes);
   return codes;
 }
 
@@ -215,8 +222,9 @@ Value WorkItemEmitter::decodeCodes(Value codes, int64_t numElements) {
   int64_t exponentBias = isMagicBiasFp4() ? kMagicBiasF32Exponent : 0;
   auto method = DecodeMethodAttr::get(b.getContext(), spec.decode);
   auto vecType = VectorType::get({numElements}, f32);
-  Value decoded = DecodeOp::create(b, loc, vecType, spec.scheme.getElementFormat(),
-                                   codes, exponentBias, method);
+  Value decoded =
+      DecodeOp::create(b, loc, vecType, spec.scheme.getElementFormat(), codes,
+                       exponentBias, method);
   if (exponentBias == 0)
     return decoded;
   // code * 2^-126 times 2^126 is the code again, exactly: restoring it
@@ -238,8 +246,8 @@ Value WorkItemEmitter::roundToActivation(Value product) {
   const llvm::fltSemantics &sem =
       cast<FloatType>(spec.actType).getFloatSemantics();
   APFloat nan(sem, APInt(16, 0x7FFF));
-  Value nanVec = arith::ConstantOp::create(
-      b, loc, actVec, DenseElementsAttr::get(actVec, nan));
+  Value nanVec = arith::ConstantOp::create(b, loc, actVec,
+                                           DenseElementsAttr::get(actVec, nan));
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
                                       product, product);
   return arith::SelectOp::create(b, loc, isNaN, nanVec, rounded);
@@ -282,9 +290,10 @@ void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
       lastBlock = block;
       scales.push_back(decodeScale(loaded.rawScales[distinct]));
       if (isInt4)
-        zeroPoints.push_back(spec.hasZeroPoints
-                                 ? decodeZeroPoint(loaded.rawZeroPoints[distinct], block)
-                                 : constF32(8.0f));
+        zeroPoints.push_back(
+            spec.hasZeroPoints
+                ? decodeZeroPoint(loaded.rawZeroPoints[distinct], block)
+                : constF32(8.0f));
       ++distinct;
     } else {
       scales.push_back(scales.back());
@@ -303,7 +312,8 @@ void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
     product = arith::MulFOp::create(b, loc, values, scaleVec);
   }
   if (buffers.globalScale) {
-    Value global = vector::BroadcastOp::create(b, loc, vecType, buffers.globalScale);
+    Value global =
+        vector::BroadcastOp::create(b, loc, vecType, buffers.globalScale);
     product = arith::MulFOp::create(b, loc, product, global);
   }
   Value result = roundToActivation(product);
@@ -321,7 +331,8 @@ void WorkItemEmitter::emitRowLoop(Value rowStart, Value rowStep, Value rows,
   for (Value item : items) {
     LoadedItem slot;
     slot.item = item;
-    slot.blocks = computeBlockIndices(arith::IndexCastUIOp::create(b, loc, i32, item));
+    slot.blocks =
+        computeBlockIndices(arith::IndexCastUIOp::create(b, loc, i32, item));
     slots.push_back(slot);
   }
   auto flatten = [](ArrayRef<LoadedItem> loaded) {
@@ -353,7 +364,8 @@ void WorkItemEmitter::emitRowLoop(Value rowStart, Value rowStep, Value rows,
   Value first = arith::MinUIOp::create(b, loc, rowStart, lastRow);
   for (LoadedItem &slot : slots)
     loadRowInto(first, slot);
-  auto loop = scf::ForOp::create(b, loc, rowStart, rows, rowStep, flatten(slots));
+  auto loop =
+      scf::ForOp::create(b, loc, rowStart, rows, rowStep, flatten(slots));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value row = loop.getInductionVar();

@@ -70,7 +70,8 @@ struct QMatLowerDequantToGPUPass
 
   gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module,
                                            const TargetInfo &info) {
-    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+    if (auto existing =
+            module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
       return existing;
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Attribute target = info.getGpuModuleTarget(module.getContext());
@@ -160,16 +161,16 @@ struct QMatLowerDequantToGPUPass
     std::string error;
     auto info = lookupTargetInfo(&getContext(), target, error);
     if (!info || !info->getTarget()) {
-      module.emitError() << (info ? "qmat-lower-dequant-to-gpu needs a GPU target"
-                                  : error);
+      module.emitError()
+          << (info ? "qmat-lower-dequant-to-gpu needs a GPU target" : error);
       return signalPassFailure();
     }
     int64_t warp = info->getWarpSize();
     if (threadsPerBlock != 0 &&
         (threadsPerBlock < warp || threadsPerBlock > 1024 ||
          threadsPerBlock % warp != 0)) {
-      module.emitError() << "threads-per-block must be a multiple of "
-                         << warp << " in [" << warp << ", 1024], got "
+      module.emitError() << "threads-per-block must be a multiple of " << warp
+                         << " in [" << warp << ", 1024], got "
                          << static_cast<int64_t>(threadsPerBlock);
       return signalPassFailure();
     }
@@ -206,8 +207,8 @@ struct QMatLowerDequantToGPUPass
                                 ? itemsPerThread
                                 : chooseItemsPerThread(items, threads);
       // The row loop has no bounds guard: only for rows the block tiles.
-      spec.persistent = persistentBlocks > 0 &&
-                        items % (threads * spec.itemsPerThread) == 0;
+      spec.persistent =
+          persistentBlocks > 0 && items % (threads * spec.itemsPerThread) == 0;
       if (items % (threads * spec.itemsPerThread) != 0 &&
           spec.itemsPerThread > 1) {
         op.emitOpError() << "items-per-thread " << spec.itemsPerThread
@@ -236,8 +237,8 @@ struct QMatLowerDequantToGPUPass
           arg = memref::CastOp::create(b, loc, kernelType, arg);
         argTypes.push_back(kernelType);
       }
-      gpu::GPUFuncOp kernel =
-          getOrCreateKernel(kernels, *info, spec, argTypes, threads, op.getLoc());
+      gpu::GPUFuncOp kernel = getOrCreateKernel(kernels, *info, spec, argTypes,
+                                                threads, op.getLoc());
 
       Value rows = memref::DimOp::create(b, loc, args.front(), 0);
       if (spec.persistent)
@@ -248,7 +249,8 @@ struct QMatLowerDequantToGPUPass
           b, loc, llvm::divideCeil(items, threads * spec.itemsPerThread));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value blockX = arith::ConstantIndexOp::create(b, loc, threads);
-      gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{rows, gridY, one},
+      gpu::LaunchFuncOp::create(b, loc, kernel,
+                                gpu::KernelDim3{rows, gridY, one},
                                 gpu::KernelDim3{blockX, one, one},
                                 /*dynamicSharedMemorySize=*/Value(), args);
       op.erase();

@@ -35,7 +35,8 @@ struct QMatLowerDequantToLoopsPass
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value rows = memref::DimOp::create(b, loc, op.getWeights(), 0);
-      Value items = arith::ConstantIndexOp::create(b, loc, spec.getItemsPerRow());
+      Value items =
+          arith::ConstantIndexOp::create(b, loc, spec.getItemsPerRow());
       auto rowLoop = scf::ForOp::create(b, loc, zero, rows, one);
       OpBuilder rb = OpBuilder::atBlockBegin(rowLoop.getBody());
       auto itemLoop = scf::ForOp::create(rb, loc, zero, items, one);

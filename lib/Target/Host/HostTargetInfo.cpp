@@ -25,13 +25,17 @@ struct BytePermToArith : OpRewritePattern<BytePermOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
-    auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(rewriter, loc, i32, v); };
-    auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(rewriter, loc, i64, v); };
+    auto c32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+    };
+    auto c64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i64, v);
+    };
     Value pool = arith::OrIOp::create(
         rewriter, loc,
-        arith::ShLIOp::create(rewriter, loc,
-                              arith::ExtUIOp::create(rewriter, loc, i64, op.getHigh()),
-                              c64(32)),
+        arith::ShLIOp::create(
+            rewriter, loc,
+            arith::ExtUIOp::create(rewriter, loc, i64, op.getHigh()), c64(32)),
         arith::ExtUIOp::create(rewriter, loc, i64, op.getLow()));
     Value result = c32(0);
     for (int64_t i = 0; i < 4; ++i) {
@@ -41,18 +45,20 @@ struct BytePermToArith : OpRewritePattern<BytePermOp> {
           c32(15));
       Value index = arith::AndIOp::create(rewriter, loc, nibble, c32(7));
       Value shift = arith::ExtUIOp::create(
-          rewriter, loc, i64, arith::MulIOp::create(rewriter, loc, index, c32(8)));
+          rewriter, loc, i64,
+          arith::MulIOp::create(rewriter, loc, index, c32(8)));
       Value byte = arith::TruncIOp::create(
           rewriter, loc, i32,
-          arith::AndIOp::create(rewriter, loc,
-                                arith::ShRUIOp::create(rewriter, loc, pool, shift),
-                                c64(0xFF)));
+          arith::AndIOp::create(
+              rewriter, loc, arith::ShRUIOp::create(rewriter, loc, pool, shift),
+              c64(0xFF)));
       Value sign = arith::ShRUIOp::create(rewriter, loc, byte, c32(7));
       Value replicated = arith::MulIOp::create(rewriter, loc, sign, c32(0xFF));
       Value useSign = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ne,
           arith::AndIOp::create(rewriter, loc, nibble, c32(8)), c32(0));
-      Value chosen = arith::SelectOp::create(rewriter, loc, useSign, replicated, byte);
+      Value chosen =
+          arith::SelectOp::create(rewriter, loc, useSign, replicated, byte);
       result = arith::OrIOp::create(
           rewriter, loc, result,
           arith::ShLIOp::create(rewriter, loc, chosen, c32(8 * i)));
@@ -70,7 +76,8 @@ public:
     return format == ElementFormat::e2m1 ? DecodeMethod::lookup
                                          : DecodeMethod::arith;
   }
-  void populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
+  void
+  populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     patterns.add<BytePermToArith>(patterns.getContext());
   }
   Attribute getGpuModuleTarget(MLIRContext *context) const override {

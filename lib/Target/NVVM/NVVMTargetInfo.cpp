@@ -40,7 +40,8 @@ public:
     return target.getChip() == Chip::sm_100 || target.getChip() == Chip::sm_120;
   }
 
-  bool supportsDecode(ElementFormat format, DecodeMethod method) const override {
+  bool supportsDecode(ElementFormat format,
+                      DecodeMethod method) const override {
     if (method == DecodeMethod::native)
       return format == ElementFormat::e2m1 && hasNativeFp4();
     return TargetInfo::supportsDecode(format, method);
@@ -81,9 +82,9 @@ public:
     int64_t maxBlocks = maxThreadsPerSM() == 1536 ? 24 : 32;
     int64_t blocks = std::min(maxThreadsPerSM() / threads, maxBlocks);
     if (blocks > 0)
-      kernel->setAttr("nvvm.minctasm",
-                      IntegerAttr::get(IntegerType::get(kernel->getContext(), 32),
-                                       blocks));
+      kernel->setAttr(
+          "nvvm.minctasm",
+          IntegerAttr::get(IntegerType::get(kernel->getContext(), 32), blocks));
   }
 
   Value emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
@@ -94,7 +95,8 @@ public:
         TypeAttr::get(builder.getType<Float4E2M1FNType>()));
   }
 
-  void populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
+  void
+  populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     patterns.add<BytePermToPrmt>(patterns.getContext());
   }
 
@@ -113,8 +115,9 @@ public:
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     context->getOrLoadDialect<NVVM::NVVMDialect>();
     StringRef features = hasNativeFp4() ? "+ptx88" : "+ptx80";
-    return NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
-                                     getChipString(), features);
+    return NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                     "nvptx64-nvidia-cuda", getChipString(),
+                                     features);
   }
 
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {
@@ -135,6 +138,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<TargetInfo> mlir::qmat::createNVVMTargetInfo(TargetAttr target) {
+std::unique_ptr<TargetInfo>
+mlir::qmat::createNVVMTargetInfo(TargetAttr target) {
   return std::make_unique<NVVMTargetInfo>(target);
 }

@@ -36,7 +36,8 @@ struct Memref0D {
   int64_t offset;
 };
 
-template <typename T> Memref2D view(std::vector<T> &data, int64_t rows, int64_t cols) {
+template <typename T>
+Memref2D view(std::vector<T> &data, int64_t rows, int64_t cols) {
   return {data.data(), data.data(), 0, {rows, cols}, {cols, 1}};
 }
 
@@ -64,7 +65,13 @@ struct Variant {
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 #define QMAT_VARIANT(name, arity, scheme, act, k, bs, zp)                      \
-  {#name, arity, Scheme::scheme, ActType::act, k, bs, zp,                      \
+  {#name,                                                                      \
+   arity,                                                                      \
+   Scheme::scheme,                                                             \
+   ActType::act,                                                               \
+   k,                                                                          \
+   bs,                                                                         \
+   zp,                                                                         \
    reinterpret_cast<void *>(&_mlir_ciface_##name)},
 const Variant kVariants[] = {
 #include "ExactnessVariants.inc"
@@ -76,13 +83,24 @@ float bitsFloat(uint32_t u) { return bitsToFloat(u); }
 /// fp32 scales that exercise every corner of the fp8 product: zeros,
 /// subnormals, overflow towards inf, inf and NaN, then random magnitudes.
 std::vector<float> fp8ScaleTable(std::mt19937 &rng) {
-  std::vector<float> t = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 448.0f, 1e-3f,
-                          bitsFloat(1), bitsFloat(0x007FFFFF), 1e-40f,
-                          std::numeric_limits<float>::max(), 1e36f,
+  std::vector<float> t = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          0.5f,
+                          448.0f,
+                          1e-3f,
+                          bitsFloat(1),
+                          bitsFloat(0x007FFFFF),
+                          1e-40f,
+                          std::numeric_limits<float>::max(),
+                          1e36f,
                           std::numeric_limits<float>::infinity(),
                           -std::numeric_limits<float>::infinity(),
                           std::numeric_limits<float>::quiet_NaN(),
-                          146.28f, 2.0e-8f, 6.1e-5f};
+                          146.28f,
+                          2.0e-8f,
+                          6.1e-5f};
   std::uniform_int_distribution<int> exp(-40, 40);
   std::uniform_real_distribution<float> mant(-2.0f, 2.0f);
   while (t.size() < 256)
@@ -94,11 +112,11 @@ std::vector<float> fp8ScaleTable(std::mt19937 &rng) {
 std::vector<uint16_t> actScaleTable(ActType act, std::mt19937 &rng) {
   std::vector<uint16_t> t;
   if (act == ActType::F16)
-    t = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x03FF, 0x7BFF, 0x7C00,
-         0xFC00, 0x7E00, 0x2E66, 0x1400};
+    t = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x03FF,
+         0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x2E66, 0x1400};
   else
-    t = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x007F, 0x7F7F, 0x7F80,
-         0xFF80, 0x7FC0, 0x3C23, 0x0080};
+    t = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x007F,
+         0x7F7F, 0x7F80, 0xFF80, 0x7FC0, 0x3C23, 0x0080};
   std::uniform_int_distribution<int> bits(0, 0xFFFF);
   while (t.size() < 256) {
     uint16_t b = static_cast<uint16_t>(bits(rng));
@@ -116,7 +134,8 @@ class HostExactness : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(HostExactness, MatchesReferenceBitForBit) {
   const Variant &v = GetParam();
-  std::mt19937 rng(0x9E3779B9u ^ static_cast<uint32_t>(v.k * 131 + v.blockSize));
+  std::mt19937 rng(0x9E3779B9u ^
+                   static_cast<uint32_t>(v.k * 131 + v.blockSize));
   const int64_t rows = 256;
   QuantizedWeight w;
   w.scheme = v.scheme;
@@ -159,8 +178,9 @@ TEST_P(HostExactness, MatchesReferenceBitForBit) {
 
   std::vector<float> globals = {1.0f};
   if (v.scheme == Scheme::NVFP4)
-    globals = {1.0f, 0.5f, 0.0078125f, 3.3e-5f, 1.7f, -2.25f, 1e30f, 1e-30f,
-               std::numeric_limits<float>::quiet_NaN()};
+    globals = {1.0f,    0.5f,   0.0078125f,
+               3.3e-5f, 1.7f,   -2.25f,
+               1e30f,   1e-30f, std::numeric_limits<float>::quiet_NaN()};
 
   for (float global : globals) {
     w.globalScale = global;
@@ -220,9 +240,10 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, HostExactness,
 // sequences: the table above must hold each of them for each fp4 scheme,
 // or a rewrite would go unproven.
 TEST(HostExactnessCoverage, EveryRewriteIsExercised) {
-  for (const char *needle : {"nvfp4_k512_bs16_vec8_lookup", "nvfp4_k512_bs16_vec8_magic_bias",
-                             "mxfp4_k512_bs32_vec8_magic_bias", "int4_k512_bs32_vec8_magic_bias",
-                             "nvfp4_k510_bs17_scalar_lookup", "fp8_k255_bs128_scalar"}) {
+  for (const char *needle :
+       {"nvfp4_k512_bs16_vec8_lookup", "nvfp4_k512_bs16_vec8_magic_bias",
+        "mxfp4_k512_bs32_vec8_magic_bias", "int4_k512_bs32_vec8_magic_bias",
+        "nvfp4_k510_bs17_scalar_lookup", "fp8_k255_bs128_scalar"}) {
     bool found = false;
     for (const Variant &v : kVariants)
       found |= std::string(v.name).find(needle) != std::string::npos;

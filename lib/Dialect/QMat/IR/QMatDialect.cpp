@@ -31,9 +31,8 @@ void QMatDialect::initialize() {
 // SchemeAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   SchemeKind kind, int64_t blockSize) {
+LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 SchemeKind kind, int64_t blockSize) {
   if (blockSize <= 0)
     return emitError() << "block size must be positive, got " << blockSize;
   // OCP Microscaling v1.0 fixes the MX block at 32 elements; any other size

@@ -35,8 +35,7 @@ bool isActivationType(Type type) { return type.isF16() || type.isBF16(); }
 
 /// Two extents agree when either is dynamic or both are equal.
 bool extentsAgree(int64_t lhs, int64_t rhs) {
-  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
-         lhs == rhs;
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs;
 }
 
 bool shapeMatches(MemRefType type, ArrayRef<int64_t> expected) {
@@ -76,9 +75,8 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
 
   if (scheme.isPacked()) {
     if (k % 2 != 0)
-      return op->emitOpError()
-             << "K must be even for " << kindName
-             << " (two 4-bit codes per byte), got K = " << k;
+      return op->emitOpError() << "K must be even for " << kindName
+                               << " (two 4-bit codes per byte), got K = " << k;
     if (weightsType.getRank() != 2 ||
         !weightsType.getElementType().isInteger(8))
       return op->emitOpError()
@@ -111,10 +109,9 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
   int64_t numBlocks = scheme.getNumBlocks(k);
   SmallVector<int64_t> scaleShape = {n, numBlocks};
   if (!shapeMatches(scalesType, scaleShape))
-    return op->emitOpError()
-           << "scales must have shape [N, ceil(K/bs)] = "
-           << formatShape(scaleShape) << ", got "
-           << formatShape(scalesType.getShape());
+    return op->emitOpError() << "scales must have shape [N, ceil(K/bs)] = "
+                             << formatShape(scaleShape) << ", got "
+                             << formatShape(scalesType.getShape());
   Type scaleElement = scalesType.getElementType();
   switch (kind) {
   case SchemeKind::nvfp4:
@@ -136,9 +133,8 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
     break;
   case SchemeKind::int4:
     if (scaleElement != problem.act)
-      return op->emitOpError()
-             << "int4 scales must have the activation type " << problem.act
-             << ", got " << scaleElement;
+      return op->emitOpError() << "int4 scales must have the activation type "
+                               << problem.act << ", got " << scaleElement;
     break;
   }
 
@@ -146,13 +142,13 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
     return op->emitOpError()
            << "nvfp4 requires a global_scale operand (weight_scale_2)";
   if (kind != SchemeKind::nvfp4 && globalScale)
-    return op->emitOpError() << "global_scale is only allowed for nvfp4, not "
-                             << kindName;
+    return op->emitOpError()
+           << "global_scale is only allowed for nvfp4, not " << kindName;
   if (globalScale) {
     auto type = cast<MemRefType>(globalScale.getType());
     if (type.getRank() != 0 || !type.getElementType().isF32())
-      return op->emitOpError() << "global_scale must be memref<f32>, got "
-                               << type;
+      return op->emitOpError()
+             << "global_scale must be memref<f32>, got " << type;
   }
 
   if (zeroPoints) {
@@ -172,15 +168,15 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
 /// Checks A [M, K] and Y [M, N]: f16/bf16, the same type, M dynamic, K and N
 /// static. Returns the problem shape on success.
 FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y,
-                                         bool allowDynamicN = false) {
+                                          bool allowDynamicN = false) {
   auto aType = cast<MemRefType>(a.getType());
   auto yType = cast<MemRefType>(y.getType());
   if (aType.getRank() != 2)
-    return op->emitOpError() << "A must be a rank-2 memref [M, K], got "
-                             << aType;
+    return op->emitOpError()
+           << "A must be a rank-2 memref [M, K], got " << aType;
   if (yType.getRank() != 2)
-    return op->emitOpError() << "Y must be a rank-2 memref [M, N], got "
-                             << yType;
+    return op->emitOpError()
+           << "Y must be a rank-2 memref [M, N], got " << yType;
   Type act = aType.getElementType();
   if (!isActivationType(act))
     return op->emitOpError()
@@ -205,9 +201,9 @@ LogicalResult verifyBias(Operation *op, Value bias, const ProblemShape &p) {
   auto type = cast<MemRefType>(bias.getType());
   if (type.getRank() != 1 || !extentsAgree(type.getDimSize(0), p.n) ||
       type.getElementType() != p.act)
-    return op->emitOpError() << "bias must be [N] = [" << p.n
-                             << "] of the activation type " << p.act
-                             << ", got " << type;
+    return op->emitOpError()
+           << "bias must be [N] = [" << p.n << "] of the activation type "
+           << p.act << ", got " << type;
   return success();
 }
 
@@ -275,8 +271,7 @@ LogicalResult DequantizeOp::verify() {
                                    getScales(), getGlobalScale(),
                                    getZeroPoints(), problem)))
     return failure();
-  if (getKernel() == DequantKernel::vec8 &&
-      !getScheme().isVec8Legal(problem.k))
+  if (getKernel() == DequantKernel::vec8 && !getScheme().isVec8Legal(problem.k))
     return emitOpError() << "vec8 needs K % 8 == 0 and an even block size, "
                             "got K = "
                          << problem.k
@@ -295,8 +290,7 @@ LogicalResult GemmOp::verify() {
     return failure();
   auto bType = getB().getType();
   SmallVector<int64_t> expected = {problem->n, problem->k};
-  if (!shapeMatches(bType, expected) ||
-      bType.getElementType() != problem->act)
+  if (!shapeMatches(bType, expected) || bType.getElementType() != problem->act)
     return emitOpError() << "B must be [N, K] = " << formatShape(expected)
                          << " of the activation type " << problem->act
                          << ", got " << bType;
@@ -335,12 +329,11 @@ LogicalResult DecodeOp::verify() {
     exactBias = element.isF16() ? 14 : 126;
   if (bias != 0 && bias != exactBias)
     return emitOpError() << "exponent_bias " << bias << " is not exact for "
-                         << formatName << " to " << element
-                         << " (allowed: 0"
+                         << formatName << " to " << element << " (allowed: 0"
                          << (exactBias ? ", " + std::to_string(exactBias) : "")
                          << ")";
-  if (getMethod() == DecodeMethod::magic_bias && format == ElementFormat::e2m1 &&
-      bias == 0)
+  if (getMethod() == DecodeMethod::magic_bias &&
+      format == ElementFormat::e2m1 && bias == 0)
     return emitOpError() << "magic_bias decoding of e2m1 needs exponent_bias "
                          << exactBias << " for " << element;
   if (getMethod() == DecodeMethod::native && format != ElementFormat::e2m1)
