@@ -63,9 +63,13 @@ check-lit: build
 check-unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
+check-python: build
+	QMAT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests
+
 check: build
 	@rc=0; \
 	$(LLVM_DIR)/bin/lit -s -v $(BUILD_DIR)/test || rc=1; \
+	QMAT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests || rc=1; \
 	(cd $(BUILD_DIR) && ctest --output-on-failure) || rc=1; \
 	exit $$rc
 
