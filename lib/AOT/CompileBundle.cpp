@@ -2,11 +2,11 @@
 
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Pipelines/Pipelines.h"
-#include "qmat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -99,17 +99,18 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
   Bundle bundle;
   bundle.prefix = options.prefix;
   for (const std::string &target : options.targets) {
-    // Plans first, on a copy: the lowering consumes the matmuls.
-    OwningOpRef<ModuleOp> planned = cast<ModuleOp>(module->clone());
+    GpuPipelineOptions pipeline;
+    pipeline.target = target;
+    pipeline.gemvMaxM = options.gemvMaxM;
+    pipeline.scratchCapMiB = options.scratchCapMiB;
+
+    // Plans first: the lowering consumes the matmuls they sit on.
+    OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
     PassManager planPm(module.getContext());
-    QMatSelectStrategyOptions select;
-    select.target = target;
-    select.gemvMaxM = options.gemvMaxM;
-    select.scratchCapMiB = options.scratchCapMiB;
-    planPm.addPass(createQMatSelectStrategy(select));
-    if (failed(planPm.run(*planned)))
+    buildStrategyPipeline(planPm, pipeline);
+    if (failed(planPm.run(*lowered)))
       return failure();
-    FailureOr<std::vector<Layer>> layers = collectLayers(*planned);
+    FailureOr<std::vector<Layer>> layers = collectLayers(*lowered);
     if (failed(layers))
       return failure();
     if (layers->empty())
@@ -121,40 +122,40 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     TargetBinary binary;
     binary.chip = target;
     std::optional<Chip> chip = symbolizeChip(target);
-    if (!chip || !TargetAttr::get(module.getContext(), *chip).isNVIDIA())
+    if (!chip || !isNVIDIAChip(*chip))
       return module.emitError() << "qmat-aot: target '" << target
                                 << "' has no launcher generator yet";
     binary.computeCapability = std::stoi(target.substr(3));
 
-    for (bool ptx : {false, true}) {
-      if (ptx && !options.emitPtx)
+    // Lower once; serialize that module once per requested format.
+    PassManager lowerPm(module.getContext());
+    buildPlannedToLLVMPipeline(lowerPm, pipeline);
+    if (failed(lowerPm.run(*lowered)))
+      return failure();
+    FailureOr<std::vector<KernelLaunch>> launches =
+        collectLaunches(*lowered, bundle.layers);
+    if (failed(launches))
+      return failure();
+    binary.launches = *launches;
+
+    for (StringRef format : {"bin", "isa"}) {
+      if (format == "isa" && !options.emitPtx)
         break;
-      OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
-      PassManager pm(module.getContext());
-      GpuPipelineOptions pipeline;
-      pipeline.target = target;
-      pipeline.gemvMaxM = options.gemvMaxM;
-      pipeline.scratchCapMiB = options.scratchCapMiB;
-      pipeline.format = ptx ? "isa" : "bin";
-      buildGpuPipeline(pm, pipeline);
-      if (failed(pm.run(*lowered)))
+      OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
+      PassManager binaryPm(module.getContext());
+      GpuModuleToBinaryPassOptions binaryOptions;
+      binaryOptions.compilationTarget = format.str();
+      binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+      if (failed(binaryPm.run(*serialized)))
         return failure();
-      auto gpuBinary = lowered->lookupSymbol<gpu::BinaryOp>("qmat_kernels");
+      auto gpuBinary = serialized->lookupSymbol<gpu::BinaryOp>("qmat_kernels");
       if (!gpuBinary || gpuBinary.getObjects().size() != 1)
         return module.emitError() << "qmat-aot: expected one gpu.binary "
                                      "@qmat_kernels object for "
                                   << target;
       auto object = cast<gpu::ObjectAttr>(gpuBinary.getObjects()[0]);
-      if (ptx) {
-        binary.ptx = object.getObject().getValue().str();
-        continue;
-      }
-      binary.cubin = object.getObject().getValue().str();
-      FailureOr<std::vector<KernelLaunch>> launches =
-          collectLaunches(*lowered, bundle.layers);
-      if (failed(launches))
-        return failure();
-      binary.launches = *launches;
+      (format == "isa" ? binary.ptx : binary.cubin) =
+          object.getObject().getValue().str();
     }
     bundle.targets.push_back(std::move(binary));
   }

@@ -45,18 +45,22 @@ int64_t weightAlignment(const Layer &l) {
   return l.scheme == SchemeKind::fp8 ? 8 : 4;
 }
 
-void emitEntryDeclarations(const Bundle &bundle, const Layer &layer,
-                           llvm::raw_ostream &os, StringRef terminator) {
-  // Kept in one place so the header and any wrapper agree on the ABI.
+// The two entry-point signatures, written once so that the header's
+// declarations and the source's definitions cannot drift apart.
+void emitWorkspaceSizeSignature(const Bundle &bundle, const Layer &layer,
+                                llvm::raw_ostream &os) {
   os << "size_t " << bundle.prefix << "_" << layer.name
-     << "_workspace_size(int64_t max_m)" << terminator;
+     << "_workspace_size(int64_t max_m)";
+}
+
+void emitRunSignature(const Bundle &bundle, const Layer &layer,
+                      llvm::raw_ostream &os) {
   os << "qmat_status " << bundle.prefix << "_" << layer.name
      << "_run(CUstream stream, int64_t m, const void *a, const void *weights,\n"
      << "    const void *scales, const float *global_scale, const void "
         "*zero_points,\n"
      << "    const void *bias, void *y, void *workspace, size_t "
-        "workspace_size)"
-     << terminator;
+        "workspace_size)";
 }
 
 } // namespace
@@ -97,7 +101,10 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
                         stringifySchemeKind(layer.scheme), layer.blockSize,
                         layer.bf16 ? "bf16" : "f16",
                         layer.hasBias ? ", bias" : "");
-    emitEntryDeclarations(bundle, layer, os, ";\n");
+    emitWorkspaceSizeSignature(bundle, layer, os);
+    os << ";\n";
+    emitRunSignature(bundle, layer, os);
+    os << ";\n";
     os << "\n";
   }
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif // " << guard << "\n";
@@ -193,19 +200,12 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
               l.scheme == SchemeKind::nvfp4 ? "true" : "false",
               l.hasZeroPoints ? "true" : "false", l.hasBias ? "true" : "false",
               l.bf16 ? "true" : "false", i);
-    std::string fn = bundle.prefix + "_" + l.name;
     // The workspace does not depend on M: the scratch holds W tiles.
-    os << "size_t " << fn << "_workspace_size(int64_t max_m) {\n"
-       << "  (void)max_m;\n  return kLayer_" << l.name
-       << ".scratchBytes + kGemmWorkspaceBytes;\n}\n\n"
-       << "qmat_status " << fn
-       << "_run(CUstream stream, int64_t m, const void *a, const void "
-          "*weights,\n"
-       << "    const void *scales, const float *global_scale, const void "
-          "*zero_points,\n"
-       << "    const void *bias, void *y, void *workspace, size_t "
-          "workspace_size) {\n"
-       << "  return runLayer(kLayer_" << l.name
+    emitWorkspaceSizeSignature(bundle, l, os);
+    os << " {\n  (void)max_m;\n  return kLayer_" << l.name
+       << ".scratchBytes + kGemmWorkspaceBytes;\n}\n\n";
+    emitRunSignature(bundle, l, os);
+    os << " {\n  return runLayer(kLayer_" << l.name
        << ", stream, m, a, weights, scales, global_scale, zero_points, bias, "
           "y,\n"
        << "                  workspace, workspace_size);\n}\n\n";

@@ -39,8 +39,20 @@ struct CheckPipelineOptionsPass
 
 } // namespace
 
-void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
-                                  const GpuPipelineOptions &options) {
+/// qmat.dequantize ops to gpu.func kernels lowered to the target's LLVM
+/// dialect flavour, stopping before serialization.
+static void addKernelLowering(OpPassManager &pm,
+                              const GpuPipelineOptions &options);
+
+static void addBinaryPass(OpPassManager &pm,
+                          const GpuPipelineOptions &options) {
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::qmat::buildStrategyPipeline(OpPassManager &pm,
+                                       const GpuPipelineOptions &options) {
   QMatSelectStrategyOptions select;
   select.target = options.target;
   select.gemvMaxM = options.gemvMaxM;
@@ -48,16 +60,34 @@ void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
   select.forceDequant = options.forceDequant;
   select.forceDecode = options.forceDecode;
   pm.addPass(createQMatSelectStrategy(select));
+}
+
+void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
+                                            const GpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;
   vectorize.force = options.forceDequant;
   pm.addPass(createQMatVectorizeDequant(vectorize));
-  buildKernelPipeline(pm, options);
+  addKernelLowering(pm, options);
+}
+
+void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
+                                  const GpuPipelineOptions &options) {
+  pm.addPass(std::make_unique<CheckPipelineOptionsPass>(options.format));
+  buildStrategyPipeline(pm, options);
+  buildPlannedToLLVMPipeline(pm, options);
+  addBinaryPass(pm, options);
 }
 
 void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
                                      const GpuPipelineOptions &options) {
   pm.addPass(std::make_unique<CheckPipelineOptionsPass>(options.format));
+  addKernelLowering(pm, options);
+  addBinaryPass(pm, options);
+}
+
+static void addKernelLowering(OpPassManager &pm,
+                              const GpuPipelineOptions &options) {
   QMatLowerDequantToGPUOptions lower;
   lower.target = options.target;
   lower.threadsPerBlock = options.threadsPerBlock;
@@ -76,14 +106,10 @@ void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createQMatLowerToTarget(toTarget));
 
   std::string error;
-  MLIRContext scratchContext;
-  // The target-specific tail. An unknown target was already diagnosed by
-  // the strategy pass, which runs first and fails the pipeline.
-  if (auto info = lookupTargetInfo(&scratchContext, options.target, error))
+  // The target-specific tail. An unknown target is diagnosed by the first
+  // qmat pass, which fails the pipeline before it gets here.
+  if (auto info = lookupTargetInfo(options.target, error))
     info->buildGpuModuleToLLVMPipeline(pm);
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
 void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm) {

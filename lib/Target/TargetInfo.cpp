@@ -25,7 +25,7 @@ bool TargetInfo::supportsDecode(ElementFormat format,
 std::unique_ptr<TargetInfo>
 mlir::qmat::lookupTargetInfoOrEmit(Operation *anchor, StringRef name) {
   std::string error;
-  auto info = lookupTargetInfo(anchor->getContext(), name, error);
+  auto info = lookupTargetInfo(name, error);
   if (!info)
     anchor->emitError() << error;
   return info;
@@ -36,14 +36,13 @@ Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
   llvm_unreachable("target has no native fp4 conversion");
 }
 
-std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(TargetAttr target) {
-  if (target.isNVIDIA())
-    return createNVVMTargetInfo(target);
+std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
+  if (isNVIDIAChip(chip))
+    return createNVVMTargetInfo(chip);
   return nullptr;
 }
 
-std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(MLIRContext *context,
-                                                         StringRef name,
+std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(StringRef name,
                                                          std::string &error) {
   if (name == "host")
     return createHostTargetInfo();
@@ -55,8 +54,7 @@ std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(MLIRContext *context,
                 .str();
     return nullptr;
   }
-  context->getOrLoadDialect<QMatDialect>();
-  auto info = createTargetInfo(TargetAttr::get(context, *chip));
+  auto info = createTargetInfo(*chip);
   if (!info)
     error =
         ("target '" + name + "' has no code generator in this build yet").str();

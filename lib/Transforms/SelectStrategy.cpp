@@ -35,7 +35,7 @@ struct QMatSelectStrategyPass
     }
     auto targetAttr = TargetAttr::get(context, *chip);
     std::string error;
-    auto info = lookupTargetInfo(context, target, error);
+    auto info = lookupTargetInfo(target, error);
     if (!info) {
       getOperation()->emitError() << error;
       return signalPassFailure();

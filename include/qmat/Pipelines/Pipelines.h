@@ -54,8 +54,19 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 };
 
 /// qmat.matmul -> planned, tiled dequantize + GEMM -> gpu.func kernels with
-/// the target's decode -> a gpu.binary (`qmat-to-gpu-binary`).
+/// the target's decode -> a gpu.binary (`qmat-to-gpu-binary`). The same as
+/// buildStrategyPipeline, then buildPlannedToLLVMPipeline, then
+/// gpu-module-to-binary.
 void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// The first stage: a #qmat.plan on every qmat.matmul.
+void buildStrategyPipeline(OpPassManager &pm,
+                           const GpuPipelineOptions &options);
+
+/// The second stage: planned matmuls -> host tile loops and gpu.modules in
+/// the target's LLVM dialect, ready for serialization in any format.
+void buildPlannedToLLVMPipeline(OpPassManager &pm,
+                                const GpuPipelineOptions &options);
 
 /// The kernel half: qmat.dequantize -> gpu.func -> target decode -> binary
 /// (`qmat-kernels-to-gpu-binary`).

@@ -24,7 +24,7 @@ public:
   virtual ~TargetInfo();
 
   /// The chip this describes (the host model describes none).
-  virtual std::optional<TargetAttr> getTarget() const = 0;
+  virtual std::optional<Chip> getChip() const = 0;
   /// Threads that execute in lock step (warp or wavefront).
   virtual unsigned getWarpSize() const = 0;
 
@@ -68,19 +68,19 @@ public:
 std::unique_ptr<TargetInfo> lookupTargetInfoOrEmit(Operation *anchor,
                                                    StringRef name);
 
-/// The description of a GPU target.
-std::unique_ptr<TargetInfo> createTargetInfo(TargetAttr target);
+/// The description of a GPU target; null where no generator exists yet.
+std::unique_ptr<TargetInfo> createTargetInfo(Chip chip);
 /// The CPU model used to run the decode rewrites on the host, so that their
 /// exactness is checked by `make check` without a GPU.
 std::unique_ptr<TargetInfo> createHostTargetInfo();
 
 /// Parses a target name ("sm_90", "gfx942", "host"); nullptr and a message in
 /// `error` when unknown.
-std::unique_ptr<TargetInfo>
-lookupTargetInfo(MLIRContext *context, StringRef name, std::string &error);
+std::unique_ptr<TargetInfo> lookupTargetInfo(StringRef name,
+                                             std::string &error);
 
 // Vendor entry points, defined in lib/Target/<Vendor>.
-std::unique_ptr<TargetInfo> createNVVMTargetInfo(TargetAttr target);
+std::unique_ptr<TargetInfo> createNVVMTargetInfo(Chip chip);
 
 } // namespace mlir::qmat
 

@@ -171,7 +171,6 @@ Value WorkItemEmitter::decodeZeroPoint(Value byte, Value block) {
 SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
   int64_t perItem = spec.getElementsPerItem();
   int64_t bs = spec.scheme.getBlockSize();
-  Value k0 = arith::MulIOp::create(b, loc, itemI32, constI32(perItem));
   // One scale for the whole item: a single division by a constant, which
   // the backend turns into a multiply-high.
   if (bs % perItem == 0) {
@@ -183,6 +182,7 @@ SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
   // each pair of elements shares a block: step the index a pair at a time
   // instead of dividing per element.
   int64_t step = spec.kernel == DequantKernel::vec8 ? 2 : 1;
+  Value k0 = arith::MulIOp::create(b, loc, itemI32, constI32(perItem));
   Value block = arith::DivUIOp::create(b, loc, k0, constI32(bs));
   Value rem = arith::RemUIOp::create(b, loc, k0, constI32(bs));
   SmallVector<Value> blocks;

@@ -159,8 +159,8 @@ struct QMatLowerDequantToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::string error;
-    auto info = lookupTargetInfo(&getContext(), target, error);
-    if (!info || !info->getTarget()) {
+    auto info = lookupTargetInfo(target, error);
+    if (!info || !info->getChip()) {
       module.emitError()
           << (info ? "qmat-lower-dequant-to-gpu needs a GPU target" : error);
       return signalPassFailure();

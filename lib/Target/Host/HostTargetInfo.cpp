@@ -70,7 +70,7 @@ struct BytePermToArith : OpRewritePattern<BytePermOp> {
 
 class HostTargetInfo final : public TargetInfo {
 public:
-  std::optional<TargetAttr> getTarget() const override { return std::nullopt; }
+  std::optional<Chip> getChip() const override { return std::nullopt; }
   unsigned getWarpSize() const override { return 1; }
   DecodeMethod getDefaultDecode(ElementFormat format) const override {
     return format == ElementFormat::e2m1 ? DecodeMethod::lookup

@@ -29,15 +29,15 @@ struct BytePermToPrmt : OpRewritePattern<BytePermOp> {
 
 class NVVMTargetInfo final : public TargetInfo {
 public:
-  explicit NVVMTargetInfo(TargetAttr target) : target(target) {}
+  explicit NVVMTargetInfo(Chip chip) : chip(chip) {}
 
-  std::optional<TargetAttr> getTarget() const override { return target; }
+  std::optional<Chip> getChip() const override { return chip; }
   unsigned getWarpSize() const override { return 32; }
 
   /// Blackwell (sm_100, sm_120) converts e2m1 pairs in hardware; before it
   /// the conversion intrinsic is a branchy software emulation.
   bool hasNativeFp4() const {
-    return target.getChip() == Chip::sm_100 || target.getChip() == Chip::sm_120;
+    return chip == Chip::sm_100 || chip == Chip::sm_120;
   }
 
   bool supportsDecode(ElementFormat format,
@@ -67,9 +67,7 @@ public:
   /// Threads one SM holds at once: 1536 on sm_89 and sm_120, 2048 on the
   /// data-centre parts.
   int64_t maxThreadsPerSM() const {
-    return target.getChip() == Chip::sm_89 || target.getChip() == Chip::sm_120
-               ? 1536
-               : 2048;
+    return chip == Chip::sm_89 || chip == Chip::sm_120 ? 1536 : 2048;
   }
 
   /// Asks ptxas for a register budget that keeps a full SM of blocks
@@ -102,13 +100,13 @@ public:
 
   /// The arch-specific (`a`) variants carry the Blackwell conversions.
   std::string getChipString() const {
-    switch (target.getChip()) {
+    switch (chip) {
     case Chip::sm_100:
       return "sm_100a";
     case Chip::sm_120:
       return "sm_120a";
     default:
-      return target.getChipName().str();
+      return stringifyChip(chip).str();
     }
   }
 
@@ -133,12 +131,11 @@ public:
   }
 
 private:
-  TargetAttr target;
+  Chip chip;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo>
-mlir::qmat::createNVVMTargetInfo(TargetAttr target) {
-  return std::make_unique<NVVMTargetInfo>(target);
+std::unique_ptr<TargetInfo> mlir::qmat::createNVVMTargetInfo(Chip chip) {
+  return std::make_unique<NVVMTargetInfo>(chip);
 }

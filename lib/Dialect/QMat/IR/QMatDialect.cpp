@@ -79,8 +79,8 @@ int64_t SchemeAttr::getDefaultBlockSize(SchemeKind kind) {
 // TargetAttr
 //===----------------------------------------------------------------------===//
 
-bool TargetAttr::isNVIDIA() const {
-  switch (getChip()) {
+bool mlir::qmat::isNVIDIAChip(Chip chip) {
+  switch (chip) {
   case Chip::gfx942:
   case Chip::gfx950:
     return false;
@@ -88,6 +88,8 @@ bool TargetAttr::isNVIDIA() const {
     return true;
   }
 }
+
+bool TargetAttr::isNVIDIA() const { return isNVIDIAChip(getChip()); }
 
 unsigned TargetAttr::getWarpSize() const { return isNVIDIA() ? 32 : 64; }
 

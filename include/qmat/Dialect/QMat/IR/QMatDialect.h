@@ -14,4 +14,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "qmat/QMatAttrs.h.inc"
 
+namespace mlir::qmat {
+/// Whether `chip` is an NVIDIA GPU (the rest are AMD).
+bool isNVIDIAChip(Chip chip);
+} // namespace mlir::qmat
+
 #endif // QMAT_DIALECT_QMAT_IR_QMATDIALECT_H
