@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/harness.h"
 #include "bench.h"
-#include "qmat/Reference/Numerics.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -28,16 +28,7 @@
 #include <vector>
 
 using namespace qmat::ref;
-
-#define CUDA_CHECK(expr)                                                       \
-  do {                                                                         \
-    cudaError_t e_ = (expr);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #expr,        \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
+using namespace bench;
 
 namespace {
 
@@ -71,121 +62,6 @@ const LayerEntry kLayers[] = {
 };
 #undef BENCH_LAYER
 
-template <typename F> void parallelFor(int64_t n, F f) {
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (int64_t i = t; i < n; i += threads)
-        f(i);
-    });
-  for (auto &th : pool)
-    th.join();
-}
-
-uint64_t splitmix(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Random weights of realistic magnitude (finite scales), generated in
-/// parallel by rows.
-QuantizedWeight makeWeight(const LayerEntry &l, uint64_t seed) {
-  QuantizedWeight w;
-  w.scheme = l.scheme;
-  w.act = l.act;
-  w.n = l.n;
-  w.k = l.k;
-  w.blockSize = l.blockSize;
-  int64_t codeCols = l.scheme == Scheme::FP8 ? l.k : l.k / 2,
-          blocks = w.numScaleBlocks();
-  w.codes.resize(size_t(l.n) * codeCols);
-  if (l.scheme == Scheme::NVFP4 || l.scheme == Scheme::MXFP4)
-    w.scaleBytes.resize(l.n * blocks);
-  if (l.scheme == Scheme::FP8)
-    w.scaleF32.resize(l.n * blocks);
-  if (l.scheme == Scheme::INT4)
-    w.scaleAct.resize(l.n * blocks);
-  if (l.zeroPoints)
-    w.zeroPoints.resize(l.n * ((blocks + 1) / 2));
-  parallelFor(l.n, [&](int64_t r) {
-    uint64_t s = seed ^ (uint64_t(r) * 0x2545F4914F6CDD1Dull);
-    for (int64_t j = 0; j < codeCols; ++j) {
-      uint8_t byte = uint8_t(splitmix(s));
-      // fp8: keep codes finite (S.1111.111 is NaN).
-      if (l.scheme == Scheme::FP8 && (byte & 0x7F) == 0x7F)
-        byte &= 0xFE;
-      w.codes[r * codeCols + j] = byte;
-    }
-    for (int64_t b = 0; b < blocks; ++b) {
-      uint64_t v = splitmix(s);
-      double u = double(v % 1000000) / 1e6;
-      if (l.scheme == Scheme::NVFP4)
-        w.scaleBytes[r * blocks + b] = uint8_t(0x28 + v % 24);
-      if (l.scheme == Scheme::MXFP4)
-        w.scaleBytes[r * blocks + b] = uint8_t(120 + v % 6);
-      if (l.scheme == Scheme::FP8)
-        w.scaleF32[r * blocks + b] = float(0.001 + 0.01 * u);
-      if (l.scheme == Scheme::INT4)
-        w.scaleAct[r * blocks + b] = roundToAct(l.act, float(0.002 + 0.02 * u));
-    }
-    if (l.zeroPoints)
-      for (int64_t c = 0; c < (blocks + 1) / 2; ++c)
-        w.zeroPoints[r * ((blocks + 1) / 2) + c] = uint8_t(splitmix(s));
-  });
-  w.globalScale = l.scheme == Scheme::NVFP4 ? 0.0123f : 1.0f;
-  return w;
-}
-
-std::vector<uint16_t> dequantizeParallel(const QuantizedWeight &w) {
-  std::vector<uint16_t> out(size_t(w.n) * w.k);
-  parallelFor(w.n, [&](int64_t r) {
-    for (int64_t c = 0; c < w.k; ++c)
-      out[r * w.k + c] = dequantizeElement(w, r, c);
-  });
-  return out;
-}
-
-template <typename T> T *upload(const std::vector<T> &v) {
-  T *p = nullptr;
-  CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(v.size() * sizeof(T), 256)));
-  if (!v.empty())
-    CUDA_CHECK(
-        cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return p;
-}
-
-double usedBytes() {
-  size_t freeB, totalB;
-  CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
-  return double(totalB - freeB);
-}
-
-template <typename F>
-double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < warmup; ++i)
-    f();
-  std::vector<float> ms;
-  for (int i = 0; i < reps; ++i) {
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    f();
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return ms[ms.size() / 2];
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -210,7 +86,9 @@ int main(int argc, char **argv) {
       continue;
     bool lmHead = l.n == 248320;
     double before = usedBytes();
-    QuantizedWeight w = makeWeight(l, seed ^ std::hash<std::string>{}(l.name));
+    QuantizedWeight w =
+        makeWeight({l.scheme, l.act, l.n, l.k, l.blockSize, l.zeroPoints},
+                   seed ^ std::hash<std::string>{}(l.name));
     std::vector<uint16_t> wBits = dequantizeParallel(w);
     void *codes = upload(w.codes);
     void *scales = l.scheme == Scheme::FP8    ? (void *)upload(w.scaleF32)

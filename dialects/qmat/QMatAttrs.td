@@ -45,6 +45,12 @@ def QMat_SchemeAttr : QMat_Attr<"Scheme", "scheme"> {
     bool isVec8Legal(int64_t k) const {
       return k % 8 == 0 && getBlockSize() % 2 == 0;
     }
+    /// The tensor-core GEMV gives each lane 32 consecutive K elements of a
+    /// 128-element warp step and pairs elements 4 apart within groups of 8:
+    /// it needs K % 128 == 0 and a block that never splits such a group.
+    bool isTensorCoreGemvLegal(int64_t k) const {
+      return k % 128 == 0 && getBlockSize() % 8 == 0;
+    }
     /// The block-size default users expect for each scheme (brief §1).
     static int64_t getDefaultBlockSize(SchemeKind kind);
   }];

@@ -113,13 +113,17 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
   let summary = "Decode-path matmul for small M, weights decoded in registers";
   let description = [{
     Y = A · Wᵀ (+ bias) for M ≤ `max_m`, reading every weight byte once.
-    `split_k` warps share one column's K range and reduce in shared memory;
-    `col_tiles` is the number of 16-column tiles one block owns.
+    With `tensor_core`, warps multiply 16-row weight tiles (decoded straight
+    into the A operand of a warp matrix instruction) by the activations (the
+    B operand); `split_k` warps share one tile's K range and reduce in
+    shared memory, and `col_tiles` is the number of 16-row tiles one block
+    owns. Without it, one warp per row decodes element by element and
+    reduces with shuffles (any K and block size; split_k = col_tiles = 1).
 
     ```mlir
     qmat.gemv <fp8, block = 128>
         ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
-        outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1
+        outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1 tensor_core
     ```
   }];
   let arguments = (ins
@@ -131,7 +135,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
       Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
       Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
-      I64Attr:$max_m, I64Attr:$split_k, I64Attr:$col_tiles);
+      I64Attr:$max_m, I64Attr:$split_k, I64Attr:$col_tiles,
+      UnitAttr:$tensor_core, OptionalAttr<QMat_DecodeMethodAttr>:$decode);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -140,9 +145,13 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     `outs` `(` $y `:` type($y) `)`
     `max_m` `=` $max_m `split_k` `=` $split_k `col_tiles` `=` $col_tiles
-    attr-dict
+    (`tensor_core` $tensor_core^)? (`decode` `=` $decode^)? attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getK();
+    Type getActType();
+  }];
 }
 
 def QMat_DecodeOp : QMat_Op<"decode", [Pure]> {

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -21,7 +22,8 @@ namespace {
 
 /// The layers of `module`: one qmat.matmul per function, every operand a
 /// function argument (the launcher passes them straight through).
-FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned) {
+FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
+                                            const BundleOptions &options) {
   std::vector<Layer> layers;
   bool failedAny = false;
   planned.walk([&](func::FuncOp func) {
@@ -56,6 +58,18 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned) {
     layer.hasBias = static_cast<bool>(op.getBias());
     layer.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
     layer.plan = *op.getPlan();
+    SmallVector<int64_t> splitKs(options.gemvSplitK.begin(),
+                                 options.gemvSplitK.end());
+    SmallVector<int64_t> colTiles(options.gemvColTiles.begin(),
+                                  options.gemvColTiles.end());
+    if (splitKs.empty())
+      splitKs.assign(getDefaultGemvSplitKs().begin(),
+                     getDefaultGemvSplitKs().end());
+    if (colTiles.empty())
+      colTiles.assign(getDefaultGemvColTiles().begin(),
+                      getDefaultGemvColTiles().end());
+    for (const GemvVariant &v : getGemvVariants(layer.plan, splitKs, colTiles))
+      layer.gemvVariants.push_back(v);
     layers.push_back(layer);
   });
   if (failedAny)
@@ -63,23 +77,59 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned) {
   return layers;
 }
 
-/// Reads back, per layer function, the kernel launch the lowering emitted.
-FailureOr<std::vector<KernelLaunch>>
-collectLaunches(ModuleOp lowered, const std::vector<Layer> &layers) {
-  std::vector<KernelLaunch> launches;
+int64_t constantIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return -1;
+}
+
+/// The case of the GEMV variant switch `launch` sits in, or -1 (the
+/// prefill launch; the switch's default region repeats case 0).
+int64_t gemvCaseOf(gpu::LaunchFuncOp launch) {
+  auto sw = launch->getParentOfType<scf::IndexSwitchOp>();
+  if (!sw)
+    return -1;
+  for (auto [i, region] : llvm::enumerate(sw.getCaseRegions()))
+    if (region.isAncestor(launch->getParentRegion()))
+      return static_cast<int64_t>(i);
+  return -2;
+}
+
+/// Reads back, per layer function, the kernel launches the lowering
+/// emitted: the prefill dequantization and each GEMV variant.
+LogicalResult collectLaunches(ModuleOp lowered,
+                              const std::vector<Layer> &layers,
+                              TargetBinary &binary) {
   for (const Layer &layer : layers) {
     auto func = lowered.lookupSymbol<func::FuncOp>(layer.name);
     gpu::LaunchFuncOp launch;
+    std::vector<GemvLaunch> gemv(layer.gemvVariants.size());
     if (func)
-      func.walk([&](gpu::LaunchFuncOp op) { launch = op; });
+      func.walk([&](gpu::LaunchFuncOp op) {
+        int64_t variant = gemvCaseOf(op);
+        if (variant == -1) {
+          launch = op;
+          return;
+        }
+        if (variant < 0 || variant >= static_cast<int64_t>(gemv.size()))
+          return;
+        GemvLaunch &info = gemv[variant];
+        info.symbol = op.getKernelName().str();
+        info.threads = constantIndex(op.getBlockSizeX());
+        if (auto blocks = op.getGridSizeX().getDefiningOp<arith::CeilDivUIOp>())
+          info.rowsPerBlock = constantIndex(blocks.getRhs());
+      });
     if (!launch)
       return lowered.emitError()
              << "no kernel launch found for layer @" << layer.name;
-    auto constant = [](Value v) -> int64_t {
-      if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-        return c.value();
-      return -1;
-    };
+    for (const GemvLaunch &info : gemv)
+      if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0)
+        return lowered.emitError()
+               << "layer @" << layer.name
+               << ": a GEMV variant has no launch with constant block size "
+                  "and rows per block";
+    binary.gemvLaunches.push_back(std::move(gemv));
+    auto constant = constantIndex;
     KernelLaunch info;
     info.symbol = launch.getKernelName().str();
     info.threads = constant(launch.getBlockSizeX());
@@ -87,9 +137,9 @@ collectLaunches(ModuleOp lowered, const std::vector<Layer> &layers) {
     if (info.threads <= 0 || info.gridY <= 0)
       return launch.emitOpError()
              << "qmat-aot expects constant block and grid-y sizes";
-    launches.push_back(info);
+    binary.launches.push_back(info);
   }
-  return launches;
+  return success();
 }
 
 } // namespace
@@ -103,6 +153,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.target = target;
     pipeline.gemvMaxM = options.gemvMaxM;
     pipeline.scratchCapMiB = options.scratchCapMiB;
+    pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);
+    pipeline.gemvColTiles = ArrayRef<int64_t>(options.gemvColTiles);
 
     // Plans first: the lowering consumes the matmuls they sit on.
     OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
@@ -110,7 +162,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     buildStrategyPipeline(planPm, pipeline);
     if (failed(planPm.run(*lowered)))
       return failure();
-    FailureOr<std::vector<Layer>> layers = collectLayers(*lowered);
+    FailureOr<std::vector<Layer>> layers = collectLayers(*lowered, options);
     if (failed(layers))
       return failure();
     if (layers->empty())
@@ -132,11 +184,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     buildPlannedToLLVMPipeline(lowerPm, pipeline);
     if (failed(lowerPm.run(*lowered)))
       return failure();
-    FailureOr<std::vector<KernelLaunch>> launches =
-        collectLaunches(*lowered, bundle.layers);
-    if (failed(launches))
+    if (failed(collectLaunches(*lowered, bundle.layers, binary)))
       return failure();
-    binary.launches = *launches;
 
     for (StringRef format : {"bin", "isa"}) {
       if (format == "isa" && !options.emitPtx)

@@ -64,6 +64,11 @@ void mlir::qmat::buildStrategyPipeline(OpPassManager &pm,
 
 void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
                                             const GpuPipelineOptions &options) {
+  QMatExpandGemvOptions gemv;
+  gemv.splitK.assign(options.gemvSplitK.begin(), options.gemvSplitK.end());
+  gemv.colTiles.assign(options.gemvColTiles.begin(),
+                       options.gemvColTiles.end());
+  pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;
   vectorize.force = options.forceDequant;
@@ -95,6 +100,9 @@ static void addKernelLowering(OpPassManager &pm,
   lower.occupancyHints = options.occupancyHints;
   lower.persistentBlocks = options.persistentBlocks;
   pm.addPass(createQMatLowerDequantToGPU(lower));
+  QMatLowerGemvToGPUOptions gemv;
+  gemv.target = options.target;
+  pm.addPass(createQMatLowerGemvToGPU(gemv));
   // The decode was chosen per dequantize op (the plan, or the op itself)
   // and is part of the kernel's name: forcing it again here would make the
   // name lie.

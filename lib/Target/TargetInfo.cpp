@@ -36,6 +36,13 @@ Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
   llvm_unreachable("target has no native fp4 conversion");
 }
 
+SmallVector<Value> TargetInfo::emitWarpMma16x8x16(OpBuilder &builder,
+                                                  Location loc, ValueRange a,
+                                                  ValueRange b,
+                                                  ValueRange c) const {
+  llvm_unreachable("target has no 16x8x16 warp matrix instruction");
+}
+
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
   if (isNVIDIAChip(chip))
     return createNVVMTargetInfo(chip);

@@ -13,12 +13,6 @@ using namespace mlir::qmat;
 
 namespace {
 
-/// The tensor-core GEMV consumes K in steps of 128 codes per warp (eight
-/// m16n8k16 steps over packed pairs); a block must not split a byte.
-bool isTensorCoreGemvLegal(SchemeAttr scheme, int64_t k) {
-  return k % 128 == 0 && scheme.getBlockSize() % 2 == 0;
-}
-
 struct QMatSelectStrategyPass
     : qmat::impl::QMatSelectStrategyBase<QMatSelectStrategyPass> {
   using Base::Base;
@@ -89,9 +83,10 @@ struct QMatSelectStrategyPass
         }
         decode = *forcedDecode;
       }
-      DecodePath smallM = isTensorCoreGemvLegal(scheme, k)
-                              ? DecodePath::gemv_tensor_core
-                              : DecodePath::gemv_scalar;
+      DecodePath smallM =
+          scheme.isTensorCoreGemvLegal(k) && info->hasWarpMma16x8x16()
+              ? DecodePath::gemv_tensor_core
+              : DecodePath::gemv_scalar;
       if (gemvMaxM == 0)
         smallM = DecodePath::prefill;
       int64_t rowBytes = k * 2;

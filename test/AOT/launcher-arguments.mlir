@@ -13,7 +13,9 @@
 // RUN: %nvcc -std=c++17 -I%t -c %t/args.cpp -o %t/args.nvcc.o
 // RUN: %cxx %t/driver.o %t/args.nvcc.o -L%cuda_path/lib64/stubs -L%cuda_path/lib64 -lcuda -lcublasLt -o %t/linked
 
-// CHECK: m=0: 1 gate: m must be positive, got 0
+// CHECK: workspace m<=8: 0
+// CHECK-NEXT: workspace m=64: 78643200
+// CHECK-NEXT: m=0: 1 gate: m must be positive, got 0
 // CHECK-NEXT: m<0: 1 gate: m must be positive, got -3
 // CHECK-NEXT: null a: 1 gate: a must not be null
 // CHECK-NEXT: null weights: 1 gate: weights must not be null
@@ -29,8 +31,23 @@
 // CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
-// CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1)
+// The 15 compiled GEMV variants (split-K 1..16 x 1, 2, 4 column tiles).
+// CHECK-COUNT-15: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m8_s{{[0-9]+}}_c{{[124]}}{{$}}
+// CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1) view0=+268435456 rows=11008
 // CHECK-NEXT: launch failure: 4 gate: cuLaunchKernel failed with CUDA_ERROR_LAUNCH_FAILED (719): mock failure
+// M = 4 on 132 SMs: two column tiles (344 blocks) x split-K 8 (256 threads).
+// CHECK-NEXT: launch grid=(344,1,1) block=(256,1,1) view0=+318767104 rows=4
+// CHECK-NEXT: gemv without workspace: 0 ok
+// CHECK-NEXT: gemv misaligned a: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
+// CHECK-NEXT: gemv misaligned weights: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
+// CHECK-NEXT: override unknown: 1 no compiled GEMV variant has split_k = 3 and col_tiles = 1
+// CHECK-NEXT: override split 2, 4 tiles: 0 ok
+// CHECK-NEXT: launch grid=(172,1,1) block=(64,1,1) view0=+318767104 rows=1
+// CHECK-NEXT: gemv overridden: 0 ok
+// CHECK-NEXT: override off: 0 ok
+// M = 1: one column tile (688 blocks) x split-K 8.
+// CHECK-NEXT: launch grid=(688,1,1) block=(256,1,1) view0=+318767104 rows=1
+// CHECK-NEXT: gemv m=1: 0 ok
 
 func.func @gate(%a: memref<?x2048xf16>, %w: memref<11008x1024xi8>,
                 %s: memref<11008x128xf8E4M3FN>, %g: memref<f32>,

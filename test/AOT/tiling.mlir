@@ -1,16 +1,17 @@
 // The seed's tiling case: N = 769, K = 4096, a 1 MiB cap. 1 MiB holds
 // 128 rows of 4096 bf16, so the layer runs in 6 full tiles and a last tile
 // of 1 row; each tile's weights, scales and bias are plain offsets and Y is
-// written at the tile's column offset with ld = N (no copy).
+// written at the tile's column offset with ld = N (no copy). The small-M
+// path is off (--gemv-max-m=0): every M takes the tiled prefill here.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: qmat-aot %s --target=sm_90 --scratch-cap-mib=1 --prefix=tiling -o %t | FileCheck %s --check-prefix=SUMMARY
+// RUN: qmat-aot %s --target=sm_90 --scratch-cap-mib=1 --gemv-max-m=0 --prefix=tiling -o %t | FileCheck %s --check-prefix=SUMMARY
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/tiling.manifest.json
 // RUN: %cxx -std=c++17 -I%t -I%cuda_path/include %t/tiling.cpp %S/Inputs/mock_cuda.cpp %S/Inputs/tiling_driver.cpp -o %t/run
 // RUN: %t/run | FileCheck %s
 
-// SUMMARY: layer            scheme                N        K dtype    tile tiles   workspace  kernel (sm_90)
-// SUMMARY-NEXT: down_proj        fp8/128             769     4096 bf16      128     7     33.0 MiB  dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
+// SUMMARY: layer            scheme                N        K dtype    tile tiles   workspace small M       kernel (sm_90)
+// SUMMARY-NEXT: down_proj        fp8/128             769     4096 bf16      128     7     33.0 MiB prefill       dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
 
 // MANIFEST: "tile_rows": 128,
 // MANIFEST: "tiles": 7
@@ -20,20 +21,20 @@
 // CHECK: workspace 34603008
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
-// CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) weights=+0 rows=128
+// CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) view0=+0 rows=128
 // CHECK-NEXT: gemm W=4096x128(ld 4096) A=4096x16(ld 4096) Y=128x16(ld 769) y=+33554432 bias=+
 // CHECK-NEXT:   bias=+67108864
-// CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) weights=+524288 rows=128
+// CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) view0=+524288 rows=128
 // CHECK-NEXT: gemm W=4096x128(ld 4096) A=4096x16(ld 4096) Y=128x16(ld 769) y=+33554688 bias=+
 // CHECK-NEXT:   bias=+67109120
 // CHECK-COUNT-4: launch grid=(128,1,1)
-// CHECK: launch grid=(1,1,1) block=(256,1,1) weights=+3145728 rows=1
+// CHECK: launch grid=(1,1,1) block=(256,1,1) view0=+3145728 rows=1
 // CHECK-NEXT: gemm W=4096x1(ld 4096) A=4096x16(ld 4096) Y=1x16(ld 769) y=+33555968 bias=+
 // CHECK-NEXT:   bias=+67110400
 // CHECK-NEXT: status 0
 // CHECK-NOT: load
 // CHECK-NOT: function
-// CHECK: launch grid=(128,1,1) block=(256,1,1) weights=+0 rows=128
+// CHECK: launch grid=(128,1,1) block=(256,1,1) view0=+0 rows=128
 // CHECK: status 0
 // CHECK-NEXT: unload
 // CHECK-NEXT: unload 0

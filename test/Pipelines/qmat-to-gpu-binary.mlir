@@ -20,13 +20,24 @@
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: memref<?x5120xbf16>
 // CHECK-SAME: %[[B:[a-z0-9_]+]]: memref<17408xbf16>, %[[Y:[a-z0-9_]+]]: memref<?x17408xbf16>,
 // CHECK-SAME: %[[YL:[a-z0-9_]+]]: memref<?x248320xbf16>,
+// CHECK-SAME: %[[V0:[a-z0-9_]+]]: index {qmat.gemv_variant}, %[[V1:[a-z0-9_]+]]: index {qmat.gemv_variant},
 // CHECK-SAME: %[[WS0:[a-z0-9_]+]]: memref<17408x5120xbf16> {qmat.workspace}, %[[WS1:[a-z0-9_]+]]: memref<26112x5120xbf16> {qmat.workspace})
 // CHECK-NOT: qmat.matmul
 // CHECK-NOT: qmat.dequantize
+// CHECK-NOT: qmat.gemv
+// M <= 8: the variant the launcher picked; the bias goes to the kernel.
+// CHECK: scf.if
+// CHECK-NEXT: scf.index_switch %[[V0]]
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s1_c1 blocks in
+// CHECK-SAME: args(%{{.+}} : memref<?x5120xbf16, strided<[5120, 1], offset: ?>>, {{.*}} : memref<?xbf16, strided<[1], offset: ?>>, {{.*}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
+// CHECK: } else {
 // First layer: launch, then GEMM with the bias, straight into Y.
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k5120_bf16_vec8_lookup_u5_t128 blocks in
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[WS0]] : memref<?x5120xbf16>, memref<17408x5120xbf16>) bias(%[[B]] : memref<17408xbf16>) outs(%[[Y]] : memref<?x17408xbf16>)
 // lm_head: the tile loop around launch + GEMM into a column window of Y.
+// CHECK: scf.index_switch %[[V1]]
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s1_c1 blocks in
+// CHECK: } else {
 // CHECK-DAG: %[[N:.+]] = arith.constant 248320 : index
 // CHECK-DAG: %[[STEP:.+]] = arith.constant 26112 : index
 // CHECK: scf.for %[[N0:.+]] = %{{.+}} to %[[N]] step %[[STEP]] {
@@ -34,6 +45,7 @@
 // CHECK: %[[YT:.+]] = memref.subview %[[YL]][0, %[[N0]]]
 // CHECK: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k5120_bf16_vec8_lookup_u5_t128 blocks in
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[TILE]] : {{.*}}) outs(%[[YT]] : memref<?x?xbf16, strided<[248320, 1], offset: ?>>)
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return
 // The kernels are compiled: no gpu.module is left, only the binary.

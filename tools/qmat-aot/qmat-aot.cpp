@@ -42,6 +42,14 @@ static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
 static cl::opt<int64_t> gemvMaxM("gemv-max-m",
                                  cl::desc("Largest M for the decode path"),
                                  cl::init(8));
+static cl::list<int64_t>
+    gemvSplitK("gemv-split-k", cl::CommaSeparated,
+               cl::desc("Split-K factors of the compiled GEMV variants "
+                        "(default 1,2,4,8,16)"));
+static cl::list<int64_t>
+    gemvColTiles("gemv-col-tiles", cl::CommaSeparated,
+                 cl::desc("Column tiles of the compiled GEMV variants "
+                          "(default 1,2,4)"));
 static cl::opt<std::string>
     emit("emit", cl::desc("Also embed: ptx (forward compat.)"), cl::init(""));
 static cl::opt<std::string> prefix("prefix",
@@ -108,6 +116,8 @@ int main(int argc, char **argv) {
     options.targets.assign(targets.begin(), targets.end());
   options.scratchCapMiB = scratchCapMiB;
   options.gemvMaxM = gemvMaxM;
+  options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
+  options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == "ptx";
   options.prefix = prefix;
   FailureOr<Bundle> bundle = compileBundle(*module, options);

@@ -12,6 +12,7 @@
 #define QMAT_AOT_BUNDLE_H
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
+#include "qmat/Transforms/GemvVariants.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,6 +29,14 @@ struct KernelLaunch {
   int64_t gridY = 0;
 };
 
+/// One compiled decode-GEMV variant of a layer on one target.
+struct GemvLaunch {
+  std::string symbol;
+  int64_t threads = 0;
+  /// Weight rows per block: the grid is ceil(N / rowsPerBlock).
+  int64_t rowsPerBlock = 0;
+};
+
 /// One compiled target of a bundle.
 struct TargetBinary {
   std::string chip;                   // "sm_90"
@@ -35,6 +44,8 @@ struct TargetBinary {
   std::string cubin;                  // ELF bytes
   std::string ptx;                    // empty unless --emit=ptx
   std::vector<KernelLaunch> launches; // one per layer, in layer order
+  /// Per layer, its GEMV variants in Layer::gemvVariants order.
+  std::vector<std::vector<GemvLaunch>> gemvLaunches;
 };
 
 /// One linear layer as the launcher sees it.
@@ -44,6 +55,8 @@ struct Layer {
   int64_t blockSize = 0, n = 0, k = 0;
   bool bf16 = false, hasBias = false, hasZeroPoints = false;
   PlanAttr plan;
+  /// The small-M variants (empty: every M takes the prefill path).
+  std::vector<GemvVariant> gemvVariants;
 };
 
 struct Bundle {
@@ -56,6 +69,8 @@ struct BundleOptions {
   std::vector<std::string> targets = {"sm_90"};
   int64_t scratchCapMiB = 256;
   int64_t gemvMaxM = 8;
+  /// Split-K factors and column tiles of the GEMV variants (empty: all).
+  std::vector<int64_t> gemvSplitK, gemvColTiles;
   bool emitPtx = false;
   std::string prefix = "qmat";
 };

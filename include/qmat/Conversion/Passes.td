@@ -37,6 +37,28 @@ def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"
   ];
 }
 
+def QMatLowerGemvToGPU : Pass<"qmat-lower-gemv-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Outline qmat.gemv into gpu.func kernels and launches";
+  let description = [{
+    Each `qmat.gemv` becomes a `gpu.func` in `@qmat_kernels` and a
+    `gpu.launch_func`. With `tensor_core`, a block of `32 * split_k` threads
+    owns `16 * col_tiles` weight rows: lanes decode their weights straight
+    into the A operand of the target's 16x8x16 warp matrix instruction, the
+    activations form B, and split-K partial sums meet in workgroup memory.
+    Without it, one warp per weight row decodes element by element and
+    reduces with shuffles.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU">,
+  ];
+}
+
 def QMatLowerDequantToLoops : Pass<"qmat-lower-dequant-to-loops", "::mlir::func::FuncOp"> {
   let summary = "Lower qmat.dequantize to host loops over the kernels' bodies";
   let description = [{

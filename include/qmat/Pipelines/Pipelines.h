@@ -46,6 +46,14 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "occupancy-hints",
       llvm::cl::desc("Let the target add occupancy hints to kernels"),
       llvm::cl::init(false)};
+  ListOption<int64_t> gemvSplitK{
+      *this, "gemv-split-k",
+      llvm::cl::desc("Split-K factors of the compiled GEMV variants "
+                     "(default 1,2,4,8,16)")};
+  ListOption<int64_t> gemvColTiles{
+      *this, "gemv-col-tiles",
+      llvm::cl::desc("Column tiles of the compiled GEMV variants (default "
+                     "1,2,4)")};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu.binary object format: isa (PTX text), bin (cubin) "

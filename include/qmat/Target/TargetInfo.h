@@ -50,6 +50,31 @@ public:
   virtual Value emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
                                        Value packedByte) const;
 
+  /// Dialects whose ops this target's hooks create (loaded before a pass
+  /// that calls them runs).
+  virtual void getDependentDialects(DialectRegistry &registry) const {}
+
+  /// Whether warps have a matrix instruction multiplying a 16x16 tile of
+  /// f16/bf16 (A, row major) by a 16x8 tile (B) into fp32, with the lane
+  /// ownership of PTX's mma.m16n8k16: lane l holds A rows l/4 and l/4 + 8 at
+  /// K positions 2(l%4) + {0, 1, 8, 9}, B column l/4 at the same K
+  /// positions, and C rows l/4, l/4 + 8 at columns 2(l%4) + {0, 1}.
+  virtual bool hasWarpMma16x8x16() const { return false; }
+  /// C + A * B for one warp: `a` is four vector<2xT> (row r K pair p0, row
+  /// r+8 p0, row r p1, row r+8 p1), `b` two vector<2xT> (p0, p1), `c` four
+  /// f32; returns the four f32 results.
+  virtual SmallVector<Value> emitWarpMma16x8x16(OpBuilder &builder,
+                                                Location loc, ValueRange a,
+                                                ValueRange b,
+                                                ValueRange c) const;
+
+  /// Two e4m3 bytes (vector<2xi8>) as two f16 values (vector<2xf16>), in
+  /// one conversion instruction; null where the target has none.
+  virtual Value emitE4M3x2ToF16x2(OpBuilder &builder, Location loc,
+                                  Value bytes) const {
+    return Value();
+  }
+
   /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
   /// instructions.
   virtual void

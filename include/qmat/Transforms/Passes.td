@@ -43,6 +43,26 @@ def QMatExpandPrefill : Pass<"qmat-expand-prefill", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
+  let summary = "Dispatch small M to the compiled decode-GEMV variants";
+  let description = [{
+    Wraps each planned `qmat.matmul` whose plan has a small-M path in an
+    `scf.if` on M <= gemv_max_m: the small side switches over the compiled
+    `qmat.gemv` variants on a new `{qmat.gemv_variant}` index argument (the
+    launcher's dispatch policy picks it at run time), the other side keeps
+    the matmul for `qmat-expand-prefill`.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    ListOption<"splitK", "split-k", "int64_t",
+               "Split-K factors compiled (default 1,2,4,8,16)">,
+    ListOption<"colTiles", "col-tiles", "int64_t",
+               "Column tiles per block compiled (default 1,2,4)">,
+  ];
+}
+
 def QMatVectorizeDequant : Pass<"qmat-vectorize-dequant"> {
   let summary = "Pick the vec8 dequant kernel where legal, scalar elsewhere";
   let description = [{

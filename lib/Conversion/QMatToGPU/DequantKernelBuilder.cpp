@@ -51,10 +51,6 @@ std::string DequantKernelSpec::getKernelName() const {
 
 namespace {
 
-/// A magic-bias e2m1 decode to fp32 yields code * 2^-126 (brief §2: the
-/// bias must come back exactly; see emit()).
-constexpr int64_t kMagicBiasF32Exponent = 126;
-
 class WorkItemEmitter {
 public:
   WorkItemEmitter(OpBuilder &builder, Location loc,
@@ -77,10 +73,6 @@ private:
     return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
                                           APFloat(v));
   }
-  bool isMagicBiasFp4() const {
-    return spec.decode == DecodeMethod::magic_bias &&
-           spec.scheme.getElementFormat() == ElementFormat::e2m1;
-  }
 
   /// What one item reads, before any arithmetic on it.
   struct LoadedItem {
@@ -94,14 +86,10 @@ private:
   void computeAndStore(Value row, const LoadedItem &loaded);
 
   Value loadRawScale(Value row, Value block);
-  /// The fp32 value of a scale element.
-  Value decodeScale(Value raw);
   Value loadRawZeroPoint(Value row, Value block);
-  Value decodeZeroPoint(Value byte, Value block);
   /// Per-element scale-block indices (i32) of the item's elements.
   SmallVector<Value> computeBlockIndices(Value itemI32);
   Value loadCodes(Value row, Value item, int64_t numElements);
-  Value decodeCodes(Value codes, int64_t numElements);
   Value roundToActivation(Value product);
 
   OpBuilder &b;
@@ -116,56 +104,12 @@ Value WorkItemEmitter::loadRawScale(Value row, Value block) {
   return memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, col});
 }
 
-Value WorkItemEmitter::decodeScale(Value raw) {
-  switch (spec.scheme.getKind()) {
-  case SchemeKind::nvfp4: {
-    // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
-    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
-    Value vec =
-        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i8), byte);
-    Value decoded =
-        DecodeOp::create(b, loc, VectorType::get({1}, f32), ElementFormat::e4m3,
-                         vec, 0, DecodeMethodAttr());
-    return vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
-  }
-  case SchemeKind::mxfp4: {
-    // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
-    // e == 0, NaN for 0xFF.
-    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
-    Value e = arith::ExtUIOp::create(b, loc, i32, byte);
-    Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
-    Value isZero =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
-    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
-                                        constI32(255));
-    Value bits =
-        arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
-    bits = arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
-    return arith::BitcastOp::create(b, loc, f32, bits);
-  }
-  case SchemeKind::fp8:
-    return raw;
-  case SchemeKind::int4:
-    return arith::ExtFOp::create(b, loc, f32, raw);
-  }
-  llvm_unreachable("unknown scheme");
-}
-
 Value WorkItemEmitter::loadRawZeroPoint(Value row, Value block) {
   // Zero points are u4 packed two per byte, low nibble = even block.
   Value col = arith::ShRUIOp::create(b, loc, block, constI32(1));
   col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), col);
   return memref::LoadOp::create(b, loc, buffers.zeroPoints,
                                 ValueRange{row, col});
-}
-
-Value WorkItemEmitter::decodeZeroPoint(Value byte, Value block) {
-  Value word = arith::ExtUIOp::create(b, loc, i32, byte);
-  Value shift = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, block, constI32(1)), constI32(2));
-  Value nibble = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, word, shift), constI32(15));
-  return arith::UIToFPOp::create(b, loc, f32, nibble);
 }
 
 SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
@@ -218,23 +162,6 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   return codes;
 }
 
-Value WorkItemEmitter::decodeCodes(Value codes, int64_t numElements) {
-  int64_t exponentBias = isMagicBiasFp4() ? kMagicBiasF32Exponent : 0;
-  auto method = DecodeMethodAttr::get(b.getContext(), spec.decode);
-  auto vecType = VectorType::get({numElements}, f32);
-  Value decoded =
-      DecodeOp::create(b, loc, vecType, spec.scheme.getElementFormat(), codes,
-                       exponentBias, method);
-  if (exponentBias == 0)
-    return decoded;
-  // code * 2^-126 times 2^126 is the code again, exactly: restoring it
-  // first keeps every later product the reference's (folding 2^126 into
-  // a scale would overflow fp32).
-  Value bias = vector::BroadcastOp::create(
-      b, loc, vecType, constF32(std::ldexp(1.0f, kMagicBiasF32Exponent)));
-  return arith::MulFOp::create(b, loc, decoded, bias);
-}
-
 Value WorkItemEmitter::roundToActivation(Value product) {
   auto vecType = cast<VectorType>(product.getType());
   auto actVec = VectorType::get(vecType.getShape(), spec.actType);
@@ -280,7 +207,8 @@ void WorkItemEmitter::loadRowInto(Value row, LoadedItem &slot) {
 
 void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
   int64_t perItem = spec.getElementsPerItem();
-  Value values = decodeCodes(loaded.codes, perItem);
+  Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
+                                spec.decode, loaded.codes, perItem);
   bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
   SmallVector<Value> scales, zeroPoints;
   Value lastBlock;
@@ -288,11 +216,13 @@ void WorkItemEmitter::computeAndStore(Value row, const LoadedItem &loaded) {
   for (Value block : loaded.blocks) {
     if (block != lastBlock) {
       lastBlock = block;
-      scales.push_back(decodeScale(loaded.rawScales[distinct]));
+      scales.push_back(
+          emitScaleToF32(b, loc, spec.scheme, loaded.rawScales[distinct]));
       if (isInt4)
         zeroPoints.push_back(
             spec.hasZeroPoints
-                ? decodeZeroPoint(loaded.rawZeroPoints[distinct], block)
+                ? emitZeroPointToF32(b, loc, loaded.rawZeroPoints[distinct],
+                                     block)
                 : constF32(8.0f));
       ++distinct;
     } else {
@@ -413,4 +343,92 @@ void mlir::qmat::emitDequantWorkItems(OpBuilder &builder, Location loc,
                                       const DequantBuffers &buffers, Value row,
                                       ArrayRef<Value> items) {
   WorkItemEmitter(builder, loc, spec, buffers).emit(row, items);
+}
+
+//===----------------------------------------------------------------------===//
+// Element semantics shared with the GEMV kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A magic-bias e2m1 decode to fp32 yields code * 2^-126 (brief §2: the
+/// bias must come back exactly; see emitCodesToF32()).
+constexpr int64_t kMagicBiasF32Exponent = 126;
+} // namespace
+
+Value mlir::qmat::emitScaleToF32(OpBuilder &b, Location loc, SchemeAttr scheme,
+                                 Value raw) {
+  Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto constI32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  switch (scheme.getKind()) {
+  case SchemeKind::nvfp4: {
+    // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
+    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
+    Value vec =
+        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i8), byte);
+    Value decoded =
+        DecodeOp::create(b, loc, VectorType::get({1}, f32), ElementFormat::e4m3,
+                         vec, 0, DecodeMethodAttr());
+    return vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
+  }
+  case SchemeKind::mxfp4: {
+    // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
+    // e == 0, NaN for 0xFF.
+    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
+    Value e = arith::ExtUIOp::create(b, loc, i32, byte);
+    Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
+    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                        constI32(255));
+    Value bits =
+        arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
+    bits = arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
+    return arith::BitcastOp::create(b, loc, f32, bits);
+  }
+  case SchemeKind::fp8:
+    return raw;
+  case SchemeKind::int4:
+    return arith::ExtFOp::create(b, loc, f32, raw);
+  }
+  llvm_unreachable("unknown scheme");
+}
+
+Value mlir::qmat::emitZeroPointToF32(OpBuilder &b, Location loc, Value byte,
+                                     Value block) {
+  Type i32 = b.getI32Type();
+  auto constI32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  Value word = arith::ExtUIOp::create(b, loc, i32, byte);
+  Value shift = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, block, constI32(1)), constI32(2));
+  Value nibble = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, word, shift), constI32(15));
+  return arith::UIToFPOp::create(b, loc, b.getF32Type(), nibble);
+}
+
+Value mlir::qmat::emitCodesToF32(OpBuilder &b, Location loc,
+                                 ElementFormat format, DecodeMethod decode,
+                                 Value codes, int64_t numElements) {
+  Type f32 = b.getF32Type();
+  bool magicFp4 =
+      decode == DecodeMethod::magic_bias && format == ElementFormat::e2m1;
+  int64_t exponentBias = magicFp4 ? kMagicBiasF32Exponent : 0;
+  auto method = DecodeMethodAttr::get(b.getContext(), decode);
+  auto vecType = VectorType::get({numElements}, f32);
+  Value decoded =
+      DecodeOp::create(b, loc, vecType, format, codes, exponentBias, method);
+  if (exponentBias == 0)
+    return decoded;
+  // code * 2^-126 times 2^126 is the code again, exactly: restoring it
+  // first keeps every later product the reference's (folding 2^126 into
+  // a scale would overflow fp32).
+  Value bias = vector::BroadcastOp::create(
+      b, loc, vecType,
+      arith::ConstantFloatOp::create(
+          b, loc, cast<FloatType>(f32),
+          APFloat(std::ldexp(1.0f, kMagicBiasF32Exponent))));
+  return arith::MulFOp::create(b, loc, decoded, bias);
 }

@@ -9,6 +9,7 @@
 
 #include "qmat/Conversion/Passes.h"
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/KernelModule.h"
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/IR/Builders.h"
@@ -23,8 +24,6 @@ using namespace mlir;
 using namespace mlir::qmat;
 
 namespace {
-
-constexpr StringLiteral kKernelModuleName = "qmat_kernels";
 
 /// The block size: the widest power of two up to 256 that divides the row's
 /// work, so that no thread idles; 128 with a bounds check otherwise.
@@ -50,35 +49,9 @@ int64_t chooseItemsPerThread(int64_t itemsPerRow, int64_t threads) {
   return 1;
 }
 
-/// The kernel parameter type of a [rows, C] operand: rows dynamic and the
-/// offset dynamic, so that one kernel serves every layer with the same K and
-/// every N tile of a capped scratch.
-Type getKernelArgType(Type type) {
-  auto memref = cast<MemRefType>(type);
-  if (memref.getRank() != 2)
-    return type;
-  int64_t cols = memref.getDimSize(1);
-  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
-                                       {cols, 1});
-  return MemRefType::get({ShapedType::kDynamic, cols}, memref.getElementType(),
-                         layout, memref.getMemorySpace());
-}
-
 struct QMatLowerDequantToGPUPass
     : qmat::impl::QMatLowerDequantToGPUBase<QMatLowerDequantToGPUPass> {
   using Base::Base;
-
-  gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module,
-                                           const TargetInfo &info) {
-    if (auto existing =
-            module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-      return existing;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    Attribute target = info.getGpuModuleTarget(module.getContext());
-    ArrayAttr targets = target ? b.getArrayAttr({target}) : ArrayAttr();
-    return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName,
-                                    targets);
-  }
 
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
                                    const TargetInfo &info,
@@ -87,18 +60,12 @@ struct QMatLowerDequantToGPUPass
                                    Location loc) {
     MLIRContext *context = kernels.getContext();
     auto funcType = FunctionType::get(context, argTypes, {});
-    // Identical layers share one kernel; a different memref layout (a tile
-    // view) needs its own signature.
-    std::string base = spec.getKernelName() + "_t" + std::to_string(threads);
-    std::string name = base;
-    for (unsigned suffix = 1;; ++suffix) {
-      auto existing = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
-      if (!existing)
-        break;
-      if (existing.getFunctionType() == funcType)
-        return existing;
-      name = base + "_" + std::to_string(suffix);
-    }
+    gpu::GPUFuncOp existing;
+    std::string name = findKernel(
+        kernels, spec.getKernelName() + "_t" + std::to_string(threads),
+        funcType, existing);
+    if (existing)
+      return existing;
 
     OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
     auto kernel = gpu::GPUFuncOp::create(b, loc, name, funcType);
@@ -183,12 +150,8 @@ struct QMatLowerDequantToGPUPass
     module.walk([&](DequantizeOp op) { ops.push_back(op); });
 
     for (DequantizeOp op : ops) {
-      // Launches resolve kernels in their closest module, which may be a
-      // nested one.
-      auto parent = op->getParentOfType<ModuleOp>();
-      parent->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                      UnitAttr::get(&getContext()));
-      gpu::GPUModuleOp kernels = getOrCreateKernelModule(parent, *info);
+      gpu::GPUModuleOp kernels =
+          getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);
       DequantKernelSpec spec = DequantKernelSpec::get(
           op, info->getDefaultDecode(op.getScheme().getElementFormat()));
       spec.canonicalizeNaN = !info->truncationCanonicalizesNaN();
@@ -225,19 +188,10 @@ struct QMatLowerDequantToGPUPass
       args.push_back(op.getScratch());
       OpBuilder b(op);
       Location loc = op.getLoc();
-      SmallVector<Type> argTypes;
-      for (Value &arg : args) {
-        Type kernelType = getKernelArgType(arg.getType());
-        if (!memref::CastOp::areCastCompatible(arg.getType(), kernelType)) {
-          op.emitOpError() << "operand of type " << arg.getType()
-                           << " is not a row-contiguous view the kernels take";
-          return signalPassFailure();
-        }
-        if (kernelType != arg.getType())
-          arg = memref::CastOp::create(b, loc, kernelType, arg);
-        argTypes.push_back(kernelType);
-      }
-      gpu::GPUFuncOp kernel = getOrCreateKernel(kernels, *info, spec, argTypes,
+      FailureOr<SmallVector<Type>> argTypes = castToKernelArgs(b, op, args);
+      if (failed(argTypes))
+        return signalPassFailure();
+      gpu::GPUFuncOp kernel = getOrCreateKernel(kernels, *info, spec, *argTypes,
                                                 threads, op.getLoc());
 
       Value rows = memref::DimOp::create(b, loc, args.front(), 0);

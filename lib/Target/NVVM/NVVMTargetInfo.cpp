@@ -6,6 +6,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -91,6 +92,58 @@ public:
     return NVVM::ConvertF4x2ToF16x2Op::create(
         builder, loc, type, packedByte, builder.getBoolAttr(false),
         TypeAttr::get(builder.getType<Float4E2M1FNType>()));
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<NVVM::NVVMDialect, LLVM::LLVMDialect>();
+  }
+
+  bool hasWarpMma16x8x16() const override { return true; }
+
+  /// cvt.rn.f16x2.e4m3x2 exists from sm_89 (Ada) on.
+  Value emitE4M3x2ToF16x2(OpBuilder &builder, Location loc,
+                          Value bytes) const override {
+    if (chip == Chip::sm_80)
+      return Value();
+    auto type = VectorType::get({2}, builder.getF16Type());
+    return NVVM::ConvertF8x2ToF16x2Op::create(
+        builder, loc, type, bytes, builder.getBoolAttr(false),
+        TypeAttr::get(builder.getType<Float8E4M3FNType>()));
+  }
+
+  SmallVector<Value> emitWarpMma16x8x16(OpBuilder &builder, Location loc,
+                                        ValueRange a, ValueRange b,
+                                        ValueRange c) const override {
+    MLIRContext *context = builder.getContext();
+    Type element = cast<VectorType>(a.front().getType()).getElementType();
+    bool bf16 = element.isBF16();
+    // The bf16 flavour takes its pairs as i32 registers.
+    auto asOperand = [&](Value pair) -> Value {
+      if (!bf16)
+        return pair;
+      Value word = vector::BitCastOp::create(
+          builder, loc, VectorType::get({1}, builder.getI32Type()), pair);
+      return vector::ExtractOp::create(builder, loc, word,
+                                       ArrayRef<int64_t>{0});
+    };
+    SmallVector<Value> aOps, bOps;
+    for (Value v : a)
+      aOps.push_back(asOperand(v));
+    for (Value v : b)
+      bOps.push_back(asOperand(v));
+    Type f32 = builder.getF32Type();
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+    NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value result = NVVM::MmaOp::create(
+        builder, loc, resultType, aOps, bOps, c, {16, 8, 16}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(builder, loc, result, i));
+    return out;
   }
 
   void

@@ -15,28 +15,42 @@ static void report(const char *what, qmat_status status) {
 }
 
 int main(void) {
+  /* M <= 8 takes the decode GEMV, which needs no workspace. */
+  printf("workspace m<=8: %zu\n", args_gate_workspace_size(8));
   size_t need = args_gate_workspace_size(64);
+  printf("workspace m=64: %zu\n", need);
   const float *global = (const float *)AT(0x6000000);
   void *a = AT(0x3000000), *w = AT(0), *s = AT(0x1000000), *y = AT(0x2000000);
   void *ws = AT(0x5000000);
   CUstream stream = (CUstream)AT(0x7000000);
   report("m=0", args_gate_run(stream, 0, a, w, s, global, NULL, NULL, y, ws, need));
   report("m<0", args_gate_run(stream, -3, a, w, s, global, NULL, NULL, y, ws, need));
-  report("null a", args_gate_run(stream, 4, NULL, w, s, global, NULL, NULL, y, ws, need));
-  report("null weights", args_gate_run(stream, 4, a, NULL, s, global, NULL, NULL, y, ws, need));
-  report("null global", args_gate_run(stream, 4, a, w, s, NULL, NULL, NULL, y, ws, need));
-  report("stray zero points", args_gate_run(stream, 4, a, w, s, global, AT(64), NULL, y, ws, need));
-  report("stray bias", args_gate_run(stream, 4, a, w, s, global, NULL, AT(64), y, ws, need));
-  report("null y", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, NULL, ws, need));
-  report("null workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, NULL, need));
-  report("misaligned weights", args_gate_run(stream, 4, a, AT(2), s, global, NULL, NULL, y, ws, need));
-  report("misaligned workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, AT(0x5000010), need));
-  report("misaligned y", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, AT(0x2000001), ws, need));
-  report("small workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need - 1));
+  report("null a", args_gate_run(stream, 64, NULL, w, s, global, NULL, NULL, y, ws, need));
+  report("null weights", args_gate_run(stream, 64, a, NULL, s, global, NULL, NULL, y, ws, need));
+  report("null global", args_gate_run(stream, 64, a, w, s, NULL, NULL, NULL, y, ws, need));
+  report("stray zero points", args_gate_run(stream, 64, a, w, s, global, AT(64), NULL, y, ws, need));
+  report("stray bias", args_gate_run(stream, 64, a, w, s, global, NULL, AT(64), y, ws, need));
+  report("null y", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, NULL, ws, need));
+  report("null workspace", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, NULL, need));
+  report("misaligned weights", args_gate_run(stream, 64, a, AT(2), s, global, NULL, NULL, y, ws, need));
+  report("misaligned workspace", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, AT(0x5000010), need));
+  report("misaligned y", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, AT(0x2000001), ws, need));
+  report("small workspace", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, need - 1));
   setenv("MOCK_CC", "80", 1);
-  report("sm_80 device", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need));
+  report("sm_80 device", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, need));
   setenv("MOCK_CC", "90", 1);
   setenv("MOCK_FAIL_LAUNCH", "1", 1);
-  report("launch failure", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, ws, need));
+  report("launch failure", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, need));
+  unsetenv("MOCK_FAIL_LAUNCH");
+  /* The decode GEMV: no workspace, 16-byte vectors, the policy's variant
+   * (11008 x 2048 at M = 4 on 132 SMs: two column tiles, split-K 8). */
+  report("gemv without workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, NULL, 0));
+  report("gemv misaligned a", args_gate_run(stream, 4, AT(0x3000008), w, s, global, NULL, NULL, y, NULL, 0));
+  report("gemv misaligned weights", args_gate_run(stream, 1, a, AT(4), s, global, NULL, NULL, y, NULL, 0));
+  report("override unknown", args_set_gemv_override(3, 1));
+  report("override split 2, 4 tiles", args_set_gemv_override(2, 4));
+  report("gemv overridden", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
+  report("override off", args_set_gemv_override(0, 0));
+  report("gemv m=1", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
   return 0;
 }

@@ -56,6 +56,11 @@ CUresult cuCtxGetDevice(CUdevice *device) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
+  if (attribute == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) {
+    const char *sms = std::getenv("MOCK_SMS");
+    *value = sms ? std::atoi(sms) : 132; // an H100/H200
+    return CUDA_SUCCESS;
+  }
   *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? int(deviceMajor())
                                                                       : int(deviceMinor());
   return CUDA_SUCCESS;
@@ -78,11 +83,12 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule, const char *name) {
 }
 CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned, CUstream, void **params, void **) {
-  // The first descriptor is the weights view: its aligned pointer, rows.
-  int64_t weights = *static_cast<int64_t *>(params[1]);
+  // The first memref descriptor (weights for a dequantization, A for a
+  // GEMV): its aligned pointer and rows.
+  int64_t view = *static_cast<int64_t *>(params[1]);
   int64_t rows = *static_cast<int64_t *>(params[3]);
-  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) weights=+%lld rows=%lld\n", gx, gy, gz,
-              bx, by, bz, static_cast<long long>(weights - int64_t(base())),
+  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld\n", gx, gy, gz,
+              bx, by, bz, static_cast<long long>(view - int64_t(base())),
               static_cast<long long>(rows));
   if (std::getenv("MOCK_FAIL_LAUNCH"))
     return CUDA_ERROR_LAUNCH_FAILED;

@@ -324,7 +324,7 @@ func.func @gemv_split_k(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s:
                         %y: memref<?x64xbf16>) {
   // expected-error @+1 {{split_k must be one of 1, 2, 4, 8, 16, got 3}}
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
-      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 3 col_tiles = 1
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 3 col_tiles = 1 tensor_core
   return
 }
 
@@ -335,7 +335,7 @@ func.func @gemv_col_tiles(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %
                           %y: memref<?x64xbf16>) {
   // expected-error @+1 {{col_tiles must be one of 1, 2, 4, got 8}}
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
-      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 8
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 8 tensor_core
   return
 }
 
@@ -346,7 +346,40 @@ func.func @gemv_max_m(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: m
                       %y: memref<?x64xbf16>) {
   // expected-error @+1 {{max_m must be in [1, 64], got 65}}
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
-      outs(%y : memref<?x64xbf16>) max_m = 65 split_k = 1 col_tiles = 1
+      outs(%y : memref<?x64xbf16>) max_m = 65 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// Rule: the tensor-core GEMV walks K in steps of 128.
+func.func @gemv_tensor_core_k(%a: memref<?x192xbf16>, %w: memref<64x96xi8>, %s: memref<64x12xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{tensor_core needs K % 128 == 0 and a block size that is a multiple of 8, got K = 192, block = 16}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x192xbf16>, memref<64x96xi8>, memref<64x12xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// Rule: the tensor-core GEMV keeps a scale block within each group of 8 K.
+func.func @gemv_tensor_core_block(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x43xbf16>,
+                                  %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{tensor_core needs K % 128 == 0 and a block size that is a multiple of 8, got K = 256, block = 6}}
+  qmat.gemv <int4, block = 6> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x43xbf16>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// Rule: the scalar GEMV is one warp per row.
+func.func @gemv_scalar_split(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                             %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{the scalar GEMV (no tensor_core) takes one warp per row: split_k and col_tiles must be 1}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1
   return
 }
 

@@ -51,6 +51,19 @@ struct DequantBuffers {
   Value globalScale;
 };
 
+/// The fp32 value of one raw block-scale element of `scheme` (e4m3 byte,
+/// e8m0 byte, f32 or the activation type), exactly.
+Value emitScaleToF32(OpBuilder &builder, Location loc, SchemeAttr scheme,
+                     Value raw);
+/// The fp32 value of the u4 zero point of block `block` (i32) inside its
+/// packed byte (low nibble = even block).
+Value emitZeroPointToF32(OpBuilder &builder, Location loc, Value byte,
+                         Value block);
+/// `numElements` codes of `format` (vector<Bxi8>) as exact fp32 values,
+/// through the decode rewrite `decode`.
+Value emitCodesToF32(OpBuilder &builder, Location loc, ElementFormat format,
+                     DecodeMethod decode, Value codes, int64_t numElements);
+
 /// Loads the nvfp4 global scale once, so that it lives in a register for
 /// every element a thread produces.
 Value emitGlobalScaleLoad(OpBuilder &builder, Location loc, Value memref);

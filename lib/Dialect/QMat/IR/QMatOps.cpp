@@ -249,8 +249,21 @@ LogicalResult GemvOp::verify() {
   if (!llvm::is_contained({1, 2, 4}, getColTiles()))
     return emitOpError() << "col_tiles must be one of 1, 2, 4, got "
                          << getColTiles();
+  if (getTensorCore()) {
+    if (!getScheme().isTensorCoreGemvLegal(problem->k))
+      return emitOpError() << "tensor_core needs K % 128 == 0 and a block "
+                              "size that is a multiple of 8, got K = "
+                           << problem->k
+                           << ", block = " << getScheme().getBlockSize();
+  } else if (getSplitK() != 1 || getColTiles() != 1) {
+    return emitOpError() << "the scalar GEMV (no tensor_core) takes one warp "
+                            "per row: split_k and col_tiles must be 1";
+  }
   return success();
 }
+
+int64_t GemvOp::getK() { return getA().getType().getDimSize(1); }
+Type GemvOp::getActType() { return getA().getType().getElementType(); }
 
 //===----------------------------------------------------------------------===//
 // DequantizeOp

@@ -1,0 +1,464 @@
+//===- gemv_bench.cpp - The decode GEMV on a GPU: error, probes, time -----===//
+//
+// Through the generated launcher (qmat-aot bundle, prefix `bench`):
+//  1. error: every layer, M = 1..8 (or 16, 32, 64 for the wide bundle),
+//     fresh random weights and activations, Y poisoned with NaN before each
+//     run, relative Frobenius error against an fp64 product of A and the
+//     reference-dequantized W (lib/Reference) over all of Y;
+//  2. lane-ownership probe: W zero but for one element of value 0.5 at
+//     (n0, k0), swept over every K position of a warp step and every row
+//     of two column tiles, for every compiled variant of the N = 40 nvfp4
+//     layers: Y must be exactly 0.5 * A[:, k0] in column n0 and 0 elsewhere;
+//  3. time (main bundle, K = 5120 tensor-core layers, M = 1, 4, 8): the
+//     policy's variant and every variant (override), CUDA events over
+//     batches that rotate through weight copies larger than L2, against
+//     cuBLAS bf16/f16 on the dequantized weights and a device copy, all in
+//     the same run.
+// Usage: gemv_bench OUT.json [main|wide] [LAYER_FILTER]
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/harness.h"
+#include "bench.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+using namespace qmat::ref;
+using namespace bench;
+
+namespace {
+
+using RunFn = qmat_status (*)(CUstream, int64_t, const void *, const void *,
+                              const void *, const float *, const void *,
+                              const void *, void *, void *, size_t);
+using WorkspaceFn = size_t (*)(int64_t);
+
+struct LayerEntry {
+  const char *name;
+  RunFn run;
+  WorkspaceFn workspace;
+  LayerShape shape;
+};
+
+#define BENCH_LAYER(name, scheme, act, n, k, bs, zp)                           \
+  {#name,                                                                      \
+   &bench_##name##_run,                                                        \
+   &bench_##name##_workspace_size,                                             \
+   {Scheme::scheme, ActType::act, n, k, bs, zp}},
+const LayerEntry kLayers[] = {
+#include "layers.inc"
+};
+#undef BENCH_LAYER
+
+constexpr int kSplitKs[] = {1, 2, 4, 8, 16};
+constexpr int kColTiles[] = {1, 2, 4};
+
+/// A quantized weight on the device, `copies` times (timing rotates through
+/// them so that L2 never holds the one being read).
+struct DeviceWeight {
+  std::vector<void *> codes, scales, zeroPoints;
+  float *global = nullptr;
+  size_t codeBytes = 0, scaleBytes = 0, zeroPointBytes = 0;
+
+  DeviceWeight(const QuantizedWeight &w, int copies) {
+    codeBytes = w.codes.size();
+    const void *scaleSrc =
+        w.scheme == Scheme::FP8    ? (const void *)w.scaleF32.data()
+        : w.scheme == Scheme::INT4 ? (const void *)w.scaleAct.data()
+                                   : (const void *)w.scaleBytes.data();
+    scaleBytes = w.scheme == Scheme::FP8    ? w.scaleF32.size() * 4
+                 : w.scheme == Scheme::INT4 ? w.scaleAct.size() * 2
+                                            : w.scaleBytes.size();
+    zeroPointBytes = w.zeroPoints.size();
+    for (int c = 0; c < copies; ++c) {
+      codes.push_back(copy(w.codes.data(), codeBytes));
+      scales.push_back(copy(scaleSrc, scaleBytes));
+      zeroPoints.push_back(
+          zeroPointBytes ? copy(w.zeroPoints.data(), zeroPointBytes) : nullptr);
+    }
+    if (w.scheme == Scheme::NVFP4)
+      global = upload(std::vector<float>{w.globalScale});
+  }
+  static void *copy(const void *src, size_t bytes) {
+    void *p;
+    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 256)));
+    CUDA_CHECK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice));
+    return p;
+  }
+  ~DeviceWeight() {
+    for (size_t c = 0; c < codes.size(); ++c) {
+      cudaFree(codes[c]);
+      cudaFree(scales[c]);
+      if (zeroPoints[c])
+        cudaFree(zeroPoints[c]);
+    }
+    if (global)
+      cudaFree(global);
+  }
+};
+
+qmat_status runLayer(const LayerEntry &l, cudaStream_t stream, int64_t m,
+                     const void *a, const DeviceWeight &w, int copy, void *y) {
+  return l.run(reinterpret_cast<CUstream>(stream), m, a, w.codes[copy],
+               w.scales[copy], w.global, w.zeroPoints[copy], nullptr, y,
+               nullptr, 0);
+}
+
+/// Median over `batches` of the mean time of `perBatch` calls, rotating the
+/// weight copy every call.
+template <typename F>
+double batchedMs(cudaStream_t stream, int perBatch, int batches, F call) {
+  return medianMs(stream, 2, batches,
+                  [&] {
+                    for (int i = 0; i < perBatch; ++i)
+                      call(i);
+                  }) /
+         perBatch;
+}
+
+std::string jsonNumber(double v) {
+  if (std::isnan(v))
+    return "\"NaN\"";
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+/// The probe: Y == 0.5 * A[:, k0] in column n0, 0 elsewhere, exactly.
+struct Probe {
+  const LayerEntry &l;
+  cudaStream_t stream;
+  std::vector<uint16_t> aBits;
+  uint16_t *a, *y;
+  int64_t m = 8;
+  QuantizedWeight w;
+
+  Probe(const LayerEntry &l, cudaStream_t stream, uint64_t seed)
+      : l(l), stream(stream) {
+    const LayerShape &s = l.shape;
+    w.scheme = s.scheme;
+    w.act = s.act;
+    w.n = s.n;
+    w.k = s.k;
+    w.blockSize = s.blockSize;
+    int64_t blocks = w.numScaleBlocks();
+    bool packed = s.scheme != Scheme::FP8;
+    // Code 0 is zero except int4, whose zero is its zero point (default 8).
+    w.codes.assign(size_t(s.n) * (packed ? s.k / 2 : s.k),
+                   s.scheme == Scheme::INT4 ? 0x88 : 0);
+    if (s.scheme == Scheme::NVFP4)
+      w.scaleBytes.assign(s.n * blocks, 0x38); // e4m3 1.0
+    if (s.scheme == Scheme::MXFP4)
+      w.scaleBytes.assign(s.n * blocks, 127); // 2^0
+    if (s.scheme == Scheme::FP8)
+      w.scaleF32.assign(s.n * blocks, 1.0f);
+    if (s.scheme == Scheme::INT4)
+      w.scaleAct.assign(s.n * blocks, roundToAct(s.act, 0.5f));
+    if (s.zeroPoints)
+      w.zeroPoints.assign(s.n * ((blocks + 1) / 2), 0x88);
+    w.globalScale = 1.0f;
+    aBits.resize(size_t(m) * s.k);
+    std::mt19937 rng{uint32_t(seed)};
+    std::normal_distribution<float> normal(0.f, 1.f);
+    for (auto &v : aBits)
+      v = roundToAct(s.act, normal(rng));
+    a = upload(aBits);
+    CUDA_CHECK(cudaMalloc(&y, size_t(m) * s.n * 2));
+  }
+  ~Probe() {
+    cudaFree(a);
+    cudaFree(y);
+  }
+
+  /// The code byte and nibble shift that make w[n0, k0] = 0.5.
+  void place(QuantizedWeight &q, int64_t n0, int64_t k0) const {
+    const LayerShape &s = l.shape;
+    if (s.scheme == Scheme::FP8) {
+      q.codes[n0 * s.k + k0] = 0x30; // e4m3 0.5
+      return;
+    }
+    uint8_t &byte = q.codes[n0 * (s.k / 2) + k0 / 2];
+    int shift = k0 % 2 ? 4 : 0;
+    uint8_t code = s.scheme == Scheme::INT4 ? 9 : 1; // (9 - 8) * 0.5, e2m1 0.5
+    byte = uint8_t((byte & ~(0xF << shift)) | (code << shift));
+  }
+
+  /// Failures over the given (n0, k0) positions with the current variant.
+  int64_t run(const std::vector<std::pair<int64_t, int64_t>> &positions) {
+    const LayerShape &s = l.shape;
+    int64_t failures = 0;
+    std::vector<uint16_t> got(size_t(m) * s.n);
+    for (auto [n0, k0] : positions) {
+      QuantizedWeight q = w;
+      place(q, n0, k0);
+      DeviceWeight dw(q, 1);
+      CUDA_CHECK(cudaMemset(y, 0xFF, size_t(m) * s.n * 2));
+      if (runLayer(l, stream, m, a, dw, 0, y) != QMAT_OK) {
+        std::printf("probe %s: %s\n", l.name, bench_last_error());
+        return -1;
+      }
+      CUDA_CHECK(
+          cudaMemcpy(got.data(), y, got.size() * 2, cudaMemcpyDeviceToHost));
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t n = 0; n < s.n; ++n) {
+          float expect = n == n0
+                             ? 0.5f * actBitsToFloat(s.act, aBits[r * s.k + k0])
+                             : 0.0f;
+          uint16_t want = roundToAct(s.act, expect);
+          uint16_t have = got[r * s.n + n];
+          // +0 and -0 both mean "nothing landed here".
+          if (have != want && !((have | want) == 0x8000 && expect == 0.0f))
+            ++failures;
+        }
+    }
+    return failures;
+  }
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string outPath = argc > 1 ? argv[1] : "gemv.json";
+  bool wide = argc > 2 && std::string(argv[2]) == "wide";
+  std::string only = argc > 3 ? argv[3] : "";
+  uint64_t seed = std::random_device{}();
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasHandle_t blas;
+  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
+    return 2;
+  cublasSetStream(blas, stream);
+  int multiprocessors = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors,
+                                    cudaDevAttrMultiProcessorCount, 0));
+
+  // Copy ceiling: 1 GiB device to device, bytes read + written.
+  size_t copyBytes = size_t(1) << 30;
+  void *src, *dst;
+  CUDA_CHECK(cudaMalloc(&src, copyBytes));
+  CUDA_CHECK(cudaMalloc(&dst, copyBytes));
+  CUDA_CHECK(cudaMemset(src, 1, copyBytes));
+  double copyMs = medianMs(stream, 3, 20, [&] {
+    CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, copyBytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  double copyBandwidth = 2.0 * copyBytes / (copyMs * 1e-3);
+  cudaFree(src);
+  cudaFree(dst);
+  std::printf("copy: %.3f ms, %.2f TB/s; %d SMs\n", copyMs,
+              copyBandwidth / 1e12, multiprocessors);
+
+  std::ostringstream json;
+  json << "{\n  \"seed\": " << seed << ",\n  \"bundle\": \""
+       << (wide ? "wide" : "main")
+       << "\",\n  \"multiprocessors\": " << multiprocessors
+       << ",\n  \"copy_bytes_per_s\": " << copyBandwidth
+       << ",\n  \"cases\": [\n";
+  int cases = 0;
+  bool allWithin = true, probesClean = true;
+  auto emit = [&](const std::string &object) {
+    json << (cases++ ? ",\n" : "") << "    " << object;
+  };
+
+  // 1. Error.
+  std::vector<int64_t> ms = {1, 2, 3, 4, 5, 6, 7, 8};
+  if (wide)
+    ms = {16, 32, 64};
+  for (const LayerEntry &l : kLayers) {
+    const LayerShape &s = l.shape;
+    if (!only.empty() && std::string(l.name).find(only) == std::string::npos)
+      continue;
+    QuantizedWeight w = makeWeight(s, seed ^ std::hash<std::string>{}(l.name));
+    std::vector<uint16_t> wBits = dequantizeParallel(w);
+    DeviceWeight dw(w, 1);
+    int64_t maxM = ms.back();
+    std::vector<uint16_t> aBits(size_t(maxM) * s.k);
+    std::mt19937 rng{uint32_t(seed ^ uint64_t(s.n))};
+    std::normal_distribution<float> normal(0.f, 1.f);
+    for (auto &v : aBits)
+      v = roundToAct(s.act, normal(rng));
+    uint16_t *a = upload(aBits), *y;
+    CUDA_CHECK(cudaMalloc(&y, size_t(maxM) * s.n * 2));
+    // fp64 reference for every row: rows of smaller M are its prefixes.
+    std::vector<double> ref(size_t(maxM) * s.n);
+    parallelFor(s.n, [&](int64_t j) {
+      const uint16_t *wr = &wBits[size_t(j) * s.k];
+      for (int64_t r = 0; r < maxM; ++r) {
+        const uint16_t *ar = &aBits[size_t(r) * s.k];
+        double acc = 0;
+        for (int64_t c = 0; c < s.k; ++c)
+          acc += double(actBitsToFloat(s.act, ar[c])) *
+                 double(actBitsToFloat(s.act, wr[c]));
+        ref[r * s.n + j] = acc;
+      }
+    });
+    double bound = s.act == ActType::F16 ? 2e-3 : 1e-2;
+    std::vector<uint16_t> got(size_t(maxM) * s.n);
+    for (int64_t m : ms) {
+      CUDA_CHECK(cudaMemset(y, 0xFF, size_t(maxM) * s.n * 2));
+      qmat_status status = runLayer(l, stream, m, a, dw, 0, y);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (status != QMAT_OK) {
+        std::printf("%-24s m=%ld FAILED %s\n", l.name, long(m),
+                    bench_last_error());
+        allWithin = false;
+        continue;
+      }
+      CUDA_CHECK(cudaMemcpy(got.data(), y, size_t(m) * s.n * 2,
+                            cudaMemcpyDeviceToHost));
+      double num = 0, den = 0;
+      bool nan = false;
+      for (int64_t i = 0; i < m * s.n; ++i) {
+        double g = actBitsToFloat(s.act, got[i]);
+        nan |= std::isnan(g);
+        num += (g - ref[i]) * (g - ref[i]);
+        den += ref[i] * ref[i];
+      }
+      double err = nan ? NAN : std::sqrt(num / den);
+      bool within = !nan && err <= bound;
+      allWithin &= within;
+      std::printf("%-24s m=%-3ld rel_err %.2e %s\n", l.name, long(m), err,
+                  within ? "ok" : "OUT OF BOUND");
+      emit("{\"layer\": \"" + std::string(l.name) + "\", \"m\": " +
+           std::to_string(m) + ", \"n\": " + std::to_string(s.n) +
+           ", \"k\": " + std::to_string(s.k) + ", \"rel_frobenius_error\": " +
+           jsonNumber(err) + ", \"bound\": " + jsonNumber(bound) +
+           ", \"within_bound\": " + (within ? "true" : "false") + "}");
+    }
+    cudaFree(a);
+    cudaFree(y);
+  }
+
+  // 2. Lane-ownership probes on the N = 40 tensor-core layers.
+  for (const LayerEntry &l : kLayers) {
+    const LayerShape &s = l.shape;
+    if (s.n != 40 || s.k % 128 != 0)
+      continue;
+    Probe probe(l, stream, seed ^ 0x9E37);
+    std::vector<std::pair<int64_t, int64_t>> positions;
+    for (int64_t k0 = 0; k0 < 128; ++k0) // every K slot of a warp step
+      positions.push_back({k0 % 32, k0});
+    for (int64_t n0 = 0; n0 < s.n; ++n0) // every row, in a later step
+      positions.push_back({n0, s.k - 128 + (n0 * 37) % 128});
+    bool everyVariant = s.scheme == Scheme::NVFP4 && !wide;
+    std::vector<std::pair<int, int>> variants = {{0, 0}};
+    if (everyVariant)
+      for (int c : kColTiles)
+        for (int sk : kSplitKs)
+          variants.push_back({sk, c});
+    for (auto [sk, c] : variants) {
+      if (bench_set_gemv_override(sk, c) != QMAT_OK)
+        continue;
+      int64_t failures = probe.run(positions);
+      probesClean &= failures == 0;
+      std::printf("probe %-22s split_k=%d col_tiles=%d: %ld wrong of %zu\n",
+                  l.name, sk, c, long(failures),
+                  positions.size() * size_t(probe.m) * size_t(s.n));
+      emit("{\"probe\": \"" + std::string(l.name) + "\", \"split_k\": " +
+           std::to_string(sk) + ", \"col_tiles\": " + std::to_string(c) +
+           ", \"positions\": " + std::to_string(positions.size()) +
+           ", \"wrong_outputs\": " + std::to_string(failures) + "}");
+    }
+    bench_set_gemv_override(0, 0);
+  }
+
+  // 3. Time.
+  for (const LayerEntry &l : kLayers) {
+    const LayerShape &s = l.shape;
+    if (wide || s.k != 5120 || s.n < 2048 ||
+        (!only.empty() && std::string(l.name).find(only) == std::string::npos))
+      continue;
+    QuantizedWeight w = makeWeight(s, seed ^ 0x51ED);
+    std::vector<uint16_t> wBits = dequantizeParallel(w);
+    double weightBytes = double(w.codes.size());
+    double scaleBytes = double(w.scaleBytes.size() + w.scaleF32.size() * 4 +
+                               w.scaleAct.size() * 2 + w.zeroPoints.size());
+    // Enough copies that the ones a batch touches exceed L2 several times.
+    int copies =
+        int(std::max(1.0, std::ceil(256e6 / (weightBytes + scaleBytes))));
+    DeviceWeight dw(w, copies);
+    uint16_t *dense = upload(wBits), *a, *y;
+    CUDA_CHECK(cudaMalloc(&a, size_t(8) * s.k * 2));
+    CUDA_CHECK(cudaMalloc(&y, size_t(8) * s.n * 2));
+    CUDA_CHECK(cudaMemset(a, 0, size_t(8) * s.k * 2));
+    for (int64_t m : {1, 4, 8}) {
+      int perBatch = 20;
+      auto timeVariant = [&] {
+        return batchedMs(stream, perBatch, 15, [&](int i) {
+          runLayer(l, stream, m, a, dw, i % copies, y);
+        });
+      };
+      bench_set_gemv_override(0, 0);
+      double policyMs = timeVariant();
+      std::ostringstream variants;
+      double bestMs = policyMs;
+      std::string best = "policy";
+      int count = 0;
+      // The sweep, for the shapes the issue names.
+      bool sweep = s.n == 17408 || s.n == 248320;
+      for (int c : kColTiles)
+        for (int sk : kSplitKs) {
+          if (!sweep)
+            break;
+          if (bench_set_gemv_override(sk, c) != QMAT_OK)
+            continue;
+          double t = timeVariant();
+          std::string tag = "s" + std::to_string(sk) + "_c" + std::to_string(c);
+          variants << (count++ ? ", " : "") << "\"" << tag
+                   << "\": " << jsonNumber(t * 1e3);
+          if (t < bestMs) {
+            bestMs = t;
+            best = tag;
+          }
+        }
+      bench_set_gemv_override(0, 0);
+      cudaDataType_t type = s.act == ActType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
+      float one = 1.f, zero = 0.f;
+      double blasMs = medianMs(stream, 3, 30, [&] {
+        cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, int(s.n), int(m), int(s.k),
+                     &one, dense, type, int(s.k), a, type, int(s.k), &zero, y,
+                     type, int(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      });
+      double bandwidth = (weightBytes + scaleBytes) / (policyMs * 1e-3);
+      std::printf("%-24s m=%ld policy %.2f us, best %s %.2f us (policy/best "
+                  "%.3f), cublas %.2f "
+                  "us: gemv/cublas %.3f, bw/copy %.3f\n",
+                  l.name, long(m), policyMs * 1e3, best.c_str(), bestMs * 1e3,
+                  policyMs / bestMs, blasMs * 1e3, policyMs / blasMs,
+                  bandwidth / copyBandwidth);
+      emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
+           std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
+           std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
+           jsonNumber(weightBytes + scaleBytes) + ", \"policy_us\": " +
+           jsonNumber(policyMs * 1e3) + ", \"best_variant\": \"" + best +
+           "\", \"best_us\": " + jsonNumber(bestMs * 1e3) +
+           ", \"policy_over_best\": " + jsonNumber(policyMs / bestMs) +
+           ", \"cublas_us\": " + jsonNumber(blasMs * 1e3) +
+           ", \"gemv_over_cublas_" + (s.act == ActType::BF16 ? "bf16" : "f16") +
+           "\": " + jsonNumber(policyMs / blasMs) +
+           ", \"gemv_bw_over_copy\": " + jsonNumber(bandwidth / copyBandwidth) +
+           ", \"variants_us\": {" + variants.str() + "}}");
+    }
+    cudaFree(dense);
+    cudaFree(a);
+    cudaFree(y);
+  }
+
+  json << "\n  ],\n  \"all_within_bounds\": " << (allWithin ? "true" : "false")
+       << ",\n  \"probes_exact\": " << (probesClean ? "true" : "false")
+       << "\n}\n";
+  std::ofstream(outPath) << json.str();
+  std::printf("all_within_bounds: %s, probes_exact: %s\n",
+              allWithin ? "true" : "false", probesClean ? "true" : "false");
+  bench_unload();
+  return allWithin && probesClean ? 0 : 3;
+}

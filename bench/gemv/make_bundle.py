@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Builds the decode-GEMV bundles checked and timed on the H200.
+
+OUT_DIR/main: every scheme x f16/bf16 x N in {36, 40, 512, 2048, 8704,
+17408, 248320} at K = 5120, plus one K = 1000 layer per scheme (K % 128 != 0:
+the scalar GEMV), with the default variant set and gemv-max-m = 8.
+OUT_DIR/wide: N in {40, 2048} with --gemv-max-m=64 (M = 16, 32, 64), the
+variants restricted to split-K 1 and 4, one column tile.
+
+Each directory gets model.mlir, the qmat-aot output (prefix `bench`) and
+layers.inc (BENCH_LAYER(name, scheme, act, n, k, block, zero_points)).
+
+Usage: make_bundle.py QMAT_AOT OUT_DIR
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "prefill"))
+from make_bundle import layer_mlir  # noqa: E402
+
+SCHEMES = [("nvfp4", 16, False), ("mxfp4", 32, False), ("fp8", 128, False), ("int4", 128, True)]
+MAIN_N = [36, 40, 512, 2048, 8704, 17408, 248320]
+
+
+def write_bundle(aot, out, layers, flags):
+    os.makedirs(out, exist_ok=True)
+    mlir, inc = [], []
+    for scheme, block, zp, act, n, k in layers:
+        name = f"{scheme}_{act}_{n}x{k}"
+        mlir.append(layer_mlir(name, scheme, block, zp, act, n, k))
+        inc.append(f"BENCH_LAYER({name}, {scheme.upper()}, {act.upper()}, {n}, {k}, "
+                   f"{block}, {'true' if zp else 'false'})\n")
+    with open(os.path.join(out, "model.mlir"), "w") as f:
+        f.writelines(mlir)
+    with open(os.path.join(out, "layers.inc"), "w") as f:
+        f.writelines(inc)
+    subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=bench",
+                    "-o", out] + flags, check=True)
+
+
+def main():
+    aot, out = sys.argv[1], sys.argv[2]
+    main_layers, wide_layers = [], []
+    for scheme, block, zp in SCHEMES:
+        for act in ["bf16", "f16"]:
+            for n in MAIN_N:
+                main_layers.append((scheme, block, zp, act, n, 5120))
+            main_layers.append((scheme, block, zp, act, 2048, 1000))
+            for n in [40, 2048]:
+                wide_layers.append((scheme, block, zp, act, n, 5120))
+    write_bundle(aot, os.path.join(out, "main"), main_layers, [])
+    write_bundle(aot, os.path.join(out, "wide"), wide_layers,
+                 ["--gemv-max-m=64", "--gemv-split-k=1,4", "--gemv-col-tiles=1"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+//===- GemvKernelBuilder.h - Decode-path GEMV kernels -----------*- C++ -*-===//
+//
+// The body of a small-M matmul kernel: every weight byte is read once and
+// decoded in registers. The tensor-core variant feeds the decoded weights to
+// a warp matrix instruction (TargetInfo::emitWarpMma16x8x16) as the A
+// operand and the activations as B; the scalar variant decodes element by
+// element for shapes the tensor-core mapping cannot take.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_CONVERSION_QMATTOGPU_GEMVKERNELBUILDER_H
+#define QMAT_CONVERSION_QMATTOGPU_GEMVKERNELBUILDER_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::qmat {
+
+class TargetInfo;
+
+/// What a GEMV kernel is specialised on.
+struct GemvKernelSpec {
+  SchemeAttr scheme;
+  int64_t k = 0;
+  Type actType;
+  /// Activation rows one launch handles: ceil(maxM / 8) column groups of
+  /// the matrix instruction.
+  int64_t maxM = 8;
+  int64_t splitK = 1;
+  int64_t colTiles = 1;
+  bool tensorCore = false;
+  DecodeMethod decode = DecodeMethod::arith;
+  bool hasZeroPoints = false;
+  bool hasBias = false;
+
+  static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
+
+  /// Groups of 8 activation rows (the matrix instruction's N).
+  int64_t getRowGroups() const { return (maxM + 7) / 8; }
+  int64_t getThreads(unsigned warpSize) const;
+  /// Weight rows (output columns) one block produces.
+  int64_t getRowsPerBlock() const;
+  /// Bytes of workgroup memory for the split-K reduction.
+  int64_t getSharedBytes() const;
+  /// Whether nvfp4 weights are decoded straight into the activation type
+  /// (the magic-bias shift, the block scale applied as a packed multiply
+  /// and the global scale in the epilogue) rather than through fp32.
+  bool usesPackedFp4Decode() const;
+  std::string getKernelName() const;
+};
+
+/// The operands of one GEMV kernel (memrefs; the global scale not loaded).
+struct GemvBuffers {
+  Value a, weights, scales, globalScale, zeroPoints, bias, y;
+  /// Workgroup memory for the split-K partial sums, or null.
+  Value partials;
+};
+
+/// Emits the kernel body at the builder's insertion point (inside a
+/// gpu.func whose block size is spec.getThreads()).
+void emitGemvKernelBody(OpBuilder &builder, Location loc,
+                        const GemvKernelSpec &spec, const GemvBuffers &buffers,
+                        const TargetInfo &target);
+
+/// Whether a GEMV of `scheme` decodes straight into the activation type:
+/// nvfp4 on the tensor-core path with the magic-bias decode.
+bool isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
+                           DecodeMethod decode);
+
+/// The default GEMV decode of `format` on targets with the 16x8x16 warp
+/// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
+DecodeMethod getDefaultGemvDecode(ElementFormat format);
+
+} // namespace mlir::qmat
+
+#endif // QMAT_CONVERSION_QMATTOGPU_GEMVKERNELBUILDER_H

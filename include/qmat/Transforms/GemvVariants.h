@@ -1,0 +1,37 @@
+//===- GemvVariants.h - The compiled decode-GEMV variants -------*- C++ -*-===//
+//
+// One layer's small-M path is a handful of compiled GEMV variants; the
+// launcher picks one per call (GemvPolicy.h). The set is computed here once,
+// for qmat-expand-gemv (which emits them) and qmat-aot (which tabulates
+// them), so that the two always agree on the order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_TRANSFORMS_GEMVVARIANTS_H
+#define QMAT_TRANSFORMS_GEMVVARIANTS_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+namespace mlir::qmat {
+
+struct GemvVariant {
+  int64_t maxM = 8, splitK = 1, colTiles = 1;
+  bool tensorCore = false;
+};
+
+/// The variants of a layer planned as `plan` (empty when the plan sends
+/// every M to the prefill path). Tensor core: every split-K of `splitKs`
+/// times every column tile count of `colTiles`, for row capacities 8, 16,
+/// 32, 64 up to the plan's gemv_max_m, keeping col_tiles * row groups <= 8
+/// (registers) and the split-K buffer within 48 KiB. Scalar: one variant.
+SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
+                                         ArrayRef<int64_t> splitKs,
+                                         ArrayRef<int64_t> colTiles);
+
+/// The defaults: every split-K and column-tile count the op allows.
+ArrayRef<int64_t> getDefaultGemvSplitKs();
+ArrayRef<int64_t> getDefaultGemvColTiles();
+
+} // namespace mlir::qmat
+
+#endif // QMAT_TRANSFORMS_GEMVVARIANTS_H

@@ -1,0 +1,684 @@
+//===- GemvKernelBuilder.cpp - Decode-path GEMV kernels -------------------===//
+//
+// Tensor-core mapping (brief §3): a warp owns 16 weight rows per column tile
+// and walks K in steps of 128. Lane l = 4g + t loads 32 consecutive K
+// elements (16 bytes of packed codes) of rows g and g + 8, and the same 32
+// activations of rows g (+ 8 per row group). The matrix instruction only
+// needs A and B to agree on which logical K sits at each physical position,
+// and the physical positions of lane l depend on t alone; so each lane may
+// feed its own K range in any pairing, as long as A and B use the same one.
+// The packed fp4 decode pairs elements 4 apart (k, k + 4) because that is
+// what one shift-and-mask produces from a 32-bit word of codes.
+//
+// Packed fp4 decode (exact): the nibble's sign lands on bit 15 of a 16-bit
+// half and its three magnitude bits under the exponent (f16: bits 11..9,
+// bf16: bits 8..6), which is code * 2^-14 (f16) or code * 2^-126 (bf16),
+// subnormal 0.5 included. The block scale is applied as a packed multiply
+// by scale * 2^(E - 7) (E = 14 or 126), exact because the product has at
+// most 6 significant bits and stays in range; the factor 2^7 and the global
+// scale are applied to the fp32 sums.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// Weight rows one scalar-GEMV block handles (one warp each).
+constexpr int64_t kScalarRowsPerBlock = 4;
+/// K elements per warp step and per lane in the tensor-core GEMV.
+constexpr int64_t kWarpStepK = 128;
+constexpr int64_t kLaneK = 32;
+/// Lanes of the 16x8x16 matrix instruction.
+constexpr int64_t kMmaLanes = 32;
+/// The power of two left on the packed fp4 weights (see the file comment).
+constexpr int kPackedFp4ResidualExponent = 7;
+
+} // namespace
+
+DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format) {
+  return format == ElementFormat::e4m3 ? DecodeMethod::arith
+                                       : DecodeMethod::magic_bias;
+}
+
+GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
+  GemvKernelSpec spec;
+  spec.scheme = op.getScheme();
+  spec.k = op.getK();
+  spec.actType = op.getActType();
+  spec.maxM = op.getMaxM();
+  spec.splitK = op.getSplitK();
+  spec.colTiles = op.getColTiles();
+  spec.tensorCore = op.getTensorCore();
+  spec.decode = op.getDecode().value_or(defaultDecode);
+  spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
+  spec.hasBias = static_cast<bool>(op.getBias());
+  return spec;
+}
+
+int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
+  return tensorCore ? kMmaLanes * splitK : warpSize * kScalarRowsPerBlock;
+}
+
+int64_t GemvKernelSpec::getRowsPerBlock() const {
+  return tensorCore ? 16 * colTiles : kScalarRowsPerBlock;
+}
+
+int64_t GemvKernelSpec::getSharedBytes() const {
+  if (!tensorCore || splitK == 1)
+    return 0;
+  return splitK * colTiles * getRowGroups() * kMmaLanes * 4 * 4;
+}
+
+bool mlir::qmat::isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
+                                       DecodeMethod decode) {
+  return tensorCore && scheme == SchemeKind::nvfp4 &&
+         decode == DecodeMethod::magic_bias;
+}
+
+bool GemvKernelSpec::usesPackedFp4Decode() const {
+  return isPackedFp4GemvDecode(scheme.getKind(), tensorCore, decode);
+}
+
+std::string GemvKernelSpec::getKernelName() const {
+  std::string act = actType.isF16() ? "f16" : "bf16";
+  return llvm::formatv(
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}",
+             stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
+             act, tensorCore ? "tc" : "scalar", stringifyDecodeMethod(decode),
+             hasZeroPoints ? "_zp" : "", hasBias ? "_bias" : "", maxM, splitK,
+             colTiles)
+      .str();
+}
+
+namespace {
+
+/// Shared helpers of both GEMV flavours.
+class GemvEmitterBase {
+public:
+  GemvEmitterBase(OpBuilder &builder, Location loc, const GemvKernelSpec &spec,
+                  const GemvBuffers &buffers, const TargetInfo &target)
+      : b(builder), loc(loc), spec(spec), buffers(buffers), target(target),
+        f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()),
+        act(spec.actType) {}
+
+protected:
+  Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value cI32(int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
+  Value cF32(float v) {
+    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
+                                          APFloat(v));
+  }
+  Value toI32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  }
+
+  Value loadScale(Value row, Value block) {
+    Value raw =
+        memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, block});
+    return emitScaleToF32(b, loc, spec.scheme, raw);
+  }
+  Value loadZeroPoint(Value row, Value block) {
+    if (!spec.hasZeroPoints)
+      return cF32(8.0f);
+    Value col = arith::ShRUIOp::create(b, loc, block, cIdx(1));
+    Value byte = memref::LoadOp::create(b, loc, buffers.zeroPoints,
+                                        ValueRange{row, col});
+    return emitZeroPointToF32(b, loc, byte, toI32(block));
+  }
+  /// Elements [first, first + count) of a 1-D vector (a shuffle, which
+  /// every target's vector lowering takes).
+  Value sliceOf(Value vector, int64_t first, int64_t count) {
+    SmallVector<int64_t> mask(count);
+    for (int64_t i = 0; i < count; ++i)
+      mask[i] = first + i;
+    return vector::ShuffleOp::create(b, loc, vector, vector, mask);
+  }
+  Value loadGlobalScale() {
+    return memref::LoadOp::create(b, loc, buffers.globalScale, ValueRange{});
+  }
+
+  /// y[m, n] = round(sum * factor + bias[n]) when m < M and n < N.
+  void emitStore(Value sum, Value factor, Value m, Value n, Value numM,
+                 Value numN) {
+    Value inM =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, numM);
+    Value inN =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, numN);
+    Value inside = arith::AndIOp::create(b, loc, inM, inN);
+    auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(guard.thenBlock());
+    Value v = sum;
+    if (factor)
+      v = arith::MulFOp::create(b, loc, v, factor);
+    if (buffers.bias) {
+      Value bias = memref::LoadOp::create(b, loc, buffers.bias, ValueRange{n});
+      v = arith::AddFOp::create(b, loc, v,
+                                arith::ExtFOp::create(b, loc, f32, bias));
+    }
+    Value rounded = arith::TruncFOp::create(b, loc, act, v);
+    memref::StoreOp::create(b, loc, rounded, buffers.y, ValueRange{m, n});
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const GemvKernelSpec &spec;
+  const GemvBuffers &buffers;
+  const TargetInfo &target;
+  Type f32, i32, i8, act;
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor-core GEMV
+//===----------------------------------------------------------------------===//
+
+class TensorCoreGemvEmitter : GemvEmitterBase {
+public:
+  using GemvEmitterBase::GemvEmitterBase;
+  void emit();
+
+private:
+  /// How the 16 pairs of a lane's 32 K elements are formed: pair 4w + j
+  /// holds elements (8w + j, 8w + j + 4) (strided) or (8w + 2j, 8w + 2j + 1).
+  enum class PairOrder { strided, adjacent };
+
+  struct RowChunk {
+    Value codes;
+    /// Per 8-element word: the raw scale element, and (generic decode) its
+    /// fp32 value and zero point; repeated words repeat the same Value.
+    SmallVector<Value> rawScales, scales, zeroPoints;
+  };
+
+  /// The scale block of each 8-element word of the chunk at `kc`.
+  SmallVector<Value> wordBlocks(Value kc);
+  RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
+  /// 16 vector<2 x act> pairs of weights, ready for the A operand.
+  SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
+                                    ArrayRef<Value> wordScales);
+  SmallVector<Value> decodePackedFp4(const RowChunk &chunk,
+                                     ArrayRef<Value> wordScales);
+  /// Per chunk and word, the packed multiplier scale * 2^(E - 7) as a
+  /// vector<2 x act>, converting the distinct scales two at a time.
+  SmallVector<SmallVector<Value>> packedFp4Scales(ArrayRef<RowChunk> chunks);
+  SmallVector<Value> decodeThroughF32(const RowChunk &chunk);
+  /// The activation pairs of one row group, in the weights' pair order.
+  SmallVector<Value> activationPairs(ArrayRef<Value> words);
+
+  PairOrder order() const {
+    return spec.usesPackedFp4Decode() ? PairOrder::strided
+                                      : PairOrder::adjacent;
+  }
+
+  Value globalScale;
+};
+
+SmallVector<Value> TensorCoreGemvEmitter::wordBlocks(Value kc) {
+  int64_t bs = spec.scheme.getBlockSize();
+  SmallVector<Value> blocks;
+  if (kLaneK % bs == 0) {
+    // Several whole blocks per chunk: one division, then constant steps.
+    Value base = arith::DivUIOp::create(b, loc, kc, cIdx(bs));
+    Value last;
+    int64_t lastOffset = -1;
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      int64_t offset = 8 * w / bs;
+      if (offset != lastOffset)
+        last = offset ? Value(arith::AddIOp::create(b, loc, base, cIdx(offset)))
+                      : base;
+      lastOffset = offset;
+      blocks.push_back(last);
+    }
+    return blocks;
+  }
+  if (bs % kLaneK == 0) {
+    // A chunk starts at a multiple of 32 and never crosses a block.
+    Value block = arith::DivUIOp::create(b, loc, kc, cIdx(bs));
+    return SmallVector<Value>(kLaneK / 8, block);
+  }
+  for (int64_t w = 0; w < kLaneK / 8; ++w)
+    blocks.push_back(arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, kc, cIdx(8 * w)), cIdx(bs)));
+  return blocks;
+}
+
+TensorCoreGemvEmitter::RowChunk
+TensorCoreGemvEmitter::loadRowChunk(Value row, Value kc,
+                                    ArrayRef<Value> blocks) {
+  RowChunk chunk;
+  bool packed = spec.scheme.isPacked();
+  int64_t bytes = packed ? kLaneK / 2 : kLaneK;
+  Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
+  auto weightsType = cast<MemRefType>(buffers.weights.getType());
+  Value codes = vector::LoadOp::create(
+      b, loc, VectorType::get({bytes}, weightsType.getElementType()),
+      buffers.weights, ValueRange{row, col}, /*nontemporal=*/false,
+      /*alignment=*/llvm::MaybeAlign(16));
+  if (!packed)
+    codes =
+        arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
+  chunk.codes = codes;
+  Value lastBlock, lastRaw, lastScale, lastZeroPoint;
+  for (Value block : blocks) {
+    if (block != lastBlock) {
+      lastBlock = block;
+      lastRaw = memref::LoadOp::create(b, loc, buffers.scales,
+                                       ValueRange{row, block});
+      if (!spec.usesPackedFp4Decode())
+        lastScale = emitScaleToF32(b, loc, spec.scheme, lastRaw);
+      if (spec.scheme.getKind() == SchemeKind::int4)
+        lastZeroPoint = loadZeroPoint(row, block);
+    }
+    chunk.rawScales.push_back(lastRaw);
+    chunk.scales.push_back(lastScale);
+    chunk.zeroPoints.push_back(lastZeroPoint);
+  }
+  return chunk;
+}
+
+SmallVector<SmallVector<Value>>
+TensorCoreGemvEmitter::packedFp4Scales(ArrayRef<RowChunk> chunks) {
+  bool f16 = act.isF16();
+  int64_t exponent = f16 ? 14 : 126;
+  float fold = std::ldexp(1.0f, exponent - kPackedFp4ResidualExponent);
+  auto pairType = VectorType::get({2}, act);
+  auto f32Pair = VectorType::get({2}, f32);
+  // Distinct raw scales of the step, in order of first use.
+  SmallVector<Value> distinct;
+  for (const RowChunk &chunk : chunks)
+    for (Value raw : chunk.rawScales)
+      if (!llvm::is_contained(distinct, raw))
+        distinct.push_back(raw);
+  DenseMap<Value, Value> multiplier;
+  auto broadcastHalf = [&](Value pair, int64_t half) {
+    return vector::ShuffleOp::create(b, loc, pair, pair,
+                                     ArrayRef<int64_t>{half, half});
+  };
+  for (size_t i = 0; i < distinct.size(); i += 2) {
+    Value first = distinct[i];
+    Value second = i + 1 < distinct.size() ? distinct[i + 1] : first;
+    Value bytes = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, i8),
+        ValueRange{arith::BitcastOp::create(b, loc, i8, first),
+                   arith::BitcastOp::create(b, loc, i8, second)});
+    // One conversion for two scales where the target has it.
+    Value halves = target.emitE4M3x2ToF16x2(b, loc, bytes);
+    Value scaled;
+    if (halves) {
+      Value wide = arith::ExtFOp::create(b, loc, f32Pair, halves);
+      scaled = arith::MulFOp::create(
+          b, loc, wide,
+          vector::BroadcastOp::create(b, loc, f32Pair, cF32(fold)));
+    } else {
+      Value lo = emitScaleToF32(b, loc, spec.scheme, first);
+      Value hi = emitScaleToF32(b, loc, spec.scheme, second);
+      scaled = arith::MulFOp::create(
+          b, loc,
+          vector::FromElementsOp::create(b, loc, f32Pair, ValueRange{lo, hi}),
+          vector::BroadcastOp::create(b, loc, f32Pair, cF32(fold)));
+    }
+    // Exact: s * 2^(E - 7) keeps the e4m3 significand and stays in range.
+    Value packed = arith::TruncFOp::create(b, loc, pairType, scaled);
+    multiplier[first] = broadcastHalf(packed, 0);
+    if (second != first)
+      multiplier[second] = broadcastHalf(packed, 1);
+  }
+  SmallVector<SmallVector<Value>> perChunk;
+  for (const RowChunk &chunk : chunks) {
+    SmallVector<Value> words;
+    for (Value raw : chunk.rawScales)
+      words.push_back(multiplier.lookup(raw));
+    perChunk.push_back(words);
+  }
+  return perChunk;
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::decodePackedFp4(const RowChunk &chunk,
+                                       ArrayRef<Value> wordScales) {
+  bool f16 = act.isF16();
+  int64_t magnitudeShift = f16 ? 3 : 6;
+  auto pairType = VectorType::get({2}, act);
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
+  Value signMask = cI32(0x80008000), magnitudeMask = cI32(0x70007000);
+  SmallVector<Value> pairs(kLaneK / 2);
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+    for (int64_t j = 3; j >= 0; --j) {
+      // Nibbles j and j + 4 move to the top of each 16-bit half.
+      Value v =
+          j == 3 ? x
+                 : Value(arith::ShLIOp::create(b, loc, x, cI32(4 * (3 - j))));
+      Value sign = arith::AndIOp::create(b, loc, v, signMask);
+      Value magnitude = arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, v, magnitudeMask),
+          cI32(magnitudeShift));
+      Value bits = arith::OrIOp::create(b, loc, sign, magnitude);
+      Value pair = vector::BitCastOp::create(
+          b, loc, pairType,
+          vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
+      pairs[4 * w + j] = arith::MulFOp::create(b, loc, pair, wordScales[w]);
+    }
+  }
+  return pairs;
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk) {
+  // The reference's element value (brief §2), rounded once to the
+  // activation type: the product then equals a GEMM on the dequantized W.
+  Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
+                                spec.decode, chunk.codes, kLaneK);
+  auto wordType = VectorType::get({8}, f32);
+  bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
+  SmallVector<Value> pairs;
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    Value word = sliceOf(values, 8 * w, 8);
+    if (isInt4)
+      word = arith::SubFOp::create(
+          b, loc, word,
+          vector::BroadcastOp::create(b, loc, wordType, chunk.zeroPoints[w]));
+    Value product = arith::MulFOp::create(
+        b, loc, word,
+        vector::BroadcastOp::create(b, loc, wordType, chunk.scales[w]));
+    if (globalScale)
+      product = arith::MulFOp::create(
+          b, loc, product,
+          vector::BroadcastOp::create(b, loc, wordType, globalScale));
+    Value rounded =
+        arith::TruncFOp::create(b, loc, VectorType::get({8}, act), product);
+    for (int64_t j = 0; j < 4; ++j)
+      pairs.push_back(sliceOf(rounded, 2 * j, 2));
+  }
+  return pairs;
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::decodeRowChunk(const RowChunk &chunk,
+                                      ArrayRef<Value> wordScales) {
+  return spec.usesPackedFp4Decode() ? decodePackedFp4(chunk, wordScales)
+                                    : decodeThroughF32(chunk);
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::activationPairs(ArrayRef<Value> words) {
+  SmallVector<Value> pairs;
+  for (Value word : words)
+    for (int64_t j = 0; j < 4; ++j) {
+      SmallVector<int64_t> mask = order() == PairOrder::strided
+                                      ? SmallVector<int64_t>{j, j + 4}
+                                      : SmallVector<int64_t>{2 * j, 2 * j + 1};
+      pairs.push_back(vector::ShuffleOp::create(b, loc, word, word, mask));
+    }
+  return pairs;
+}
+
+void TensorCoreGemvEmitter::emit() {
+  int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(kMmaLanes));
+  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(kMmaLanes));
+  Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
+  Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
+  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  Value lastN = arith::SubIOp::create(b, loc, numN, cIdx(1));
+  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value firstRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles)), g);
+
+  // Rows past N and activation rows past M read row N-1 / M-1 instead of
+  // branching; their results are never stored.
+  SmallVector<Value> weightRows; // [tile][half]
+  for (int64_t c = 0; c < colTiles; ++c)
+    for (int64_t h = 0; h < 2; ++h)
+      weightRows.push_back(arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * h)),
+          lastN));
+  SmallVector<Value> activationRows;
+  for (int64_t r = 0; r < groups; ++r)
+    activationRows.push_back(arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, g, cIdx(8 * r)), lastM));
+
+  Value epilogueFactor;
+  if (buffers.globalScale) {
+    Value global = loadGlobalScale();
+    if (spec.usesPackedFp4Decode())
+      epilogueFactor = arith::MulFOp::create(
+          b, loc, global, cF32(std::ldexp(1.0f, kPackedFp4ResidualExponent)));
+    else
+      globalScale = global;
+  }
+
+  int64_t accumulators = colTiles * groups * 4;
+  SmallVector<Value> zeros(accumulators, cF32(0.0f));
+  Value lanesK = arith::MulIOp::create(b, loc, t, cIdx(kLaneK));
+  auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
+                                 cIdx(spec.splitK), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    Value kc = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, step, cIdx(kWarpStepK)), lanesK);
+    // Every load of the step first, so that they are in flight together.
+    SmallVector<Value> blocks = wordBlocks(kc);
+    SmallVector<RowChunk> chunks;
+    for (Value row : weightRows)
+      chunks.push_back(loadRowChunk(row, kc, blocks));
+    auto actWord = VectorType::get({8}, act);
+    SmallVector<SmallVector<Value>> actWords(groups);
+    for (int64_t r = 0; r < groups; ++r)
+      for (int64_t w = 0; w < kLaneK / 8; ++w)
+        actWords[r].push_back(vector::LoadOp::create(
+            b, loc, actWord, buffers.a,
+            ValueRange{activationRows[r],
+                       arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
+            /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+
+    SmallVector<SmallVector<Value>> wordScales(chunks.size());
+    if (spec.usesPackedFp4Decode())
+      wordScales = packedFp4Scales(chunks);
+    SmallVector<SmallVector<Value>> weightPairs;
+    for (auto [chunk, scales] : llvm::zip(chunks, wordScales))
+      weightPairs.push_back(decodeRowChunk(chunk, scales));
+    SmallVector<SmallVector<Value>> actPairs;
+    for (int64_t r = 0; r < groups; ++r)
+      actPairs.push_back(activationPairs(actWords[r]));
+
+    SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                           loop.getRegionIterArgs().end());
+    for (int64_t s = 0; s < kLaneK / 4; ++s) {
+      int64_t p0 = 4 * (s / 2) + 2 * (s % 2), p1 = p0 + 1;
+      for (int64_t c = 0; c < colTiles; ++c) {
+        ArrayRef<Value> top = weightPairs[2 * c],
+                        bottom = weightPairs[2 * c + 1];
+        SmallVector<Value> aOperand = {top[p0], bottom[p0], top[p1],
+                                       bottom[p1]};
+        for (int64_t r = 0; r < groups; ++r) {
+          int64_t base = (c * groups + r) * 4;
+          SmallVector<Value> bOperand = {actPairs[r][p0], actPairs[r][p1]};
+          SmallVector<Value> result = target.emitWarpMma16x8x16(
+              b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
+          llvm::copy(result, acc.begin() + base);
+        }
+      }
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  SmallVector<Value> sums(loop.getResults().begin(), loop.getResults().end());
+
+  // Split-K: every warp parks its partial sums, warp 0 adds them up.
+  Value isFirstWarp =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, cIdx(0));
+  std::optional<OpBuilder::InsertionGuard> epilogueGuard;
+  if (spec.splitK > 1) {
+    auto quad = VectorType::get({4}, f32);
+    auto slot = [&](Value warpIndex, int64_t group) {
+      Value groupBase = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, warpIndex, cIdx(colTiles * groups)),
+              cIdx(group)),
+          cIdx(kMmaLanes * 4));
+      return arith::AddIOp::create(
+          b, loc, groupBase, arith::MulIOp::create(b, loc, lane, cIdx(4)));
+    };
+    for (int64_t group = 0; group < colTiles * groups; ++group) {
+      Value packedSums = vector::FromElementsOp::create(
+          b, loc, quad, ArrayRef<Value>(sums).slice(4 * group, 4));
+      vector::StoreOp::create(b, loc, packedSums, buffers.partials,
+                              ValueRange{slot(warp, group)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    auto onlyFirst = scf::IfOp::create(b, loc, isFirstWarp, false);
+    epilogueGuard.emplace(b);
+    b.setInsertionPointToStart(onlyFirst.thenBlock());
+    for (int64_t group = 0; group < colTiles * groups; ++group) {
+      Value total = vector::FromElementsOp::create(
+          b, loc, quad, ArrayRef<Value>(sums).slice(4 * group, 4));
+      for (int64_t other = 1; other < spec.splitK; ++other)
+        total = arith::AddFOp::create(
+            b, loc, total,
+            vector::LoadOp::create(b, loc, quad, buffers.partials,
+                                   ValueRange{slot(cIdx(other), group)}));
+      for (int64_t i = 0; i < 4; ++i)
+        sums[4 * group + i] =
+            vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
+    }
+  }
+
+  Value pairCol = arith::MulIOp::create(b, loc, t, cIdx(2));
+  for (int64_t c = 0; c < colTiles; ++c)
+    for (int64_t r = 0; r < groups; ++r)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value n =
+            arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * (i / 2)));
+        Value m = arith::AddIOp::create(b, loc, pairCol, cIdx(8 * r + i % 2));
+        emitStore(sums[(c * groups + r) * 4 + i], epilogueFactor, m, n, numM,
+                  numN);
+      }
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar GEMV
+//===----------------------------------------------------------------------===//
+
+class ScalarGemvEmitter : GemvEmitterBase {
+public:
+  using GemvEmitterBase::GemvEmitterBase;
+  void emit();
+};
+
+void ScalarGemvEmitter::emit() {
+  int64_t warpSize = target.getWarpSize();
+  bool packed = spec.scheme.isPacked();
+  int64_t perItem = packed ? 2 : 1;
+  int64_t bs = spec.scheme.getBlockSize();
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(warpSize));
+  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(warpSize));
+  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value n = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, cIdx(kScalarRowsPerBlock)),
+      warp);
+  Value row = arith::MinUIOp::create(
+      b, loc, n, arith::SubIOp::create(b, loc, numN, cIdx(1)));
+  Value global = buffers.globalScale ? loadGlobalScale() : Value();
+  SmallVector<Value> activationRows;
+  for (int64_t m = 0; m < spec.maxM; ++m)
+    activationRows.push_back(arith::MinUIOp::create(b, loc, cIdx(m), lastM));
+
+  SmallVector<Value> zeros(spec.maxM, cF32(0.0f));
+  auto loop = scf::ForOp::create(b, loc, lane, cIdx(spec.k / perItem),
+                                 cIdx(warpSize), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value item = loop.getInductionVar();
+    auto weightsType = cast<MemRefType>(buffers.weights.getType());
+    Value codes = vector::LoadOp::create(
+        b, loc, VectorType::get({1}, weightsType.getElementType()),
+        buffers.weights, ValueRange{row, item});
+    if (!packed)
+      codes = arith::BitcastOp::create(b, loc, VectorType::get({1}, i8), codes);
+    Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
+                                  spec.decode, codes, perItem);
+    SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                           loop.getRegionIterArgs().end());
+    Value k0 = arith::MulIOp::create(b, loc, item, cIdx(perItem));
+    for (int64_t e = 0; e < perItem; ++e) {
+      Value k = e ? Value(arith::AddIOp::create(b, loc, k0, cIdx(e))) : k0;
+      // An odd block may start inside a byte: each element finds its own.
+      Value blockIndex = arith::DivUIOp::create(b, loc, k, cIdx(bs));
+      Value w = vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{e});
+      if (spec.scheme.getKind() == SchemeKind::int4)
+        w = arith::SubFOp::create(b, loc, w, loadZeroPoint(row, blockIndex));
+      w = arith::MulFOp::create(b, loc, w, loadScale(row, blockIndex));
+      if (global)
+        w = arith::MulFOp::create(b, loc, w, global);
+      // The reference rounds each weight to the activation type.
+      w = arith::ExtFOp::create(b, loc, f32,
+                                Value(arith::TruncFOp::create(b, loc, act, w)));
+      for (int64_t m = 0; m < spec.maxM; ++m) {
+        Value a = memref::LoadOp::create(b, loc, buffers.a,
+                                         ValueRange{activationRows[m], k});
+        Value product = arith::MulFOp::create(
+            b, loc, w, arith::ExtFOp::create(b, loc, f32, a));
+        acc[m] = arith::AddFOp::create(b, loc, acc[m], product);
+      }
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  Value isFirstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cIdx(0));
+  SmallVector<Value> sums;
+  for (Value partial : loop.getResults()) {
+    Value sum = partial;
+    for (int64_t offset = warpSize / 2; offset > 0; offset /= 2) {
+      Value other =
+          gpu::ShuffleOp::create(b, loc, sum, cI32(offset), cI32(warpSize),
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+    sums.push_back(sum);
+  }
+  auto onlyFirst = scf::IfOp::create(b, loc, isFirstLane, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(onlyFirst.thenBlock());
+  for (int64_t m = 0; m < spec.maxM; ++m)
+    emitStore(sums[m], Value(), cIdx(m), n, numM, numN);
+}
+
+} // namespace
+
+void mlir::qmat::emitGemvKernelBody(OpBuilder &builder, Location loc,
+                                    const GemvKernelSpec &spec,
+                                    const GemvBuffers &buffers,
+                                    const TargetInfo &target) {
+  if (spec.tensorCore)
+    TensorCoreGemvEmitter(builder, loc, spec, buffers, target).emit();
+  else
+    ScalarGemvEmitter(builder, loc, spec, buffers, target).emit();
+}

@@ -1,0 +1,151 @@
+//===- LowerGemvToGPU.cpp - qmat.gemv -> gpu.func + launch ----------------===//
+//
+// One kernel per GEMV variant (scheme, K, activation type, rows handled,
+// split-K, column tiles), shared by every layer with the same K: N and M are
+// read from the operands at run time. Grid: one block per 16 * col_tiles
+// weight rows (tensor core) or per four rows (scalar).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Conversion/Passes.h"
+#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/KernelModule.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::qmat {
+#define GEN_PASS_DEF_QMATLOWERGEMVTOGPU
+#include "qmat/Conversion/Passes.h.inc"
+} // namespace mlir::qmat
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+struct QMatLowerGemvToGPUPass
+    : qmat::impl::QMatLowerGemvToGPUBase<QMatLowerGemvToGPUPass> {
+  using Base::Base;
+
+  /// The matrix instruction comes from the target's own dialect.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    std::string error;
+    if (auto info = lookupTargetInfo(target, error))
+      info->getDependentDialects(registry);
+  }
+
+  gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
+                                   const TargetInfo &info,
+                                   const GemvKernelSpec &spec,
+                                   TypeRange argTypes, Location loc) {
+    auto funcType = FunctionType::get(kernels.getContext(), argTypes, {});
+    gpu::GPUFuncOp existing;
+    std::string name =
+        findKernel(kernels, spec.getKernelName(), funcType, existing);
+    if (existing)
+      return existing;
+
+    OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
+    auto kernel = gpu::GPUFuncOp::create(b, loc, name, funcType);
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    int64_t threads = spec.getThreads(info.getWarpSize());
+    kernel.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+
+    Block &entry = kernel.getBody().front();
+    unsigned argIndex = 0;
+    GemvBuffers buffers;
+    buffers.a = entry.getArgument(argIndex++);
+    buffers.weights = entry.getArgument(argIndex++);
+    buffers.scales = entry.getArgument(argIndex++);
+    if (spec.scheme.getKind() == SchemeKind::nvfp4)
+      buffers.globalScale = entry.getArgument(argIndex++);
+    if (spec.hasZeroPoints)
+      buffers.zeroPoints = entry.getArgument(argIndex++);
+    if (spec.hasBias)
+      buffers.bias = entry.getArgument(argIndex++);
+    buffers.y = entry.getArgument(argIndex++);
+    if (int64_t bytes = spec.getSharedBytes()) {
+      auto workgroup = gpu::AddressSpaceAttr::get(
+          b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+      buffers.partials = kernel.addWorkgroupAttribution(
+          MemRefType::get({bytes / 4}, b.getF32Type(),
+                          MemRefLayoutAttrInterface(), workgroup),
+          loc);
+    }
+    b.setInsertionPointToStart(&entry);
+    emitGemvKernelBody(b, loc, spec, buffers, info);
+    gpu::ReturnOp::create(b, loc);
+    return kernel;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    auto info = lookupTargetInfo(target, error);
+    if (!info || !info->getChip()) {
+      module.emitError() << (info ? "qmat-lower-gemv-to-gpu needs a GPU target"
+                                  : error);
+      return signalPassFailure();
+    }
+    SmallVector<GemvOp> ops;
+    module.walk([&](GemvOp op) { ops.push_back(op); });
+    for (GemvOp op : ops) {
+      if (op.getTensorCore() && !info->hasWarpMma16x8x16()) {
+        op.emitOpError() << "tensor_core needs a 16x8x16 warp matrix "
+                            "instruction, which "
+                         << target << " lacks";
+        return signalPassFailure();
+      }
+      GemvKernelSpec spec = GemvKernelSpec::get(
+          op, getDefaultGemvDecode(op.getScheme().getElementFormat()));
+      if (!info->supportsDecode(op.getScheme().getElementFormat(),
+                                spec.decode)) {
+        op.emitOpError() << "decode '" << stringifyDecodeMethod(spec.decode)
+                         << "' is not available for "
+                         << stringifySchemeKind(op.getScheme().getKind())
+                         << " on " << target;
+        return signalPassFailure();
+      }
+      gpu::GPUModuleOp kernels =
+          getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);
+
+      SmallVector<Value> args = {op.getA(), op.getWeights(), op.getScales()};
+      if (op.getGlobalScale())
+        args.push_back(op.getGlobalScale());
+      if (op.getZeroPoints())
+        args.push_back(op.getZeroPoints());
+      if (op.getBias())
+        args.push_back(op.getBias());
+      args.push_back(op.getY());
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      // Y is [M, N] with N free, so that every layer of this K shares it.
+      FailureOr<SmallVector<Type>> argTypes = castToKernelArgs(
+          b, op, args, {static_cast<unsigned>(args.size() - 1)});
+      if (failed(argTypes))
+        return signalPassFailure();
+      gpu::GPUFuncOp kernel =
+          getOrCreateKernel(kernels, *info, spec, *argTypes, loc);
+
+      Value rows = memref::DimOp::create(b, loc, args[1], 0);
+      int64_t perBlock = spec.getRowsPerBlock();
+      Value blocks = arith::CeilDivUIOp::create(
+          b, loc, rows, arith::ConstantIndexOp::create(b, loc, perBlock));
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value threads = arith::ConstantIndexOp::create(
+          b, loc, spec.getThreads(info->getWarpSize()));
+      gpu::LaunchFuncOp::create(b, loc, kernel,
+                                gpu::KernelDim3{blocks, one, one},
+                                gpu::KernelDim3{threads, one, one},
+                                /*dynamicSharedMemorySize=*/Value(), args);
+      op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,50 @@
+//===- GemvVariants.cpp - The compiled decode-GEMV variants ---------------===//
+
+#include "qmat/Transforms/GemvVariants.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+/// Accumulator registers grow with col_tiles * row groups (4 per pair);
+/// past 8 pairs the kernels spill.
+constexpr int64_t kMaxAccumulatorTiles = 8;
+/// The largest static workgroup allocation CUDA and HIP allow.
+constexpr int64_t kMaxSharedBytes = 48 * 1024;
+} // namespace
+
+ArrayRef<int64_t> mlir::qmat::getDefaultGemvSplitKs() {
+  static const int64_t values[] = {1, 2, 4, 8, 16};
+  return values;
+}
+
+ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
+  static const int64_t values[] = {1, 2, 4};
+  return values;
+}
+
+SmallVector<GemvVariant>
+mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
+                            ArrayRef<int64_t> colTiles) {
+  SmallVector<GemvVariant> variants;
+  int64_t maxM = plan.getGemvMaxM();
+  if (maxM == 0 || plan.getSmallM() == DecodePath::prefill)
+    return variants;
+  if (plan.getSmallM() == DecodePath::gemv_scalar) {
+    variants.push_back({maxM, 1, 1, false});
+    return variants;
+  }
+  // Row capacities 8, 16, 32, 64: the smallest that holds M is launched.
+  for (int64_t groups = 1;; groups *= 2) {
+    for (int64_t c : colTiles)
+      for (int64_t s : splitKs) {
+        int64_t shared = s == 1 ? 0 : s * c * groups * 32 * 16;
+        if (c * groups > kMaxAccumulatorTiles || shared > kMaxSharedBytes)
+          continue;
+        variants.push_back({8 * groups, s, c, true});
+      }
+    if (8 * groups >= maxM)
+      break;
+  }
+  return variants;
+}

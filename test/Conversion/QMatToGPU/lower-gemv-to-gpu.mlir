@@ -1,0 +1,85 @@
+// RUN: qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu | FileCheck %s --enable-var-scope
+// RUN: not qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=host 2>&1 | FileCheck %s --check-prefix=HOST
+
+// HOST: error: qmat-lower-gemv-to-gpu needs a GPU target
+
+// Tensor core, 4 warps of split-K, 2 column tiles: 32 rows per block, 128
+// threads, the split-K partial sums in 4 x 2 x 32 x 4 floats of workgroup
+// memory; Y is [M, N] with N free so that layers of the same K share it.
+// CHECK-LABEL: func.func @tensor_core(
+// CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0 : memref<?x128xi8, strided<[128, 1], offset: ?>>
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c32 : index
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2 blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c128, %c1, %c1)
+// CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
+// CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
+// CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// Warps take K steps warp, warp + 4, ... (K = 256: two steps).
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c2 step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
+// CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK: arith.constant 6.64613997E+35 : f32
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
+// The magic-bias placement: sign bits 0x80008000, magnitudes 0x70007000
+// shifted under the bf16 exponent, times the block scale.
+// CHECK: arith.constant -2147450880 : i32
+// CHECK: arith.constant 1879076864 : i32
+// CHECK: arith.shrui %{{.+}}, %c6_i32{{.*}} : i32
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<2xbf16>
+// Activation pairs (k, k + 4), as the weights pair them.
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4] : vector<8xbf16>, vector<8xbf16>
+// CHECK: nvvm.mma.sync A[{{.+}}]  B[{{.+}}]  C[{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// Split-K: park, barrier, warp 0 adds and stores with 2^7 x global and bias.
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: vector.load %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref<40x16xf8E4M3FN>,
+                       %g: memref<f32>, %b: memref<40xbf16>, %y: memref<?x40xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x128xi8>, memref<40x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) bias(%b : memref<40xbf16>) outs(%y : memref<?x40xbf16>) max_m = 8 split_k = 4 col_tiles = 2 tensor_core
+  return
+}
+
+// -----
+
+// fp8 decodes through fp32 (the reference's rounding) into adjacent pairs;
+// f16 operands go to the instruction as they are. No split: no workgroup
+// memory, no barrier.
+// CHECK-LABEL: func.func @fp8(
+// CHECK: gpu.func @gemv_fp8_bs128_k256_f16_tc_arith_m16_s1_c1(
+// CHECK-NOT: workgroup
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: qmat.decode e4m3 %{{.+}} method = arith : vector<32xi8> -> vector<32xf32>
+// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// Two row groups (max_m = 16): 8 steps x 2 groups.
+// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
+func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>, %y: memref<?x48xf16>) {
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xf16>, memref<48x256xf8E4M3FN>, memref<48x2xf32>)
+      outs(%y : memref<?x48xf16>) max_m = 16 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// Scalar: one warp per row, four rows per block, a butterfly of shuffles
+// per activation row.
+// CHECK-LABEL: func.func @scalar(
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %c4 : index
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_fp8_bs128_k250_f16_scalar_arith_m2_s1_c1 blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c128, %c1, %c1)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c250 step %c32{{.*}} -> (f32, f32)
+// CHECK: gpu.shuffle  xor %{{.+}}, %c16_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32, %c32_i32{{.*}} : f32
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref<40x2xf32>, %y: memref<?x40xf16>) {
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x250xf16>, memref<40x250xf8E4M3FN>, memref<40x2xf32>)
+      outs(%y : memref<?x40xf16>) max_m = 2 split_k = 1 col_tiles = 1
+  return
+}

@@ -1,0 +1,50 @@
+// The decode GEMV in PTX: the warp matrix instruction, the magic-bias fp4
+// decode, the scale conversion and no local-memory spills in the largest
+// variants (ptxas's resource report).
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null > %t.sm90.ptx
+// RUN: FileCheck %s --check-prefix=SM90 < %t.sm90.ptx
+// RUN: ptxas -arch=sm_90 -v %t.sm90.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=SM80
+
+// SM90: .target sm_90
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c1(
+// Both scales of a lane's chunk in one conversion; sign and magnitude masks.
+// SM90: cvt.rn.f16x2.e4m3x2
+// SM90: and.b32 {{.*}}-2147450880;
+// SM90: and.b32 {{.*}}29360576;
+// SM90: mul.rn.bf16x2
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90: bar.sync
+// SM90-NOT: .local
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m64_s2_c1(
+// f16: magnitudes under the f16 exponent (0x0E000E00).
+// SM90: and.b32 {{.*}}234884608;
+// SM90: mul.rn.f16x2
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// SM90-LABEL: .visible .entry gemv_int4_bs7_k5000_bf16_scalar_magic_bias_zp_m8_s1_c1(
+// SM90: shfl.sync.bfly.b32
+// SM90-NOT: mma.sync
+
+// NOSPILL-COUNT-4: 0 bytes spill stores, 0 bytes spill loads
+
+// sm_80 has no e4m3 conversion instruction: the scales decode by integer
+// arithmetic; the matrix instruction is the same.
+// SM80: .target sm_80
+// SM80-NOT: cvt.rn.f16x2.e4m3x2
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+func.func @decode(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
+                  %g: memref<f32>, %y: memref<?x17408xbf16>,
+                  %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>,
+                  %a5: memref<?x5000xbf16>, %w5: memref<17408x2500xi8>, %s5: memref<17408x715xbf16>,
+                  %z5: memref<17408x358xi8>, %y5: memref<?x17408xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 64 split_k = 2 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 16 col_tiles = 4 tensor_core
+  qmat.gemv <int4, block = 7> ins(%a5, %w5, %s5 : memref<?x5000xbf16>, memref<17408x2500xi8>, memref<17408x715xbf16>)
+      zero_points(%z5 : memref<17408x358xi8>) outs(%y5 : memref<?x17408xbf16>) max_m = 8 split_k = 1 col_tiles = 1
+  return
+}

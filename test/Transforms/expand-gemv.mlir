@@ -1,0 +1,98 @@
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2" | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
+// RUN: not qmat-opt %s --qmat-expand-gemv="split-k=3" 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: not qmat-opt %s --qmat-expand-gemv="col-tiles=8" 2>&1 | FileCheck %s --check-prefix=TILES
+
+// SPLIT: error: split-k values must be among 1, 2, 4, 8, 16, got 3
+// TILES: error: col-tiles values must be among 1, 2, 4, got 8
+
+// M <= gemv_max_m switches over the variants (column tiles outer, split-K
+// inner) on a new index argument; the matmul stays on the other side for
+// qmat-expand-prefill. The default region repeats variant 0.
+// CHECK-LABEL: func.func @tensor_core(
+// CHECK-SAME: %[[Y:[a-z0-9_]+]]: memref<?x48xbf16>, %[[V:[a-z0-9_]+]]: index {qmat.gemv_variant})
+// CHECK: %[[M:.+]] = memref.dim %[[Y]], %{{.+}} : memref<?x48xbf16>
+// CHECK: %[[MAX:.+]] = arith.constant 8 : index
+// CHECK: %[[SMALL:.+]] = arith.cmpi ule, %[[M]], %[[MAX]] : index
+// CHECK: scf.if %[[SMALL]] {
+// CHECK-NEXT: scf.index_switch %[[V]]
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} global_scale({{.*}}) outs(%[[Y]] : memref<?x48xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK: case 1 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 1 tensor_core{{$}}
+// CHECK: case 2 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
+// CHECK: case 3 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core{{$}}
+// CHECK: default {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK: } else {
+// CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// DEFAULT-LABEL: func.func @tensor_core(
+// DEFAULT: case 14 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 16 col_tiles = 4 tensor_core{{$}}
+// DEFAULT-NOT: case 15
+func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
+// gemv_max_m = 20: row capacities 8, 16 and 32; M <= 20 takes the switch.
+// CHECK-LABEL: func.func @wide(
+// DEFAULT-LABEL: func.func @wide(
+// CHECK: arith.constant 20 : index
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 16 split_k = 1 col_tiles = 1 tensor_core
+// CHECK: case 8 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 1 col_tiles = 1 tensor_core
+// CHECK: case 11 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 4 col_tiles = 2 tensor_core
+// CHECK-NOT: case 12
+func.func @wide(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>,
+                %y: memref<?x48xf16>) {
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x256xf16>, memref<48x256xf8E4M3FN>, memref<48x2xf32>)
+      outs(%y : memref<?x48xf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 20, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
+// An odd block takes the one scalar GEMV.
+// CHECK-LABEL: func.func @scalar(
+// CHECK: scf.index_switch
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: qmat.gemv <int4, block = 7> {{.*}} max_m = 8 split_k = 1 col_tiles = 1{{$}}
+// CHECK-NOT: case 1
+// CHECK: default
+func.func @scalar(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x37xbf16>,
+                  %y: memref<?x48xbf16>) {
+  qmat.matmul <int4, block = 7> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x37xbf16>)
+      outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_scalar, dequant = scalar, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
+// gemv_max_m = 0: every M takes the prefill path, nothing changes.
+// CHECK-LABEL: func.func @prefill_only(
+// CHECK-NOT: qmat.gemv_variant
+// CHECK-NOT: scf.if
+// CHECK: qmat.matmul
+func.func @prefill_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 0, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
