@@ -1,5 +1,43 @@
-"""qmat: block-quantized matmul code generation (Python side).
+"""qmat: block-quantized matmul code generation, from Python.
 
-Only IR emission lives here so far (qmat.ir); the package grows into the
-bindings, reference and torch integration of the Python issue.
+    import qmat
+    layers = [qmat.Layer("qkv_proj", "nvfp4", n=6144, k=5120, act="bf16")]
+    print(qmat.emit_module(layers))                  # the qmat IR
+    bundle = qmat.compile(layers, targets=("sm_90",), out_dir="out")
+    bundle.build_library()                           # out/libqmat.so
+
+`qmat.reference` holds the numpy reference numerics and quantizers and
+`qmat.torch` the torch integration (QuantLinear); both load on first use, so
+`import qmat` needs neither numpy nor torch (the build imports qmat.ir with a
+bare python3). The C++ core is driven through the qmat-aot executable: see
+docs/python.md for why and how it is found.
 """
+import importlib
+
+from .bundle import KNOWN_TARGETS, Bundle, LayerInfo, compile, find_cuda
+from .errors import (ArgumentError, DTypeError, LauncherError, QMatError, ToolError,
+                     ToolNotFoundError)
+from .layers import DEFAULT_BLOCK, SCHEMES, Layer, Module, emit_module, load_mlir
+from .tools import find_tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArgumentError", "Bundle", "DEFAULT_BLOCK", "DTypeError", "KNOWN_TARGETS", "LauncherError",
+    "Layer", "LayerInfo", "Module", "QMatError", "SCHEMES", "ToolError", "ToolNotFoundError",
+    "compile", "emit_module", "find_cuda", "find_tool", "load_library", "load_mlir",
+]
+
+_LAZY_MODULES = ("reference", "torch", "launcher")
+
+
+def load_library(source, prefix=None):
+    """A compiled launcher loaded with ctypes (see qmat.launcher.load_library)."""
+    from .launcher import load_library as load
+    return load(source, prefix)
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'qmat' has no attribute {name!r}")

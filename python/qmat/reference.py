@@ -5,46 +5,96 @@ Dequantization is computed in float32, left to right, and rounded once to
 float16 / bfloat16 with round-to-nearest-even; every NaN becomes the canonical
 0x7FFF pattern. The results are bit-identical to lib/Reference (C++), which
 tests/test_reference.py checks over every byte value.
+
+Only numpy is used: the element formats are decoded from their bit fields and
+rounded by table search or integer arithmetic, so that the tests can compare
+this module against ml_dtypes as an independent implementation rather than
+against itself.
 """
-import ml_dtypes
 import numpy as np
 
 SCHEMES = ("nvfp4", "mxfp4", "fp8", "int4")
+ACTIVATIONS = ("f16", "bf16")
 DEFAULT_BLOCK = {"nvfp4": 16, "mxfp4": 32, "fp8": 128, "int4": 32}
 CANONICAL_NAN = 0x7FFF
 E2M1_MAX = 6.0
 E4M3_MAX = 448.0
 
 
-def _act_dtype(act):
-    if act == "f16":
-        return np.float16
-    if act == "bf16":
-        return ml_dtypes.bfloat16
-    raise ValueError(f"activation type must be 'f16' or 'bf16', got {act!r}")
+def _check_act(act):
+    if act not in ACTIVATIONS:
+        raise ValueError(f"activation type must be 'f16' or 'bf16', got {act!r}")
+
+
+def _e2m1_table():
+    magnitudes = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], dtype=np.float32)
+    return np.concatenate([magnitudes, -magnitudes])  # code 8 is -0.0
+
+
+def _e4m3_table():
+    """float32 value of every e4m3fn byte, from its bit fields."""
+    code = np.arange(256)
+    sign = np.where(code & 0x80, -1.0, 1.0)
+    exponent = (code >> 3) & 0xF
+    mantissa = (code & 7).astype(np.float64)
+    normal = (1 + mantissa / 8) * np.exp2(exponent - 7.0)
+    subnormal = mantissa / 8 * 2.0 ** -6
+    values = sign * np.where(exponent == 0, subnormal, normal)
+    values[(code & 0x7F) == 0x7F] = np.nan  # S.1111.111; no infinities
+    return values.astype(np.float32)
+
+
+def _e8m0_table():
+    values = np.exp2(np.arange(256) - 127.0)  # 2^-127 is a float32 subnormal
+    values[255] = np.nan
+    return values.astype(np.float32)
+
+
+E2M1_VALUES = _e2m1_table()
+E4M3_VALUES = _e4m3_table()
+E8M0_VALUES = _e8m0_table()
 
 
 def decode_e2m1(codes):
     """float32 values of e2m1 codes (low 4 bits of each uint8)."""
-    codes = np.asarray(codes, dtype=np.uint8) & 0xF
-    return codes.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    return E2M1_VALUES[np.asarray(codes, dtype=np.uint8) & 0xF]
 
 
 def decode_e4m3(bytes_):
-    return np.asarray(bytes_, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    return E4M3_VALUES[np.asarray(bytes_, dtype=np.uint8)]
 
 
 def decode_e8m0(bytes_):
-    return np.asarray(bytes_, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+    return E8M0_VALUES[np.asarray(bytes_, dtype=np.uint8)]
 
 
 def round_to_act(values, act):
     """RNE from float32 to f16/bf16 bits (uint16), NaN -> 0x7FFF."""
+    _check_act(act)
     values = np.asarray(values, dtype=np.float32)
-    with np.errstate(over="ignore"):  # overflow to inf is the semantics
-        bits = values.astype(_act_dtype(act)).view(np.uint16).copy()
+    if act == "f16":
+        # numpy's float32 -> float16 cast rounds to nearest even, with
+        # subnormals and overflow to infinity.
+        with np.errstate(over="ignore", invalid="ignore"):
+            bits = values.astype(np.float16).view(np.uint16)
+    else:
+        # bf16 is the top half of the float32 pattern; adding 0x7FFF plus the
+        # kept half's lowest bit rounds to nearest even, and a carry out of
+        # the largest finite value lands on infinity, as it should.
+        wide = values.view(np.uint32).astype(np.uint64)
+        bits = ((wide + 0x7FFF + ((wide >> 16) & 1)) >> 16).astype(np.uint16)
+    bits = np.array(bits, dtype=np.uint16)
     bits[np.isnan(values)] = CANONICAL_NAN
     return bits
+
+
+def to_float32(bits, act):
+    """float32 values of f16/bf16 bit patterns (uint16), exactly."""
+    _check_act(act)
+    bits = np.asarray(bits, dtype=np.uint16)
+    if act == "f16":
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 def unpack_nibbles(packed, k):
@@ -82,7 +132,12 @@ def _check_shapes(scheme, weights, scales, k, block):
 
 def dequantize(scheme, weights, scales, k, act, block=None, global_scale=None,
                zero_points=None):
-    """Dequantized W [N, K] as f16/bf16 bits (uint16), exactly as brief §2."""
+    """Dequantized W [N, K] as f16/bf16 bits (uint16), exactly as brief §2.
+
+    Byte formats are passed as uint8 arrays (e2m1 pairs, e4m3, e8m0), fp8
+    scales as float32, int4 scales as the activation type's bits (uint16).
+    """
+    _check_act(act)
     block = block or DEFAULT_BLOCK.get(scheme, 0)
     weights = np.asarray(weights)
     scales = np.asarray(scales)
@@ -113,7 +168,7 @@ def _dequantize_f32(scheme, weights, scales, k, act, block, global_scale, zero_p
         out = values * _expand_blocks(np.asarray(scales, dtype=np.float32), k, block)
     else:
         q = unpack_nibbles(weights, k).astype(np.float32)
-        s = np.asarray(scales, dtype=np.uint16).view(_act_dtype(act)).astype(np.float32)
+        s = to_float32(scales, act)
         if zero_points is None:
             zp = np.full(scales.shape, 8.0, dtype=np.float32)
         else:
@@ -131,62 +186,91 @@ def _blocks(x, block):
     return padded.reshape(n, nb, block)
 
 
-def _to_e2m1_codes(x):
-    """Round float32 to the nearest e2m1 code (ties to even, saturating)."""
-    clipped = np.clip(x, -E2M1_MAX, E2M1_MAX).astype(np.float32)
-    return clipped.astype(ml_dtypes.float4_e2m1fn).view(np.uint8) & 0xF
+def _round_to_codes(x, magnitudes):
+    """Nearest entry of an increasing table of non-negative magnitudes, ties
+    to the even index (the even mantissa: code parity is mantissa parity in
+    e2m1 and e4m3), saturating at the last entry. Returns (index, sign)."""
+    x = np.asarray(x, dtype=np.float32)
+    mag = np.abs(x).astype(np.float64)
+    table = magnitudes.astype(np.float64)
+    hi = np.clip(np.searchsorted(table, mag), 0, len(table) - 1)
+    lo = np.maximum(hi - 1, 0)
+    d_lo, d_hi = mag - table[lo], table[hi] - mag  # exact in float64
+    pick_hi = (d_hi < d_lo) | ((d_hi == d_lo) & (hi % 2 == 0))
+    index = np.where(mag >= table[-1], len(table) - 1, np.where(pick_hi, hi, lo))
+    return index.astype(np.uint8), np.signbit(x)
+
+
+def round_to_e2m1(x):
+    """e2m1 codes (uint8, 0..15) of float32 values: RNE, saturating at ±6."""
+    index, negative = _round_to_codes(x, E2M1_VALUES[:8])
+    return index | (negative.astype(np.uint8) << 3)
+
+
+def round_to_e4m3(x):
+    """e4m3fn bytes of float32 values: RNE, saturating at ±448 (never NaN)."""
+    index, negative = _round_to_codes(x, E4M3_VALUES[:0x7F])
+    return index | (negative.astype(np.uint8) << 7)
 
 
 def quantize(scheme, w, act="bf16", block=None, zero_points=True):
     """Quantize a float weight matrix [N, K] the way each format's producers
     do. Returns a dict with `weights`, `scales` and, where the scheme has
-    them, `global_scale` / `zero_points`, ready for dequantize()."""
+    them, `global_scale` / `zero_points`, ready for dequantize().
+
+    Scale choices: nvfp4 e4m3 block scales amax / 6 under an fp32 tensor
+    scale amax / (6 * 448) (NVIDIA's recipe); mxfp4 e8m0 exponents
+    floor(log2(amax)) - 2 (OCP MX); fp8 fp32 scales amax / 448; int4 min/max
+    with zero points, or amax / 7 around 8 without. Elements are rounded to
+    nearest even and saturate at the format's largest value.
+    """
     block = block or DEFAULT_BLOCK.get(scheme, 0)
     w = np.asarray(w, dtype=np.float32)
     if w.ndim != 2:
         raise ValueError(f"weights must be a matrix [N, K], got shape {w.shape}")
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r} (expected one of {SCHEMES})")
+    _check_act(act)
+    if block <= 0:
+        raise ValueError(f"block size must be positive, got {block}")
+    if not np.isfinite(w).all():
+        raise ValueError("weights must be finite (found NaN or infinity)")
     n, k = w.shape
     b = _blocks(w, block)
     amax = np.abs(b).max(axis=2)
     if scheme == "nvfp4":
-        # NVIDIA's recipe: a tensor-wide fp32 scale maps the largest block
-        # scale onto e4m3's range, block scales are amax / 6 in e4m3.
         global_scale = np.float32(max(amax.max(), 1e-30) / (E2M1_MAX * E4M3_MAX))
         scale_f = (amax / E2M1_MAX / global_scale).astype(np.float32)
-        scale_bytes = np.clip(scale_f, 0, E4M3_MAX).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        scale_bytes = round_to_e4m3(np.clip(scale_f, 0, E4M3_MAX))
         effective = decode_e4m3(scale_bytes) * global_scale
         safe = np.where(effective > 0, effective, 1.0)[:, :, None]
-        codes = _to_e2m1_codes(b / safe).reshape(n, -1)[:, :k]
+        codes = round_to_e2m1(b / safe).reshape(n, -1)[:, :k]
         return {"weights": pack_nibbles(codes), "scales": scale_bytes,
                 "global_scale": float(global_scale)}
     if scheme == "mxfp4":
-        # OCP MX: shared exponent floor(log2(amax)) - emax(e2m1) = ... - 2.
         with np.errstate(divide="ignore"):
             exp = np.floor(np.log2(np.where(amax > 0, amax, 1.0))) - 2
         exp = np.clip(exp, -127, 127)
         scale_bytes = (exp + 127).astype(np.uint8)
-        codes = _to_e2m1_codes(b / np.exp2(exp)[:, :, None]).reshape(n, -1)[:, :k]
+        codes = round_to_e2m1(b / np.exp2(exp)[:, :, None]).reshape(n, -1)[:, :k]
         return {"weights": pack_nibbles(codes), "scales": scale_bytes}
     if scheme == "fp8":
         scale = np.where(amax > 0, amax / E4M3_MAX, 1.0).astype(np.float32)
-        q = np.clip(b / scale[:, :, None], -E4M3_MAX, E4M3_MAX).astype(ml_dtypes.float8_e4m3fn)
-        return {"weights": q.view(np.uint8).reshape(n, -1)[:, :k], "scales": scale}
+        q = round_to_e4m3(np.clip(b / scale[:, :, None], -E4M3_MAX, E4M3_MAX))
+        return {"weights": q.reshape(n, -1)[:, :k], "scales": scale}
     # int4: asymmetric with zero points (min/max), or symmetric around 8.
-    act_dtype = _act_dtype(act)
     if zero_points:
         lo, hi = b.min(axis=2), b.max(axis=2)
         scale = np.where(hi > lo, (hi - lo) / 15.0, 1.0).astype(np.float32)
-        scale = scale.astype(act_dtype).astype(np.float32)
+        scale = to_float32(round_to_act(scale, act), act)
         zp = np.clip(np.round(-lo / scale), 0, 15).astype(np.uint8)
     else:
         scale = np.where(amax > 0, amax / 7.0, 1.0).astype(np.float32)
-        scale = scale.astype(act_dtype).astype(np.float32)
+        scale = to_float32(round_to_act(scale, act), act)
         zp = np.full(scale.shape, 8, dtype=np.uint8)
     q = np.clip(np.round(b / scale[:, :, None]) + zp[:, :, None], 0, 15).astype(np.uint8)
     out = {"weights": pack_nibbles(q.reshape(n, -1)[:, :k]),
-           "scales": scale.astype(act_dtype).view(np.uint16)}
+           "scales": round_to_act(scale, act)}
     if zero_points:
         zp_padded = zp if zp.shape[1] % 2 == 0 else np.pad(zp, ((0, 0), (0, 1)))
         out["zero_points"] = pack_nibbles(zp_padded)

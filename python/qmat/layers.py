@@ -1,0 +1,164 @@
+"""Describing quantized linear layers and turning them into qmat IR."""
+import dataclasses
+import operator
+import os
+import re
+
+from . import ir
+from .errors import ArgumentError
+
+SCHEMES = ir.SCHEMES
+DEFAULT_BLOCK = {"nvfp4": 16, "mxfp4": 32, "fp8": 128, "int4": 32}
+# Spellings people use for the two activation types.
+_ACT_ALIASES = {"f16": "f16", "fp16": "f16", "float16": "f16", "half": "f16",
+                "bf16": "bf16", "bfloat16": "bf16"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_identifier(name):
+    """A C identifier: layer names become C symbols (<prefix>_<name>_run)."""
+    return isinstance(name, str) and bool(_IDENTIFIER.match(name))
+
+
+def normalize_act(act):
+    """'f16' or 'bf16' from the usual spellings; ArgumentError otherwise."""
+    key = str(act).lower().replace("torch.", "")
+    if key not in _ACT_ALIASES:
+        raise ArgumentError(f"activation type must be 'f16' or 'bf16', got {act!r}")
+    return _ACT_ALIASES[key]
+
+
+def _positive_int(what, value):
+    """int(value) for integers (numpy's too) that are positive."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = None
+    if isinstance(value, bool) or number is None or number <= 0:
+        raise ArgumentError(f"{what} must be a positive integer, got {value!r}")
+    return number
+
+
+@dataclasses.dataclass(frozen=True)
+class Layer:
+    """One quantized linear layer, Y[M, N] = A[M, K] · Wᵀ (+ bias).
+
+    `block` defaults per scheme (nvfp4 16, mxfp4 32, fp8 128, int4 32);
+    `act` is the activation (and output, bias) type, 'f16' or 'bf16';
+    `zero_points` exists only for int4 (without it the zero point is 8).
+    M is chosen at run time; everything here is compiled in.
+    """
+    name: str
+    scheme: str
+    n: int
+    k: int
+    block: int = None
+    act: str = "bf16"
+    bias: bool = False
+    zero_points: bool = False
+
+    def __post_init__(self):
+        if not is_identifier(self.name):
+            raise ArgumentError(f"layer name must be a C identifier (letters, digits, '_', "
+                                f"not starting with a digit), got {self.name!r}")
+        if self.scheme not in SCHEMES:
+            raise ArgumentError(f"{self.name}: unknown scheme {self.scheme!r} "
+                                f"(expected one of {', '.join(SCHEMES)})")
+        object.__setattr__(self, "n", _positive_int(f"{self.name}: N", self.n))
+        object.__setattr__(self, "k", _positive_int(f"{self.name}: K", self.k))
+        block = DEFAULT_BLOCK[self.scheme] if self.block is None else self.block
+        block = _positive_int(f"{self.name}: block size", block)
+        object.__setattr__(self, "block", block)
+        object.__setattr__(self, "act", normalize_act(self.act))
+        if self.scheme == "mxfp4" and block != 32:
+            raise ArgumentError(f"{self.name}: mxfp4 blocks are 32 elements (OCP MX), got {block}")
+        if self.scheme != "fp8" and self.k % 2:
+            raise ArgumentError(f"{self.name}: {self.scheme} packs two 4-bit codes per byte, "
+                                f"so K must be even, got {self.k}")
+        for flag in ("bias", "zero_points"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ArgumentError(f"{self.name}: {flag} must be True or False, "
+                                    f"got {getattr(self, flag)!r}")
+        if self.zero_points and self.scheme != "int4":
+            raise ArgumentError(f"{self.name}: zero points exist only for int4, not {self.scheme}")
+
+    @property
+    def scale_cols(self):
+        return -(-self.k // self.block)
+
+    def mlir(self):
+        """This layer as a func.func holding its qmat.matmul."""
+        what = f"{self.scheme}, block {self.block}, {self.act}" + (", bias" if self.bias else "") \
+            + (", zero points" if self.zero_points else "")
+        return ir.matmul_func(self.name, self.scheme, self.n, self.k, self.block, self.act,
+                              bias=self.bias, zero_points=self.zero_points,
+                              comment=f"{self.name}: N = {self.n}, K = {self.k} ({what}).")
+
+
+def _as_layers(layers):
+    if isinstance(layers, Layer):
+        layers = [layers]
+    layers = list(layers)
+    if not layers:
+        raise ArgumentError("no layers given")
+    for layer in layers:
+        if not isinstance(layer, Layer):
+            raise ArgumentError(f"expected qmat.Layer objects, got {type(layer).__name__}")
+    seen = set()
+    for layer in layers:
+        if layer.name in seen:
+            raise ArgumentError(f"two layers are named {layer.name!r}: names must be unique")
+        seen.add(layer.name)
+    return layers
+
+
+def emit_module(layers):
+    """The .mlir text of `layers` (a Layer or a list of them): one func.func
+    with one qmat.matmul each, the form qmat-aot takes."""
+    layers = _as_layers(layers)
+    return ("// Generated by the qmat Python package.\n\n"
+            + "\n".join(layer.mlir() for layer in layers))
+
+
+class Module:
+    """qmat IR text, with where it came from (a file or emitted layers)."""
+
+    def __init__(self, text, path=None, layers=None):
+        self.text = text
+        self.path = None if path is None else os.fspath(path)
+        self.layers = None if layers is None else _as_layers(layers)
+
+    @classmethod
+    def from_layers(cls, layers):
+        layers = _as_layers(layers)
+        return cls(emit_module(layers), layers=layers)
+
+    def function_names(self):
+        """Names of the functions in the text (a syntactic scan, no parse)."""
+        return re.findall(r"func\.func\s+(?:private\s+)?@([A-Za-z_][\w$.]*)", self.text)
+
+    def verify(self, qmat_opt=None, timeout=120):
+        """Parses and verifies the text with qmat-opt; returns the printed
+        module or raises ToolError with qmat-opt's diagnostics."""
+        from .tools import find_tool, run_tool
+        tool = find_tool("qmat-opt", qmat_opt)
+        where = self.path or "<emitted module>"
+        return run_tool([tool, "-"], f"qmat-opt on {where}", timeout=timeout,
+                        input_text=self.text)
+
+    def __repr__(self):
+        source = self.path or f"{len(self.layers or [])} emitted layers"
+        return f"qmat.Module({source}, functions={self.function_names()})"
+
+
+def load_mlir(path, verify=False, qmat_opt=None):
+    """An existing .mlir file as a Module (for qmat.compile). With
+    verify=True it is parsed by qmat-opt first, so errors surface here."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ArgumentError(f"no such .mlir file: {path}")
+    with open(path, encoding="utf-8") as f:
+        module = Module(f.read(), path=path)
+    if verify:
+        module.verify(qmat_opt)
+    return module

@@ -1,0 +1,270 @@
+"""qmat.compile (qmat-aot as a subprocess), the Bundle it returns,
+build_library, and the ctypes launcher wrapper."""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import qmat
+from conftest import CUDA_ROOT, EXAMPLE, PYTHON_DIR, SMALL_LAYERS
+from qmat import launcher
+
+
+def test_compile_writes_launcher_header_and_manifest(small_bundle):
+    b = small_bundle
+    for path in (b.header, b.source, b.manifest_path, b.binaries["sm_90"],
+                 os.path.join(b.directory, "small.mlir")):
+        assert os.path.isfile(path), path
+    assert b.targets == ["sm_90"]
+    header = open(b.header).read()
+    assert "const char *small_last_error(void);" in header
+    for layer in SMALL_LAYERS:
+        assert f"size_t small_{layer.name}_workspace_size(int64_t max_m);" in header
+        assert f"qmat_status small_{layer.name}_run(CUstream stream" in header
+        assert layer.name in b.summary
+    manifest = json.load(open(b.manifest_path))
+    assert [e["name"] for e in manifest["layers"]] == [l.name for l in SMALL_LAYERS]
+    for layer, entry, info in zip(SMALL_LAYERS, manifest["layers"], b.layers):
+        assert (entry["scheme"], entry["n"], entry["k"], entry["block_size"], entry["dtype"],
+                entry["bias"], entry["zero_points"]) == (
+                    layer.scheme, layer.n, layer.k, layer.block, layer.act, layer.bias,
+                    layer.zero_points)
+        assert info.layer() == layer
+        assert info.workspace_bytes == entry["workspace"]["bytes"] > 32 << 20
+    assert b.layer("f8").weight_shape == (16, 200)
+    assert b.layer("i4_zp").zero_point_shape == (256, 12)  # 23 blocks -> 12 bytes
+    with pytest.raises(qmat.ArgumentError, match="bundle 'small' has no layer 'nope'"):
+        b.layer("nope")
+
+
+def test_compile_a_file_with_knobs(qmat_aot, tmp_path):
+    """The example model for two targets with PTX, and a smaller scratch cap
+    that tiles more: the knobs reach qmat-aot and show in the manifest."""
+    b = qmat.compile(EXAMPLE, targets="sm_90,sm_100", out_dir=tmp_path / "a", prefix="qwen",
+                     emit_ptx=True, qmat_aot=qmat_aot)
+    assert b.targets == ["sm_90", "sm_100"]
+    assert os.path.isfile(os.path.join(b.directory, "qwen.sm_100.ptx"))
+    assert b.layer("lm_head").strategy["tile_rows"] == 26112  # the 256 MiB default
+    capped = qmat.compile(qmat.load_mlir(EXAMPLE), out_dir=tmp_path / "b",
+                          scratch_cap_mib=64, gemv_max_m=4, qmat_aot=qmat_aot)
+    lm = capped.layer("lm_head")
+    assert lm.strategy["gemv_max_m"] == 4 and lm.strategy["scratch_cap_mib"] == 64
+    assert lm.strategy["tile_rows"] * lm.k * 2 <= 64 << 20
+    assert lm.strategy["tile_rows"] % 128 == 0 and lm.strategy["tiles"] > 10
+
+
+def test_open_finds_the_manifest(small_bundle, tmp_path):
+    again = qmat.Bundle.open(small_bundle.directory)
+    assert again.prefix == "small" and [l.name for l in again.layers] == \
+        [l.name for l in SMALL_LAYERS]
+    with pytest.raises(qmat.QMatError, match="expected one \\*.manifest.json, found none"):
+        qmat.Bundle.open(tmp_path)
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    (dict(targets=("sm_75",)), qmat.ArgumentError,
+     "unknown target 'sm_75' (expected one of sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, "
+     "gfx950)"),
+    (dict(targets=()), qmat.ArgumentError, "at least one target is needed"),
+    (dict(prefix="9lives"), qmat.ArgumentError, "prefix must be a C identifier, got '9lives'"),
+    (dict(scratch_cap_mib=0), qmat.ArgumentError,
+     "scratch_cap_mib must be an integer in [1, 1048576], got 0"),
+    (dict(gemv_max_m=65), qmat.ArgumentError, "gemv_max_m must be an integer in [0, 64], got 65"),
+    (dict(targets=("gfx942",)), qmat.ToolError,
+     "error: target 'gfx942' has no code generator in this build yet"),
+])
+def test_compile_refuses_bad_arguments(qmat_aot, tmp_path, kwargs, error, message):
+    with pytest.raises(error) as info:
+        qmat.compile(qmat.Layer("x", "mxfp4", 32, 64), out_dir=tmp_path, qmat_aot=qmat_aot,
+                     **kwargs)
+    assert message in str(info.value)
+
+
+def test_qmat_aot_failures_carry_its_diagnostics(qmat_aot, tmp_path):
+    bad = qmat.Module(qmat.emit_module(qmat.Layer("x", "nvfp4", 8, 64)).replace(
+        "global_scale(%g : memref<f32>) ", ""))
+    with pytest.raises(qmat.ToolError) as info:
+        qmat.compile(bad, out_dir=tmp_path, qmat_aot=qmat_aot)
+    assert "qmat-aot on" in str(info.value) and "failed (exit 1)" in str(info.value)
+    assert "nvfp4 requires a global_scale operand" in str(info.value)
+    assert "nvfp4 requires a global_scale operand" in info.value.stderr
+    assert info.value.command[0] == qmat_aot
+    with pytest.raises(qmat.ArgumentError, match="no such .mlir file"):
+        qmat.compile(tmp_path / "missing.mlir", qmat_aot=qmat_aot)
+
+
+def test_find_tool_order_and_failure(qmat_aot, monkeypatch, tmp_path):
+    build_dir = os.path.dirname(os.path.dirname(qmat_aot))
+    monkeypatch.setenv("QMAT_BUILD_DIR", build_dir)
+    monkeypatch.setenv("QMAT_AOT", "/nonexistent/qmat-aot")
+    assert qmat.find_tool("qmat-aot") == qmat_aot
+    assert qmat.find_tool("qmat-aot", path=qmat_aot) == qmat_aot
+    monkeypatch.setenv("QMAT_BUILD_DIR", str(tmp_path))
+    monkeypatch.setenv("QMAT_AOT", qmat_aot)
+    assert qmat.find_tool("qmat-aot") == qmat_aot
+    monkeypatch.delenv("QMAT_AOT")
+    monkeypatch.setenv("PATH", os.path.dirname(qmat_aot))
+    assert qmat.find_tool("qmat-aot") == qmat_aot
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(qmat.ToolNotFoundError) as info:
+        qmat.find_tool("qmat-aot")
+    text = str(info.value)
+    assert text.startswith("cannot find qmat-aot; searched:")
+    for place in (f"$QMAT_BUILD_DIR/bin: {tmp_path}/bin/qmat-aot (missing)",
+                  "$QMAT_AOT: not set", f"PATH: no qmat-aot in '{tmp_path}'"):
+        assert place in text
+    assert isinstance(info.value, qmat.QMatError)
+    # A wrong explicit path is not papered over by the build directory.
+    monkeypatch.setenv("QMAT_BUILD_DIR", build_dir)
+    with pytest.raises(qmat.ToolNotFoundError, match="explicit path '/nope/qmat-aot'"):
+        qmat.compile(qmat.Layer("x", "fp8", 8, 64), out_dir=tmp_path, qmat_aot="/nope/qmat-aot")
+
+
+def test_build_library_links_the_launcher(small_library_path):
+    assert os.path.basename(small_library_path) == "libsmall.so"
+    dynamic = subprocess.run(["readelf", "-d", "--dyn-syms", small_library_path],
+                             capture_output=True, text=True, check=True).stdout
+    assert "[libcuda.so.1]" in dynamic and "libcublasLt.so" in dynamic
+    assert "stubs" not in dynamic  # the stub libcuda must never be found at run time
+    for layer in SMALL_LAYERS:
+        assert f"small_{layer.name}_run" in dynamic
+
+
+def test_build_library_reports_compiler_errors(small_bundle, tmp_path):
+    if not os.path.isdir(CUDA_ROOT):
+        pytest.skip(f"no CUDA toolkit at {CUDA_ROOT}")
+    with pytest.raises(qmat.ToolError) as info:
+        small_bundle.build_library(output=tmp_path / "x.so", cuda_path=CUDA_ROOT,
+                                   extra_flags=["-DQMAT_STATUS_DEFINED"])
+    assert "compiling the small launcher failed" in str(info.value)
+    assert "qmat_status" in info.value.stderr
+    with pytest.raises(qmat.ToolNotFoundError, match="explicit cuda_path: /nonexistent"):
+        small_bundle.build_library(cuda_path="/nonexistent")
+
+
+# Runs in a child process: it loads the CUDA toolkit's stub libcuda (every
+# driver call fails with CUDA_ERROR_STUB_LIBRARY) so that the real launcher
+# loads on a machine without the driver; the stub must not leak into pytest.
+STUB_SCRIPT = r"""
+import ctypes, json, sys
+sys.path.insert(0, sys.argv[1])
+ctypes.CDLL(sys.argv[3], mode=ctypes.RTLD_GLOBAL)
+import qmat
+lib = qmat.load_library(sys.argv[2])
+out = {"workspace": {l.name: lib.workspace_size(l.name, 4096) for l in lib.layers},
+       "argtypes": [len(e.run.argtypes) for e in lib.entries.values()]}
+def attempt(**kw):
+    args = dict(stream=None, m=4, a=256, weights=256, scales=256, global_scale=256,
+                zero_points=None, bias=256, y=256, workspace=256, workspace_size=1 << 30)
+    args.update(kw)
+    try:
+        lib.run("nv_bias", **args)
+        return None
+    except qmat.LauncherError as e:
+        return [e.status, e.status_name, e.function, e.detail]
+out["m0"] = attempt(m=0)
+out["no_weights"] = attempt(weights=None)
+out["stray_zero_points"] = attempt(zero_points=256)
+out["small_workspace"] = attempt(m=64, workspace_size=1000)
+out["driver"] = attempt(m=64)
+# M <= gemv_max_m takes the decode GEMV: no workspace at all.
+out["gemv_without_workspace"] = attempt(workspace=None, workspace_size=0)
+try:
+    lib.workspace_size("nv_bias", 0)
+except qmat.ArgumentError as e:
+    out["max_m0"] = str(e)
+print(json.dumps(out))
+"""
+
+
+def test_launcher_loads_and_reports_through_ctypes(small_bundle, small_library_path):
+    """The real launcher through qmat.load_library: the workspace query, and
+    statuses turned into LauncherError with <prefix>_last_error()'s text,
+    against the CUDA stub library (this machine has no driver)."""
+    stub = os.path.join(CUDA_ROOT, "lib64", "stubs", "libcuda.so")
+    if not os.path.isfile(stub):
+        pytest.skip(f"no stub libcuda at {stub}")
+    result = subprocess.run([sys.executable, "-c", STUB_SCRIPT, PYTHON_DIR,
+                             small_library_path, stub], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["workspace"] == {l.name: l.workspace_bytes for l in small_bundle.layers}
+    assert out["argtypes"] == [11] * len(SMALL_LAYERS)
+    assert out["m0"] == [1, "QMAT_ERROR_INVALID_ARGUMENT", "small_nv_bias_run",
+                         "nv_bias: m must be positive, got 0"]
+    assert out["no_weights"][3] == "nv_bias: weights must not be null"
+    assert out["stray_zero_points"][3] == \
+        "nv_bias: zero_points must be null: this layer has none"
+    assert out["small_workspace"][:2] == [3, "QMAT_ERROR_WORKSPACE_TOO_SMALL"]
+    # Past the argument checks, the stub driver fails: the GEMV path got there
+    # without a workspace.
+    assert out["gemv_without_workspace"][:2] == [4, "QMAT_ERROR_CUDA"]
+    assert out["small_workspace"][3].startswith("nv_bias: the workspace needs ")
+    # Valid arguments get past the checks to the driver, which is the stub.
+    assert out["driver"][:2] == [4, "QMAT_ERROR_CUDA"]
+    assert "cuCtxGetCurrent failed" in out["driver"][3]
+    assert out["max_m0"] == "max_m must be a positive integer, got 0"
+
+
+def test_loading_without_the_driver_says_why(small_library_path):
+    """Here libcuda.so.1 is absent, so loading must fail with a clear
+    message; where a driver exists this test has nothing to check."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        pytest.skip("this machine has the CUDA driver")
+    except OSError:
+        pass
+    with pytest.raises(qmat.QMatError) as info:
+        qmat.load_library(small_library_path)
+    assert "libcuda.so.1" in str(info.value)
+    assert "load it where the driver is installed" in str(info.value)
+
+
+class FakeFunction:
+    """Stands in for a ctypes function: records argtypes and calls."""
+
+    def __init__(self, result):
+        self.result, self.calls = result, []
+
+    def __call__(self, *args):
+        self.calls.append(args)
+        return self.result
+
+
+class FakeCDLL:
+    def __init__(self, prefix, layers, status):
+        self.functions = {f"{prefix}_last_error": FakeFunction(b"x: the fake failed"),
+                          f"{prefix}_unload": FakeFunction(0)}
+        for layer in layers:
+            self.functions[f"{prefix}_{layer.name}_run"] = FakeFunction(status)
+            self.functions[f"{prefix}_{layer.name}_workspace_size"] = FakeFunction(12345)
+
+    def __getattr__(self, name):
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def test_library_declares_argtypes_and_maps_statuses(small_bundle):
+    fake = FakeCDLL("small", small_bundle.layers, status=5)
+    lib = launcher.Library(None, small_bundle, cdll=fake)
+    run = fake.functions["small_mx_run"]
+    assert run.argtypes == [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 8 + \
+        [ctypes.c_size_t]
+    assert run.restype is ctypes.c_int
+    assert fake.functions["small_mx_workspace_size"].restype is ctypes.c_size_t
+    assert lib.workspace_size("mx", 7) == 12345
+    with pytest.raises(qmat.LauncherError) as info:
+        lib.run("mx", 0, 3, 1, 2, 3, None, None, None, 4, 5, 6)
+    assert str(info.value) == \
+        "small_mx_run returned QMAT_ERROR_CUBLAS (5): x: the fake failed"
+    assert run.calls == [(0, 3, 1, 2, 3, None, None, None, 4, 5, 6)]
+    with pytest.raises(qmat.ArgumentError, match="has no layer 'nope'"):
+        lib.workspace_size("nope", 1)
+    del fake.functions["small_f8_workspace_size"]
+    with pytest.raises(qmat.QMatError, match="does not export small_f8_workspace_size"):
+        launcher.Library(None, small_bundle, cdll=fake)
