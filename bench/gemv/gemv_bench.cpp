@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/harness.h"
-#include "bench.h"
+#include "../common/layers.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -35,28 +35,6 @@ using namespace qmat::ref;
 using namespace bench;
 
 namespace {
-
-using RunFn = qmat_status (*)(CUstream, int64_t, const void *, const void *,
-                              const void *, const float *, const void *,
-                              const void *, void *, void *, size_t);
-using WorkspaceFn = size_t (*)(int64_t);
-
-struct LayerEntry {
-  const char *name;
-  RunFn run;
-  WorkspaceFn workspace;
-  LayerShape shape;
-};
-
-#define BENCH_LAYER(name, scheme, act, n, k, bs, zp)                           \
-  {#name,                                                                      \
-   &bench_##name##_run,                                                        \
-   &bench_##name##_workspace_size,                                             \
-   {Scheme::scheme, ActType::act, n, k, bs, zp}},
-const LayerEntry kLayers[] = {
-#include "layers.inc"
-};
-#undef BENCH_LAYER
 
 constexpr int kSplitKs[] = {1, 2, 4, 8, 16};
 constexpr int kColTiles[] = {1, 2, 4};

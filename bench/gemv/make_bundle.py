@@ -13,30 +13,13 @@ layers.inc (BENCH_LAYER(name, scheme, act, n, k, block, zero_points)).
 Usage: make_bundle.py QMAT_AOT OUT_DIR
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "prefill"))
-from make_bundle import layer_mlir  # noqa: E402
+from make_bundle import write_bundle  # noqa: E402
 
 SCHEMES = [("nvfp4", 16, False), ("mxfp4", 32, False), ("fp8", 128, False), ("int4", 128, True)]
 MAIN_N = [36, 40, 512, 2048, 8704, 17408, 248320]
-
-
-def write_bundle(aot, out, layers, flags):
-    os.makedirs(out, exist_ok=True)
-    mlir, inc = [], []
-    for scheme, block, zp, act, n, k in layers:
-        name = f"{scheme}_{act}_{n}x{k}"
-        mlir.append(layer_mlir(name, scheme, block, zp, act, n, k))
-        inc.append(f"BENCH_LAYER({name}, {scheme.upper()}, {act.upper()}, {n}, {k}, "
-                   f"{block}, {'true' if zp else 'false'})\n")
-    with open(os.path.join(out, "model.mlir"), "w") as f:
-        f.writelines(mlir)
-    with open(os.path.join(out, "layers.inc"), "w") as f:
-        f.writelines(inc)
-    subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=bench",
-                    "-o", out] + flags, check=True)
 
 
 def main():

@@ -6,7 +6,7 @@ runs qmat-aot on it (prefix `bench`), and writes OUT_DIR/layers.inc, one
 BENCH_LAYER(name, scheme, act, n, k, block, zero_points) per layer, which
 bench/prefill/prefill_bench.cpp includes.
 
-Usage: make_bundle.py QMAT_AOT OUT_DIR
+Usage: make_bundle.py QMAT_AOT OUT_DIR [--no-lm-head]
 """
 import os
 import subprocess
@@ -35,23 +35,31 @@ def layer_mlir(name, scheme, block, zp, act, n, k):
             f"{extras}\n      outs(%y : memref<?x{n}x{act}>)\n  return\n}}\n")
 
 
-def main():
-    aot, out = sys.argv[1], sys.argv[2]
+def write_bundle(aot, out, layers, flags=()):
+    """model.mlir, layers.inc and the qmat-aot output (prefix `bench`) for
+    `layers`: (scheme, block, zero_points, act, n, k) tuples."""
     os.makedirs(out, exist_ok=True)
     mlir, inc = [], []
-    for scheme, block, zp in SCHEMES:
-        for act in ["bf16", "f16"]:
-            for n, k in SHAPES:
-                name = f"{scheme}_{act}_{n}x{k}"
-                mlir.append(layer_mlir(name, scheme, block, zp, act, n, k))
-                inc.append(f"BENCH_LAYER({name}, {scheme.upper()}, {act.upper()}, {n}, {k}, "
-                           f"{block}, {'true' if zp else 'false'})\n")
+    for scheme, block, zp, act, n, k in layers:
+        name = f"{scheme}_{act}_{n}x{k}"
+        mlir.append(layer_mlir(name, scheme, block, zp, act, n, k))
+        inc.append(f"BENCH_LAYER({name}, {scheme.upper()}, {act.upper()}, {n}, {k}, "
+                   f"{block}, {'true' if zp else 'false'})\n")
     with open(os.path.join(out, "model.mlir"), "w") as f:
         f.writelines(mlir)
     with open(os.path.join(out, "layers.inc"), "w") as f:
         f.writelines(inc)
     subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=bench",
-                    "-o", out], check=True)
+                    "-o", out] + list(flags), check=True)
+
+
+def main():
+    aot, out = sys.argv[1], sys.argv[2]
+    shapes = [s for s in SHAPES if s[0] != 248320] if "--no-lm-head" in sys.argv[3:] else SHAPES
+    write_bundle(aot, out, [(scheme, block, zp, act, n, k)
+                            for scheme, block, zp in SCHEMES
+                            for act in ["bf16", "f16"]
+                            for n, k in shapes])
 
 
 if __name__ == "__main__":

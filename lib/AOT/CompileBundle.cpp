@@ -58,17 +58,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     layer.hasBias = static_cast<bool>(op.getBias());
     layer.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
     layer.plan = *op.getPlan();
-    SmallVector<int64_t> splitKs(options.gemvSplitK.begin(),
-                                 options.gemvSplitK.end());
-    SmallVector<int64_t> colTiles(options.gemvColTiles.begin(),
-                                  options.gemvColTiles.end());
-    if (splitKs.empty())
-      splitKs.assign(getDefaultGemvSplitKs().begin(),
-                     getDefaultGemvSplitKs().end());
-    if (colTiles.empty())
-      colTiles.assign(getDefaultGemvColTiles().begin(),
-                      getDefaultGemvColTiles().end());
-    for (const GemvVariant &v : getGemvVariants(layer.plan, splitKs, colTiles))
+    for (const GemvVariant &v :
+         getGemvVariants(layer.plan, options.gemvSplitK, options.gemvColTiles))
       layer.gemvVariants.push_back(v);
     layers.push_back(layer);
   });

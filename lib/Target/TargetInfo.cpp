@@ -31,6 +31,18 @@ mlir::qmat::lookupTargetInfoOrEmit(Operation *anchor, StringRef name) {
   return info;
 }
 
+std::unique_ptr<TargetInfo>
+mlir::qmat::lookupGpuTargetInfoOrEmit(Operation *anchor, StringRef name,
+                                      StringRef pass) {
+  std::string error;
+  auto info = lookupTargetInfo(name, error);
+  if (!info)
+    anchor->emitError() << error;
+  else if (!info->getChip())
+    anchor->emitError() << pass << " needs a GPU target";
+  return info && info->getChip() ? std::move(info) : nullptr;
+}
+
 Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
                                          Value packedByte) const {
   llvm_unreachable("target has no native fp4 conversion");

@@ -51,12 +51,6 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       return signalPassFailure();
     SmallVector<int64_t> splitKs(splitK.begin(), splitK.end());
     SmallVector<int64_t> colTileCounts(colTiles.begin(), colTiles.end());
-    if (splitKs.empty())
-      splitKs.assign(getDefaultGemvSplitKs().begin(),
-                     getDefaultGemvSplitKs().end());
-    if (colTileCounts.empty())
-      colTileCounts.assign(getDefaultGemvColTiles().begin(),
-                           getDefaultGemvColTiles().end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {

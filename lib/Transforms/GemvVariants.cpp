@@ -6,9 +6,10 @@ using namespace mlir;
 using namespace mlir::qmat;
 
 namespace {
-/// Accumulator registers grow with col_tiles * row groups (4 per pair);
-/// past 8 pairs the kernels spill.
-constexpr int64_t kMaxAccumulatorTiles = 8;
+/// Accumulator registers grow with col_tiles * row groups (4 per pair):
+/// several row groups take one column tile, or two up to 4 pairs, beyond
+/// which ptxas spills (16 rows x 16 tiles of 4 columns did).
+constexpr int64_t kMaxWideAccumulatorTiles = 4;
 /// The largest static workgroup allocation CUDA and HIP allow.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
 } // namespace
@@ -26,6 +27,10 @@ ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
 SmallVector<GemvVariant>
 mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
                             ArrayRef<int64_t> colTiles) {
+  if (splitKs.empty())
+    splitKs = getDefaultGemvSplitKs();
+  if (colTiles.empty())
+    colTiles = getDefaultGemvColTiles();
   SmallVector<GemvVariant> variants;
   int64_t maxM = plan.getGemvMaxM();
   if (maxM == 0 || plan.getSmallM() == DecodePath::prefill)
@@ -39,7 +44,8 @@ mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
     for (int64_t c : colTiles)
       for (int64_t s : splitKs) {
         int64_t shared = s == 1 ? 0 : s * c * groups * 32 * 16;
-        if (c * groups > kMaxAccumulatorTiles || shared > kMaxSharedBytes)
+        bool registersFit = c == 1 || c * groups <= kMaxWideAccumulatorTiles;
+        if (!registersFit || shared > kMaxSharedBytes)
           continue;
         variants.push_back({8 * groups, s, c, true});
       }

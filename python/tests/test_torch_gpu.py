@@ -123,19 +123,27 @@ def test_bad_arguments_raise_clearly(library):
                      layer.weight, layer.bias)
     with pytest.raises(qmat.ArgumentError, match="a must be a CUDA tensor"):
         qt.run_layer(library, nv.name, x.cpu(), layer.weight, layer.scales, layer.global_scale)
+    # 16 rows take the prefill path, which needs its workspace; 4 rows take
+    # the decode GEMV, which needs none.
+    prefill_x = torch.randn(16, nv.k, device="cuda").to(ACT[nv.act])
     small = torch.empty(1024, dtype=torch.uint8, device="cuda")
     with pytest.raises(qmat.ArgumentError, match="workspace has 1024 bytes"):
-        qt.run_layer(library, nv.name, x, layer.weight, layer.scales, layer.global_scale,
-                     bias=layer.bias, workspace=small)
+        qt.run_layer(library, nv.name, prefill_x, layer.weight, layer.scales,
+                     layer.global_scale, bias=layer.bias, workspace=small)
+    assert library.workspace_size(nv, 4) == 0
     # A misaligned weight pointer passes the Python checks; the launcher
     # refuses it and its message comes back through last_error.
     shifted = torch.empty(layer.weight.numel() + 1, dtype=torch.uint8, device="cuda")[1:]
     shifted = shifted.view(layer.weight.shape)
     with pytest.raises(qmat.LauncherError) as info:
-        qt.run_layer(library, nv.name, x, shifted, layer.scales, layer.global_scale,
+        qt.run_layer(library, nv.name, prefill_x, shifted, layer.scales, layer.global_scale,
                      bias=layer.bias)
     assert info.value.status_name == "QMAT_ERROR_INVALID_ARGUMENT"
     assert "weights must be 4-byte aligned" in str(info.value)
+    with pytest.raises(qmat.LauncherError) as info:
+        qt.run_layer(library, nv.name, x, shifted, layer.scales, layer.global_scale,
+                     bias=layer.bias)
+    assert "a and weights must be 16-byte aligned for the tensor-core GEMV" in str(info.value)
 
 
 def test_module_keeps_its_formats_and_state(library):

@@ -45,6 +45,8 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // -----
 
 // gemv_max_m = 20: row capacities 8, 16 and 32; M <= 20 takes the switch.
+// Several row groups keep to two column tiles while that is at most 4
+// accumulator tiles: 16 rows take 1 and 2, 32 rows only 1.
 // CHECK-LABEL: func.func @wide(
 // DEFAULT-LABEL: func.func @wide(
 // CHECK: arith.constant 20 : index
@@ -52,11 +54,13 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core
 // CHECK: case 4 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 16 split_k = 1 col_tiles = 1 tensor_core
+// CHECK: case 7 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 16 split_k = 4 col_tiles = 2 tensor_core
 // CHECK: case 8 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 1 col_tiles = 1 tensor_core
-// CHECK: case 11 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 4 col_tiles = 2 tensor_core
-// CHECK-NOT: case 12
+// CHECK: case 9 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 4 col_tiles = 1 tensor_core
+// CHECK-NOT: case 10
 func.func @wide(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>,
                 %y: memref<?x48xf16>) {
   qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x256xf16>, memref<48x256xf8E4M3FN>, memref<48x2xf32>)

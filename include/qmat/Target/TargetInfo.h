@@ -93,6 +93,11 @@ public:
 std::unique_ptr<TargetInfo> lookupTargetInfoOrEmit(Operation *anchor,
                                                    StringRef name);
 
+/// lookupTargetInfo for a pass that needs a GPU: an unknown name or the
+/// host model is reported on `anchor` as "<pass> needs a GPU target".
+std::unique_ptr<TargetInfo>
+lookupGpuTargetInfoOrEmit(Operation *anchor, StringRef name, StringRef pass);
+
 /// The description of a GPU target; null where no generator exists yet.
 std::unique_ptr<TargetInfo> createTargetInfo(Chip chip);
 /// The CPU model used to run the decode rewrites on the host, so that their

@@ -22,8 +22,10 @@ struct GemvVariant {
 /// The variants of a layer planned as `plan` (empty when the plan sends
 /// every M to the prefill path). Tensor core: every split-K of `splitKs`
 /// times every column tile count of `colTiles`, for row capacities 8, 16,
-/// 32, 64 up to the plan's gemv_max_m, keeping col_tiles * row groups <= 8
-/// (registers) and the split-K buffer within 48 KiB. Scalar: one variant.
+/// 32, 64 up to the plan's gemv_max_m, keeping several row groups to one
+/// column tile (two while col_tiles * row groups <= 4: registers) and the
+/// split-K buffer within 48 KiB. Scalar: one variant. An empty list means
+/// the default set.
 SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
                                          ArrayRef<int64_t> splitKs,
                                          ArrayRef<int64_t> colTiles);

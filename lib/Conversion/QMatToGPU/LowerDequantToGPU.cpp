@@ -125,13 +125,10 @@ struct QMatLowerDequantToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string error;
-    auto info = lookupTargetInfo(target, error);
-    if (!info || !info->getChip()) {
-      module.emitError()
-          << (info ? "qmat-lower-dequant-to-gpu needs a GPU target" : error);
+    auto info =
+        lookupGpuTargetInfoOrEmit(module, target, "qmat-lower-dequant-to-gpu");
+    if (!info)
       return signalPassFailure();
-    }
     int64_t warp = info->getWarpSize();
     if (threadsPerBlock != 0 &&
         (threadsPerBlock < warp || threadsPerBlock > 1024 ||

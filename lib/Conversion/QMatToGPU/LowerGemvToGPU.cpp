@@ -85,13 +85,10 @@ struct QMatLowerGemvToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string error;
-    auto info = lookupTargetInfo(target, error);
-    if (!info || !info->getChip()) {
-      module.emitError() << (info ? "qmat-lower-gemv-to-gpu needs a GPU target"
-                                  : error);
+    auto info =
+        lookupGpuTargetInfoOrEmit(module, target, "qmat-lower-gemv-to-gpu");
+    if (!info)
       return signalPassFailure();
-    }
     SmallVector<GemvOp> ops;
     module.walk([&](GemvOp op) { ops.push_back(op); });
     for (GemvOp op : ops) {

@@ -13,8 +13,11 @@
 // CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// Warps take K steps warp, warp + 4, ... (K = 256: two steps).
-// CHECK: scf.for %{{.+}} = %{{.+}} to %c2 step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// Warps take K steps warp, warp + 4, ... (K = 256: two steps); a step's
+// loads (4 rows of 16 code bytes, their scales, 4 activation words) come
+// before its arithmetic.
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c2 step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-4: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
 // Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK: arith.constant 6.64613997E+35 : f32
