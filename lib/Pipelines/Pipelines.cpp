@@ -48,6 +48,9 @@ static void addBinaryPass(OpPassManager &pm,
                           const GpuPipelineOptions &options) {
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  std::string error;
+  if (auto info = lookupTargetInfo(options.target, error))
+    binary.toolkitPath = info->getBinaryToolkitPath();
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -58,7 +58,7 @@ SmallVector<Value> TargetInfo::emitWarpMma16x8x16(OpBuilder &builder,
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
   if (isNVIDIAChip(chip))
     return createNVVMTargetInfo(chip);
-  return nullptr;
+  return createROCDLTargetInfo(chip);
 }
 
 std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(StringRef name,

@@ -74,7 +74,7 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
      "scratch_cap_mib must be an integer in [1, 1048576], got 0"),
     (dict(gemv_max_m=65), qmat.ArgumentError, "gemv_max_m must be an integer in [0, 64], got 65"),
     (dict(targets=("gfx942",)), qmat.ToolError,
-     "error: target 'gfx942' has no code generator in this build yet"),
+     "error: qmat-aot: target 'gfx942' has no launcher generator yet"),
 ])
 def test_compile_refuses_bad_arguments(qmat_aot, tmp_path, kwargs, error, message):
     with pytest.raises(error) as info:

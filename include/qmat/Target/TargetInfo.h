@@ -84,6 +84,10 @@ public:
   /// serialize it (#nvvm.target, #rocdl.target); null for the host.
   virtual Attribute getGpuModuleTarget(MLIRContext *context) const = 0;
 
+  /// The toolkit directory gpu-module-to-binary needs to link this target's
+  /// binaries (empty: its default).
+  virtual std::string getBinaryToolkitPath() const { return {}; }
+
   /// Appends the passes that lower a gpu.module of this target (arith,
   /// vector, memref, gpu ops) to the vendor's LLVM dialect flavour.
   virtual void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const = 0;
@@ -98,7 +102,7 @@ std::unique_ptr<TargetInfo> lookupTargetInfoOrEmit(Operation *anchor,
 std::unique_ptr<TargetInfo>
 lookupGpuTargetInfoOrEmit(Operation *anchor, StringRef name, StringRef pass);
 
-/// The description of a GPU target; null where no generator exists yet.
+/// The description of a GPU target (NVVM or ROCDL).
 std::unique_ptr<TargetInfo> createTargetInfo(Chip chip);
 /// The CPU model used to run the decode rewrites on the host, so that their
 /// exactness is checked by `make check` without a GPU.
@@ -111,6 +115,7 @@ std::unique_ptr<TargetInfo> lookupTargetInfo(StringRef name,
 
 // Vendor entry points, defined in lib/Target/<Vendor>.
 std::unique_ptr<TargetInfo> createNVVMTargetInfo(Chip chip);
+std::unique_ptr<TargetInfo> createROCDLTargetInfo(Chip chip);
 
 } // namespace mlir::qmat
 

@@ -1,0 +1,29 @@
+// The AMD path as far as it goes (issue: AMD target): the dequantization
+// kernel with the magic-bias FP4 decode and the scalar GEMV, lowered through
+// convert-gpu-to-rocdl to gfx942 / gfx950 code for 64-lane wavefronts.
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx950 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=GFX950
+
+// CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+// The vec8 kernel stores 8 bf16 per lane in one 16-byte store; no scratch
+// (private segment) in its descriptor.
+// CHECK-LABEL: dequant_nvfp4_bs16_k512_bf16_vec8_magic_bias_u1_t64:
+// CHECK: global_store_dwordx4
+// CHECK: .amdhsa_kernel dequant_nvfp4_bs16_k512_bf16_vec8_magic_bias_u1_t64
+// CHECK: .amdhsa_private_segment_fixed_size 0
+// The scalar GEMV reduces across the 64 lanes with ds_bpermute.
+// CHECK-LABEL: gemv_nvfp4_bs16_k512_bf16_scalar_magic_bias_m8_s1_c1:
+// CHECK: ds_bpermute_b32
+// CHECK: .amdhsa_kernel gemv_nvfp4_bs16_k512_bf16_scalar_magic_bias_m8_s1_c1
+// CHECK: .amdhsa_private_segment_fixed_size 0
+// Both run as wave64.
+// CHECK-COUNT-2: .wavefront_size: 64
+// GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+// GFX950: .amdhsa_kernel dequant_nvfp4_bs16_k512_bf16_vec8_magic_bias_u1_t64
+
+func.func @layer(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref<40x32xf8E4M3FN>,
+                 %g: memref<f32>, %y: memref<?x40xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<40x256xi8>, memref<40x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>)
+  return
+}
