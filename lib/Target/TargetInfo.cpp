@@ -2,10 +2,25 @@
 
 #include "qmat/Target/TargetInfo.h"
 
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Transforms/Passes.h"
+
 using namespace mlir;
 using namespace mlir::qmat;
 
 TargetInfo::~TargetInfo() = default;
+
+void mlir::qmat::addGpuModuleLowering(OpPassManager &pm,
+                                      std::unique_ptr<Pass> vendorConversion) {
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.addPass(std::move(vendorConversion));
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+}
 
 bool TargetInfo::supportsDecode(ElementFormat format,
                                 DecodeMethod method) const {

@@ -93,6 +93,12 @@ public:
   virtual void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const = 0;
 };
 
+/// The gpu.module lowering every GPU target shares around its own
+/// conversion pass: scf to cf (bounds guards are scf.if; the vendor
+/// conversions take cf only), `vendorConversion`, then clean-up.
+void addGpuModuleLowering(OpPassManager &pm,
+                          std::unique_ptr<Pass> vendorConversion);
+
 /// lookupTargetInfo that reports an unknown name as an error on `anchor`.
 std::unique_ptr<TargetInfo> lookupTargetInfoOrEmit(Operation *anchor,
                                                    StringRef name);

@@ -172,15 +172,9 @@ public:
   }
 
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {
-    OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
-    // Bounds guards are scf.if; the NVVM conversion handles cf only.
-    gpuPm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions options;
     options.indexBitwidth = 64;
-    gpuPm.addPass(createConvertGpuOpsToNVVMOps(options));
-    gpuPm.addPass(createCanonicalizerPass());
-    gpuPm.addPass(createCSEPass());
-    gpuPm.addPass(createReconcileUnrealizedCastsPass());
+    addGpuModuleLowering(pm, createConvertGpuOpsToNVVMOps(options));
   }
 
 private:

@@ -67,15 +67,10 @@ public:
   }
 
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {
-    OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
-    gpuPm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToROCDLOpsOptions options;
     options.chipset = stringifyChip(chip).str();
     options.indexBitwidth = 64;
-    gpuPm.addPass(createConvertGpuOpsToROCDLOps(options));
-    gpuPm.addPass(createCanonicalizerPass());
-    gpuPm.addPass(createCSEPass());
-    gpuPm.addPass(createReconcileUnrealizedCastsPass());
+    addGpuModuleLowering(pm, createConvertGpuOpsToROCDLOps(options));
   }
 
 private:
