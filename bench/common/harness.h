@@ -11,6 +11,7 @@
 
 #include "qmat/Reference/Numerics.h"
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -154,6 +155,23 @@ double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return ms[ms.size() / 2];
+}
+
+/// The stream every measurement runs on and a cuBLAS handle bound to it
+/// (the baselines); exits when cuBLAS cannot start.
+struct GpuContext {
+  cudaStream_t stream;
+  cublasHandle_t blas;
+};
+inline GpuContext createGpuContext() {
+  GpuContext gpu;
+  CUDA_CHECK(cudaStreamCreate(&gpu.stream));
+  if (cublasCreate(&gpu.blas) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "cublasCreate failed\n");
+    std::exit(2);
+  }
+  cublasSetStream(gpu.blas, gpu.stream);
+  return gpu;
 }
 
 } // namespace bench

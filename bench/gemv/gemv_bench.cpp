@@ -209,12 +209,9 @@ int main(int argc, char **argv) {
   bool wide = argc > 2 && std::string(argv[2]) == "wide";
   std::string only = argc > 3 ? argv[3] : "";
   uint64_t seed = std::random_device{}();
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  cublasHandle_t blas;
-  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
-    return 2;
-  cublasSetStream(blas, stream);
+  GpuContext gpu = createGpuContext();
+  cudaStream_t stream = gpu.stream;
+  cublasHandle_t blas = gpu.blas;
   int multiprocessors = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors,
                                     cudaDevAttrMultiProcessorCount, 0));

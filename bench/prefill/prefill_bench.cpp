@@ -84,12 +84,9 @@ int main(int argc, char **argv) {
   bool bitwiseOnly = argc > 3 && std::string(argv[3]) == "bitwise";
   bool allBitwise = true;
   uint64_t seed = std::random_device{}();
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  cublasHandle_t blas;
-  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
-    return 2;
-  cublasSetStream(blas, stream);
+  GpuContext gpu = createGpuContext();
+  cudaStream_t stream = gpu.stream;
+  cublasHandle_t blas = gpu.blas;
   cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
   std::ostringstream json;
   json << "{\n  \"seed\": " << seed << ",\n  \"cases\": [\n";
