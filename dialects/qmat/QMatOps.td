@@ -151,6 +151,11 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     int64_t getK();
     Type getActType();
+    /// Bytes of workgroup memory the split-K reduction of a tensor-core
+    /// variant needs: every warp parks 4 fp32 sums per lane per 16 x 8
+    /// tile (0 without split-K).
+    static int64_t getPartialSumBytes(int64_t splitK, int64_t colTiles,
+                                      int64_t maxM);
   }];
 }
 

@@ -43,7 +43,7 @@ mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
   for (int64_t groups = 1;; groups *= 2) {
     for (int64_t c : colTiles)
       for (int64_t s : splitKs) {
-        int64_t shared = s == 1 ? 0 : s * c * groups * 32 * 16;
+        int64_t shared = GemvOp::getPartialSumBytes(s, c, 8 * groups);
         bool registersFit = c == 1 || c * groups <= kMaxWideAccumulatorTiles;
         if (!registersFit || shared > kMaxSharedBytes)
           continue;

@@ -79,9 +79,7 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 }
 
 int64_t GemvKernelSpec::getSharedBytes() const {
-  if (!tensorCore || splitK == 1)
-    return 0;
-  return splitK * colTiles * getRowGroups() * kMmaLanes * 4 * 4;
+  return tensorCore ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM) : 0;
 }
 
 bool mlir::qmat::isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
@@ -132,13 +130,17 @@ protected:
         memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, block});
     return emitScaleToF32(b, loc, spec.scheme, raw);
   }
+  /// The byte holding the u4 zero point of `block` (two per byte).
+  Value loadRawZeroPoint(Value row, Value block) {
+    Value col = arith::ShRUIOp::create(b, loc, block, cIdx(1));
+    return memref::LoadOp::create(b, loc, buffers.zeroPoints,
+                                  ValueRange{row, col});
+  }
   Value loadZeroPoint(Value row, Value block) {
     if (!spec.hasZeroPoints)
       return cF32(8.0f);
-    Value col = arith::ShRUIOp::create(b, loc, block, cIdx(1));
-    Value byte = memref::LoadOp::create(b, loc, buffers.zeroPoints,
-                                        ValueRange{row, col});
-    return emitZeroPointToF32(b, loc, byte, toI32(block));
+    return emitZeroPointToF32(b, loc, loadRawZeroPoint(row, block),
+                              toI32(block));
   }
   /// Elements [first, first + count) of a 1-D vector (a shuffle, which
   /// every target's vector lowering takes).
@@ -291,9 +293,7 @@ TensorCoreGemvEmitter::loadRowChunk(Value row, Value kc,
       lastRaw = memref::LoadOp::create(b, loc, buffers.scales,
                                        ValueRange{row, block});
       if (spec.hasZeroPoints)
-        lastZeroPoint = memref::LoadOp::create(
-            b, loc, buffers.zeroPoints,
-            ValueRange{row, arith::ShRUIOp::create(b, loc, block, cIdx(1))});
+        lastZeroPoint = loadRawZeroPoint(row, block);
     }
     chunk.rawScales.push_back(lastRaw);
     chunk.rawZeroPoints.push_back(lastZeroPoint);

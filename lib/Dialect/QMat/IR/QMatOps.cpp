@@ -265,6 +265,14 @@ LogicalResult GemvOp::verify() {
 int64_t GemvOp::getK() { return getA().getType().getDimSize(1); }
 Type GemvOp::getActType() { return getA().getType().getElementType(); }
 
+int64_t GemvOp::getPartialSumBytes(int64_t splitK, int64_t colTiles,
+                                   int64_t maxM) {
+  if (splitK == 1)
+    return 0;
+  int64_t rowGroups = (maxM + 7) / 8, lanes = 32, sumsPerLane = 4;
+  return splitK * colTiles * rowGroups * lanes * sumsPerLane * 4;
+}
+
 //===----------------------------------------------------------------------===//
 // DequantizeOp
 //===----------------------------------------------------------------------===//
