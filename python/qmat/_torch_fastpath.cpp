@@ -154,7 +154,9 @@ bool launch(Runner *self, void *stream, int64_t m, const at::Tensor &x, void *y,
 }
 
 // forward(x, out=None) -> the output tensor, or None where the Python path
-// must decide (nothing was launched then).
+// must decide (nothing was launched then). A C++ exception before the launch
+// (say, at::empty out of memory) is a None too: the Python path repeats the
+// step and torch raises its own Python exception for it.
 PyObject *Runner_forward(PyObject *self_, PyObject *const *args, Py_ssize_t nargs) {
   auto *self = reinterpret_cast<Runner *>(self_);
   if (nargs < 1 || nargs > 2) {
@@ -163,52 +165,59 @@ PyObject *Runner_forward(PyObject *self_, PyObject *const *args, Py_ssize_t narg
   }
   PyObject *xObj = args[0];
   PyObject *outObj = nargs == 2 && args[1] != Py_None ? args[1] : nullptr;
-  if (!THPVariable_Check(xObj))
+  if (!THPVariable_Check(xObj) || (outObj && !THPVariable_Check(outObj)))
     Py_RETURN_NONE;
-  const at::Tensor &x = THPVariable_Unpack(xObj);
-  int64_t dims = x.dim();
-  if (dims < 1 || x.size(-1) != self->k || !fits(self, x))
-    Py_RETURN_NONE;
-  if (x.requires_grad() && c10::GradMode::is_enabled())
-    Py_RETURN_NONE;
-  int64_t m = dims == 2 ? x.size(0) : x.numel() / self->k;
-  if (m <= 0 || m > self->maxM)
-    Py_RETURN_NONE;
-  void *stream;
-  if (!currentStream(self, stream))
-    Py_RETURN_NONE;
-  void *ws = nullptr;
-  size_t wsBytes = 0;
-  if (self->needsWorkspace) {
-    if (stream != self->wsStream || self->generation != workspaceGeneration)
+  try {
+    const at::Tensor &x = THPVariable_Unpack(xObj);
+    int64_t dims = x.dim();
+    if (dims < 1 || x.size(-1) != self->k || !fits(self, x))
       Py_RETURN_NONE;
-    ws = self->ws;
-    wsBytes = self->wsBytes;
-  }
-  at::Tensor y;
-  if (outObj) {
-    if (!THPVariable_Check(outObj))
+    if (x.requires_grad() && c10::GradMode::is_enabled())
       Py_RETURN_NONE;
-    const at::Tensor &out = THPVariable_Unpack(outObj);
-    if (out.dim() != dims || out.size(-1) != self->n || !fits(self, out))
+    int64_t m = dims == 2 ? x.size(0) : x.numel() / self->k;
+    if (m <= 0 || m > self->maxM)
       Py_RETURN_NONE;
-    for (int64_t d = 0; d + 1 < dims; ++d)
-      if (out.size(d) != x.size(d))
+    void *stream;
+    if (!currentStream(self, stream))
+      Py_RETURN_NONE;
+    void *ws = nullptr;
+    size_t wsBytes = 0;
+    if (self->needsWorkspace) {
+      if (stream != self->wsStream || self->generation != workspaceGeneration)
         Py_RETURN_NONE;
-    if (!launch(self, stream, m, x, out.data_ptr(), ws, wsBytes))
+      ws = self->ws;
+      wsBytes = self->wsBytes;
+    }
+    if (outObj) {
+      const at::Tensor &out = THPVariable_Unpack(outObj);
+      if (out.dim() != dims || out.size(-1) != self->n || !fits(self, out))
+        Py_RETURN_NONE;
+      for (int64_t d = 0; d + 1 < dims; ++d)
+        if (out.size(d) != x.size(d))
+          Py_RETURN_NONE;
+      if (!launch(self, stream, m, x, out.data_ptr(), ws, wsBytes))
+        return nullptr;
+      return Py_NewRef(outObj);
+    }
+    at::Tensor y;
+    if (dims == 2) {
+      y = at::empty({m, self->n}, x.options());
+    } else {
+      std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
+      sizes.back() = self->n;
+      y = at::empty(sizes, x.options());
+    }
+    PyObject *result = THPVariable_Wrap(y);
+    if (!result)
       return nullptr;
-    return Py_NewRef(outObj);
+    if (!launch(self, stream, m, x, y.data_ptr(), ws, wsBytes)) {
+      Py_DECREF(result);
+      return nullptr;
+    }
+    return result;
+  } catch (const std::exception &) {
+    Py_RETURN_NONE;
   }
-  if (dims == 2) {
-    y = at::empty({m, self->n}, x.options());
-  } else {
-    std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
-    sizes.back() = self->n;
-    y = at::empty(sizes, x.options());
-  }
-  if (!launch(self, stream, m, x, y.data_ptr(), ws, wsBytes))
-    return nullptr;
-  return THPVariable_Wrap(std::move(y));
 }
 
 // set_workspace(max_m, stream, pointer, nbytes): calls with m <= max_m may run;
