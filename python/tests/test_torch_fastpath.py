@@ -231,3 +231,123 @@ def test_only_ctypes_functions_have_an_address():
                     reason="only where QMAT_TORCH_FASTPATH=1 requires the fast path")
 def test_fastpath_is_available_where_required():
     assert qt.fastpath_status()[0]
+
+
+# --- QuantLinear's two paths on the CPU -------------------------------------
+#
+# QuantLinear refuses CPU devices; with that check, the stream query and the
+# current-device query patched out, it runs on CPU tensors against a fake
+# launcher whose entry points are ctypes callbacks, so the module logic
+# (which path runs, what each passes, the workspace hand-over) is checked here.
+
+WORKSPACE_BYTES = 4096  # the fake layer's workspace for M > 8 (the GEMV needs none)
+
+
+class FakeCDLL:
+    def __init__(self, prefix, layers):
+        self.launcher = FakeLauncher()
+        self.message = ctypes.create_string_buffer(b"fake refusal")  # outlives the calls
+        self.functions = {
+            f"{prefix}_last_error": ctypes.CFUNCTYPE(ctypes.c_void_p)(
+                lambda: ctypes.addressof(self.message)),
+            f"{prefix}_unload": ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 0)}
+        workspace = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_int64)(
+            lambda max_m: 0 if max_m <= 8 else WORKSPACE_BYTES)
+        for layer in layers:
+            self.functions[f"{prefix}_{layer.name}_run"] = self.launcher.function
+            self.functions[f"{prefix}_{layer.name}_workspace_size"] = workspace
+
+    def __getattr__(self, name):
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@pytest.fixture
+def cpu_layer(fastpath, small_bundle, monkeypatch):
+    monkeypatch.setattr(qt, "_require_cuda", lambda *args: None)
+    monkeypatch.setattr(qt, "current_stream_handle", lambda index: 0)
+    monkeypatch.setattr(qt, "_get_device", lambda: None)
+    qt.release_workspaces()
+    fake = FakeCDLL(small_bundle.prefix, small_bundle.layers)
+    lib = qmat.launcher.Library(None, small_bundle, cdll=fake)
+    info = lib.layer("nv_bias")
+    weight = torch.randn(info.n, info.k, generator=torch.Generator().manual_seed(0)) * 0.05
+    layer = qt.QuantLinear.from_float(weight, lib, "nv_bias", bias=torch.randn(info.n),
+                                      device="cpu")
+    yield layer, fake.launcher
+    qt.release_workspaces()
+
+
+def constant_arguments(call):
+    return {k: v for k, v in call.items() if k not in ("a", "y")}
+
+
+def test_quant_linear_sets_up_and_then_takes_the_fast_path(cpu_layer):
+    layer, launcher = cpu_layer
+    runner = layer._fast
+    assert runner is not None and runner.max_m == 0
+    x = act(2, layer.in_features)
+    with torch.inference_mode():
+        first = layer(x)   # a new largest M: the Python path (ctypes), which sets up
+        second = layer(x)  # the fast path
+    assert runner.hits == 1 and runner.max_m == 2 and len(launcher.calls) == 2
+    python_call, fast_call = launcher.calls
+    assert constant_arguments(python_call) == constant_arguments(fast_call)
+    assert python_call["workspace"] is None and python_call["workspace_size"] == 0
+    assert (python_call["weights"], python_call["bias"]) == (layer.weight.data_ptr(),
+                                                             layer.bias.data_ptr())
+    assert fast_call["a"] == x.data_ptr() and fast_call["y"] == second.data_ptr()
+    assert first.shape == second.shape == (2, layer.out_features)
+
+
+def test_quant_linear_hands_the_workspace_to_the_fast_path(cpu_layer):
+    layer, launcher = cpu_layer
+    runner = layer._fast
+    x = act(3, 5, layer.in_features)  # m = 15 > 8: the workspace is needed
+    with torch.inference_mode():
+        layer(x)
+        out = torch.empty(3, 5, layer.out_features, dtype=torch.bfloat16)
+        assert layer(x, out=out) is out
+        assert runner.hits == 1
+        python_call, fast_call = launcher.calls
+        assert constant_arguments(python_call) == constant_arguments(fast_call)
+        assert fast_call["workspace"] % 256 == 0 and fast_call["workspace_size"] == WORKSPACE_BYTES
+        qt.release_workspaces()  # freed: the next call must go through Python again
+        layer(x)
+        assert runner.hits == 1
+        layer(x)
+        assert runner.hits == 2
+        assert launcher.calls[-1]["workspace_size"] == WORKSPACE_BYTES
+
+
+def test_quant_linear_errors_are_the_python_paths(cpu_layer):
+    layer, launcher = cpu_layer
+    x = act(2, layer.in_features)
+    with torch.inference_mode():
+        layer(x)
+        with pytest.raises(qmat.DTypeError, match="input must have dtype torch.bfloat16"):
+            layer(x.half())
+        with pytest.raises(qmat.ArgumentError, match=r"out must have shape \[2, 384\]"):
+            layer(x, out=torch.empty(3, layer.out_features, dtype=torch.bfloat16))
+        launcher.status = 5
+        with pytest.raises(qmat.LauncherError, match="QMAT_ERROR_CUBLAS.*fake refusal"):
+            layer(x)  # through the fast path
+    assert layer._fast.hits == 0
+    with pytest.raises(qmat.ArgumentError, match="inference-only"):
+        layer(x.clone().requires_grad_())
+
+
+def test_quant_linear_new_buffers_make_a_new_runner(cpu_layer):
+    layer, launcher = cpu_layer
+    old = layer._fast
+    layer.bias = torch.zeros(layer.out_features, dtype=torch.bfloat16)
+    assert layer._fast is not old and layer._fast is not None
+    with torch.inference_mode():
+        layer(act(1, layer.in_features))
+        layer(act(1, layer.in_features))
+    assert launcher.calls[-1]["bias"] == layer.bias.data_ptr() and layer._fast.hits == 1
+    with pytest.raises(qmat.ArgumentError):
+        layer.bias = torch.zeros(layer.out_features + 1, dtype=torch.bfloat16)
+    assert layer._fast is None  # until valid buffers are assigned
