@@ -14,6 +14,7 @@
 // status is passed to the Python `on_error(status)`, which raises.
 #include <Python.h>
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/GradMode.h>
@@ -46,6 +47,11 @@ struct Runner {
   c10::ScalarType dtype;
   c10::DeviceType deviceType;
   c10::DeviceIndex deviceIndex;
+  // The allocator and backend key torch's own empty() used for the probe
+  // tensor: outputs are allocated like at::detail::empty_cuda does, without
+  // the dispatcher (null: use at::empty).
+  c10::Allocator *allocator;
+  c10::DispatchKey backendKey;
   PyObject *onError;
   // The workspace set up by the Python path: valid for m <= maxM on `stream`
   // while `generation` is current. maxM = 0: nothing set up yet.
@@ -98,6 +104,13 @@ int Runner_init(PyObject *self_, PyObject *args, PyObject *kwargs) {
   self->dtype = t.scalar_type();
   self->deviceType = t.device().type();
   self->deviceIndex = t.device().index();
+  self->allocator = nullptr;
+  if (t.has_storage() && (self->deviceType == c10::DeviceType::CUDA ||
+                          self->deviceType == c10::DeviceType::CPU)) {
+    self->allocator = t.storage().allocator();
+    self->backendKey = self->deviceType == c10::DeviceType::CUDA ? c10::DispatchKey::CUDA
+                                                                  : c10::DispatchKey::CPU;
+  }
   Py_INCREF(onError);
   Py_XDECREF(self->onError);
   self->onError = onError;
@@ -199,14 +212,21 @@ PyObject *Runner_forward(PyObject *self_, PyObject *const *args, Py_ssize_t narg
         return nullptr;
       return Py_NewRef(outObj);
     }
-    at::Tensor y;
-    if (dims == 2) {
-      y = at::empty({m, self->n}, x.options());
-    } else {
-      std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
-      sizes.back() = self->n;
-      y = at::empty(sizes, x.options());
+    int64_t matrix[2] = {m, self->n};
+    std::vector<int64_t> leading;  // x.shape[:-1] + [n], for inputs of other ranks
+    c10::IntArrayRef sizes(matrix, 2);
+    if (dims != 2) {
+      leading.assign(x.sizes().begin(), x.sizes().end());
+      leading.back() = self->n;
+      sizes = leading;
     }
+    // The current device is the layer's (checked above), where the CUDA
+    // caching allocator allocates.
+    at::Tensor y = self->allocator
+        ? at::Tensor(at::detail::empty_generic(sizes, self->allocator,
+                                               c10::DispatchKeySet(self->backendKey),
+                                               self->dtype, std::nullopt))
+        : at::empty(sizes, x.options());
     PyObject *result = THPVariable_Wrap(y);
     if (!result)
       return nullptr;

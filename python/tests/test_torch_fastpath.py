@@ -135,6 +135,21 @@ def test_runner_declines_what_the_python_path_must_decide(fastpath, case):
     assert launcher.calls == [] and runner.hits == 0
 
 
+@pytest.mark.parametrize("mode", ["inference", "no_grad"])
+def test_runner_outputs_are_ordinary_tensors(fastpath, mode):
+    """Allocated like torch.empty would: the same inference-tensor status,
+    no grad, dense, its own storage of the right size, usable."""
+    runner = make_runner(fastpath, FakeLauncher())
+    context = torch.inference_mode() if mode == "inference" else torch.no_grad()
+    with context:
+        y = runner.forward(act(3, K), None)
+        like = torch.empty(3, N, dtype=torch.bfloat16)
+        assert y.is_inference() == like.is_inference() == (mode == "inference")
+        assert not y.requires_grad and y.is_contiguous() and y.device.type == "cpu"
+        assert y.untyped_storage().nbytes() == 3 * N * 2 and y.storage_offset() == 0
+        assert y.fill_(1.5).sum().item() == 1.5 * 3 * N
+
+
 def test_runner_takes_requires_grad_inputs_without_grad_mode(fastpath):
     launcher = FakeLauncher()
     runner = make_runner(fastpath, launcher)

@@ -189,6 +189,7 @@ def test_fast_path_agrees_with_the_python_path(library):
             slow = layer._forward(x, None)
             torch.cuda.synchronize()
             assert fast.shape == slow.shape == (*lead, info.n) and fast.dtype == x.dtype
+            assert fast.device == x.device and fast.is_inference() and fast.is_contiguous()
             for y in (fast, out):
                 assert not torch.isnan(y).any(), f"{info.name} {lead}: NaN"
                 assert relative_error(y, x, weight, bias) <= BOUNDS[info.act]
@@ -221,3 +222,19 @@ def test_fast_path_follows_streams_and_released_workspaces(library):
     torch.cuda.synchronize()
     for y in results:
         assert relative_error(y, x, weight, bias) <= BOUNDS[info.act]
+
+
+@torch.inference_mode()
+def test_fast_path_outputs_come_from_the_caching_allocator(library):
+    info = library.layers[0]
+    layer = make_layer(library, info, seed=41)
+    runner = fast_runner(layer)
+    x = torch.randn(4, info.k, device="cuda").to(ACT[info.act])
+    layer(x)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    y = layer(x)
+    assert runner.hits == 1
+    assert torch.cuda.memory_allocated() - before >= y.numel() * y.element_size()
+    del y
+    assert torch.cuda.memory_allocated() == before
