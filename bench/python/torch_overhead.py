@@ -38,7 +38,7 @@ torch.inference_mode(), with the garbage collector off:
                checks and the ctypes call: what runs where no compiler is)
   runner, runner_out
                the fast path's Runner.forward(x[, y]) called directly: the
-               C++ checks, at::empty and the launcher, without the
+               C++ checks, the allocation and the launcher, without the
                nn.Module call and forward()'s Python frame
   empty_module a trivial nn.Module returning x: nn.Module.__call__ alone
   run_layer    qmat.torch.run_layer with out= and workspace= (full operand

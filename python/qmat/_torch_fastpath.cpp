@@ -4,7 +4,8 @@
 // headers only: the stream and the current device come through c10's
 // device-guard interface, so no CUDA headers are needed). A Runner holds one
 // layer's constant launcher arguments; Runner.forward(x, out) checks x (and
-// out) with plain field reads, allocates the output with at::empty, and calls
+// out) with plain field reads, allocates the output from the allocator torch.empty
+// uses (at::detail::empty_generic, as empty_cuda does), and calls
 // the launcher's <prefix>_<layer>_run through its address, all without
 // creating a Python object other than the result. Whenever anything is
 // unusual (wrong dtype, device, shape or layout, grad mode, another current
