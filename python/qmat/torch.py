@@ -14,16 +14,19 @@ the handle of torch's current stream; it returns a status that becomes a
 qmat.LauncherError carrying <prefix>_last_error().
 """
 import contextlib
+import ctypes
+import functools
+import os
 
 import numpy as np
 import torch
 
 from . import reference
-from .errors import ArgumentError, DTypeError
+from .errors import ArgumentError, DTypeError, QMatError
 from .launcher import WORKSPACE_ALIGNMENT, check_operands, check_workspace, load_library
 
 __all__ = ["load_library", "run_layer", "QuantLinear", "release_workspaces",
-           "current_stream_handle"]
+           "current_stream_handle", "fastpath_status"]
 
 _ACT_TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -47,6 +50,72 @@ def _device_guard(index):
     if index == _get_device():
         return contextlib.nullcontext()
     return torch.cuda.device(index)
+
+
+# --- the optional C++ fast path ---------------------------------------------
+#
+# _torch_fastpath.cpp, compiled once per machine with torch.utils.cpp_extension
+# (a C++ compiler and ninja; torch's CPU headers suffice) and cached by torch
+# in $TORCH_EXTENSIONS_DIR (default ~/.cache/torch_extensions). It does
+# QuantLinear.forward's common case without the Python-level checks, the
+# Python torch.empty and the ctypes call; everything else takes the Python
+# path. QMAT_TORCH_FASTPATH=0 turns it off, =1 makes a failed build an error.
+
+_FASTPATH_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "_torch_fastpath.cpp")
+_fastpath_state = None  # (module or None, reason) once decided
+
+
+def _fastpath():
+    """The compiled fast-path module, or None (the reason is in
+    fastpath_status()). Builds it on the first call in a process."""
+    global _fastpath_state
+    if _fastpath_state is None:
+        _fastpath_state = _load_fastpath()
+    return _fastpath_state[0]
+
+
+def _load_fastpath():
+    setting = os.environ.get("QMAT_TORCH_FASTPATH", "").strip().lower()
+    if setting in ("0", "off", "false", "no"):
+        return None, f"turned off (QMAT_TORCH_FASTPATH={setting})"
+    try:
+        from torch.utils import cpp_extension
+        module = cpp_extension.load(name="qmat_torch_fastpath", sources=[_FASTPATH_SOURCE],
+                                    extra_cflags=["-O2"], verbose=False)
+    except Exception as e:  # no compiler, no ninja, headers: the ctypes path runs
+        lines = str(e).strip().splitlines()
+        reason = f"not built: {type(e).__name__}: {lines[-1] if lines else ''}"
+        if setting in ("1", "on", "true", "yes"):
+            raise QMatError(f"qmat.torch fast path (QMAT_TORCH_FASTPATH={setting}): "
+                            f"{reason}") from e
+        return None, reason
+    return module, f"built ({getattr(module, '__file__', module.__name__)})"
+
+
+def fastpath_status():
+    """(available, reason): whether QuantLinear calls run through the C++
+    fast path, building it if it has not been tried in this process."""
+    module = _fastpath()
+    return module is not None, _fastpath_state[1]
+
+
+def _invalidate_fastpath_workspaces():
+    if _fastpath_state is not None and _fastpath_state[0] is not None:
+        _fastpath_state[0].invalidate()
+
+
+def _raise_status(library, info, status):
+    raise library.error(info, status)
+
+
+def _function_address(function):
+    """The C address of a ctypes function, or None for anything else (the
+    tests' fake libraries)."""
+    try:
+        return ctypes.cast(function, ctypes.c_void_p).value
+    except (TypeError, ctypes.ArgumentError):
+        return None
 
 
 def _describe(value):
@@ -115,6 +184,7 @@ _WORKSPACES = {}
 def release_workspaces():
     """Frees the workspaces QuantLinear modules share (they are reallocated
     on the next call)."""
+    _invalidate_fastpath_workspaces()
     _WORKSPACES.clear()
 
 
@@ -130,6 +200,7 @@ def _workspace(device, stream, needed):
     key = (device.index, stream)
     held = _WORKSPACES.get(key)
     if held is None or held[2] < needed:
+        _invalidate_fastpath_workspaces()  # the fast path must not use the old one
         held = _allocate_workspace(needed, device)
         _WORKSPACES[key] = held
     return held
@@ -216,6 +287,7 @@ class QuantLinear(torch.nn.Module):
         which forward() passes without touching the tensors again."""
         info = self._info
         self._pointers = None  # until the new buffers pass the checks
+        self._fast = None
         weight = self._buffers["weight"]
         self._device = weight.device
         self._device_index = weight.device.index
@@ -227,6 +299,20 @@ class QuantLinear(torch.nn.Module):
                     "zero_points": self._buffers["zero_points"], "bias": self._buffers["bias"]}
         check_operands(info, operands, _describe, device=self._device, dtype_prefix="torch.")
         self._pointers = tuple(_pointer(self._buffers[name]) for name in self._BUFFERS)
+        self._max_m = 0  # the workspace is looked up again for the new buffers
+        self._fast = self._make_runner(probe)
+
+    def _make_runner(self, probe):
+        """The fast path's Runner for the current buffers, or None."""
+        address = _function_address(self._run)
+        if address is None:
+            return None
+        module = _fastpath()
+        if module is None:
+            return None
+        return module.Runner(probe, address, *(p or 0 for p in self._pointers),
+                             self.out_features, self.in_features,
+                             functools.partial(_raise_status, self._library, self._info))
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -253,6 +339,17 @@ class QuantLinear(torch.nn.Module):
     def forward(self, x, out=None):
         """y = x · Wᵀ (+ bias) for x [..., K]; returns [..., N]. `out`, if
         given, receives the result (a dense [..., N] tensor like x's)."""
+        fast = self._fast
+        if fast is not None:
+            y = fast.forward(x, out)
+            if y is not None:
+                return y
+        return self._forward(x, out)
+
+    def _forward(self, x, out):
+        """forward() in Python: every check with its message, the device
+        guard, the workspace; it also sets the fast path up for the next
+        calls (the M and stream it may take, the workspace)."""
         info = self._info
         if not isinstance(x, torch.Tensor):
             raise DTypeError(f"{info.name}: input must be a torch.Tensor, got {type(x).__name__}")
@@ -296,9 +393,14 @@ class QuantLinear(torch.nn.Module):
                 guard.__enter__()
             try:
                 stream = current_stream_handle(index)
-                _, workspace, nbytes = _workspace(self._device, stream, self._needed)
+                if self._needed:
+                    _, workspace, nbytes = _workspace(self._device, stream, self._needed)
+                else:  # the GEMV (m <= gemv-max-m) takes no workspace
+                    workspace, nbytes = None, 0
                 status = self._run(stream, m, a.data_ptr(), *self._pointers, y.data_ptr(),
                                    workspace, nbytes)
+                if self._fast is not None:
+                    self._fast.set_workspace(self._max_m, stream, workspace or 0, nbytes)
             finally:
                 if guard is not None:
                     guard.__exit__(None, None, None)

@@ -162,3 +162,79 @@ def test_module_keeps_its_formats_and_state(library):
         assert relative_error(clone(x), x, weight, bias) <= BOUNDS[info.act]
     with pytest.raises(qmat.ArgumentError, match="inference-only"):
         layer(x.clone().requires_grad_())
+
+
+def fast_runner(layer):
+    available, reason = qt.fastpath_status()
+    if not available:
+        pytest.skip(f"the C++ fast path is unavailable: {reason}")
+    assert layer._fast is not None
+    return layer._fast
+
+
+@torch.inference_mode()
+def test_fast_path_agrees_with_the_python_path(library):
+    for i, info in enumerate(library.layers):
+        layer = make_layer(library, info, seed=20 + i)
+        runner = fast_runner(layer)
+        weight = layer.dequantized_weight()
+        bias = layer.bias.double() if info.bias else None
+        for lead in [(1,), (3, 2), (300,)]:
+            x = torch.randn(*lead, info.k, device="cuda").to(ACT[info.act])
+            layer(x)  # a new largest M: the Python path sets the fast path up
+            hits = runner.hits
+            out = torch.full((*lead, info.n), float("nan"), dtype=x.dtype, device="cuda")
+            fast, fast_out = layer(x), layer(x, out=out)
+            assert runner.hits == hits + 2 and fast_out is out
+            slow = layer._forward(x, None)
+            torch.cuda.synchronize()
+            assert fast.shape == slow.shape == (*lead, info.n) and fast.dtype == x.dtype
+            assert fast.device == x.device and fast.is_inference() and fast.is_contiguous()
+            for y in (fast, out):
+                assert not torch.isnan(y).any(), f"{info.name} {lead}: NaN"
+                assert relative_error(y, x, weight, bias) <= BOUNDS[info.act]
+            assert torch.equal(fast, out)
+            if lead == (1,):  # the GEMV is deterministic: the two paths agree bit for bit
+                assert torch.equal(fast, slow)
+
+
+@torch.inference_mode()
+def test_fast_path_follows_streams_and_released_workspaces(library):
+    info = next(l for l in library.layers if l.scheme == "nvfp4")
+    layer = make_layer(library, info, seed=31)
+    runner = fast_runner(layer)
+    x = torch.randn(300, info.k, device="cuda").to(ACT[info.act])  # needs the workspace
+    weight = layer.dequantized_weight()
+    bias = layer.bias.double() if info.bias else None
+    results = [layer(x), layer(x)]
+    assert runner.hits == 1
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # another stream: its own workspace, set up by Python
+        results += [layer(x), layer(x)]
+    torch.cuda.current_stream().wait_stream(side)
+    assert runner.hits == 2
+    results.append(layer(x))  # back on the default stream: its workspace is another one
+    assert runner.hits == 2
+    qt.release_workspaces()  # the fast path must not use a freed workspace
+    results += [layer(x), layer(x)]
+    assert runner.hits == 3
+    torch.cuda.synchronize()
+    for y in results:
+        assert relative_error(y, x, weight, bias) <= BOUNDS[info.act]
+
+
+@torch.inference_mode()
+def test_fast_path_outputs_come_from_the_caching_allocator(library):
+    info = library.layers[0]
+    layer = make_layer(library, info, seed=41)
+    runner = fast_runner(layer)
+    x = torch.randn(4, info.k, device="cuda").to(ACT[info.act])
+    layer(x)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    y = layer(x)
+    assert runner.hits == 1
+    assert torch.cuda.memory_allocated() - before >= y.numel() * y.element_size()
+    del y
+    assert torch.cuda.memory_allocated() == before
