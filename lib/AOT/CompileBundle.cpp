@@ -2,6 +2,7 @@
 
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Pipelines/Pipelines.h"
+#include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -165,10 +166,18 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     TargetBinary binary;
     binary.chip = target;
     std::optional<Chip> chip = symbolizeChip(target);
-    if (!chip || !isNVIDIAChip(*chip))
-      return module.emitError() << "qmat-aot: target '" << target
-                                << "' has no launcher generator yet";
-    binary.computeCapability = std::stoi(target.substr(3));
+    if (!chip)
+      return module.emitError()
+             << "qmat-aot: unknown target '" << target << "'";
+    Vendor vendor = isNVIDIAChip(*chip) ? Vendor::cuda : Vendor::hip;
+    if (bundle.targets.empty())
+      bundle.vendor = vendor;
+    else if (vendor != bundle.vendor)
+      return module.emitError() << "qmat-aot: one bundle cannot mix NVIDIA "
+                                   "and AMD targets ('"
+                                << target << "')";
+    if (vendor == Vendor::cuda)
+      binary.computeCapability = std::stoi(target.substr(3));
 
     // Lower once; serialize that module once per requested format.
     PassManager lowerPm(module.getContext());
@@ -179,12 +188,16 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       return failure();
 
     for (StringRef format : {"bin", "isa"}) {
-      if (format == "isa" && !options.emitPtx)
+      // Portable PTX has no AMD counterpart: an hsaco runs on its chip only.
+      if (format == "isa" && (!options.emitPtx || vendor == Vendor::hip))
         break;
       OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
       PassManager binaryPm(module.getContext());
       GpuModuleToBinaryPassOptions binaryOptions;
       binaryOptions.compilationTarget = format.str();
+      std::string error;
+      if (auto info = lookupTargetInfo(target, error))
+        binaryOptions.toolkitPath = info->getBinaryToolkitPath();
       binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
       if (failed(binaryPm.run(*serialized)))
         return failure();
@@ -200,4 +213,33 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     bundle.targets.push_back(std::move(binary));
   }
   return bundle;
+}
+
+StringRef mlir::qmat::getBinaryExtension(const Bundle &bundle) {
+  return bundle.vendor == Vendor::cuda ? "cubin" : "hsaco";
+}
+
+FailureOr<std::vector<Bundle>>
+mlir::qmat::compileBundles(ModuleOp module, const BundleOptions &options) {
+  std::vector<std::string> vendorTargets[2];
+  for (const std::string &target : options.targets) {
+    // An unknown name goes with the NVIDIA group: compiling it reports it.
+    std::optional<Chip> chip = symbolizeChip(target);
+    vendorTargets[chip && !isNVIDIAChip(*chip) ? 1 : 0].push_back(target);
+  }
+  bool mixed = !vendorTargets[0].empty() && !vendorTargets[1].empty();
+  std::vector<Bundle> bundles;
+  for (int v = 0; v < 2; ++v) {
+    if (vendorTargets[v].empty())
+      continue;
+    BundleOptions vendorOptions = options;
+    vendorOptions.targets = vendorTargets[v];
+    if (mixed && v == 1)
+      vendorOptions.prefix += "_hip";
+    FailureOr<Bundle> bundle = compileBundle(module, vendorOptions);
+    if (failed(bundle))
+      return failure();
+    bundles.push_back(std::move(*bundle));
+  }
+  return bundles;
 }

@@ -123,13 +123,14 @@ static void addKernelLowering(OpPassManager &pm,
     info->buildGpuModuleToLLVMPipeline(pm);
 }
 
-void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm) {
+void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,
+                                          const HostPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createQMatLowerDequantToLoops());
   QMatRewriteDecodeOptions decode;
-  decode.target = "host";
+  decode.target = options.target;
   pm.addPass(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;
-  toTarget.target = "host";
+  toTarget.target = options.target;
   pm.addPass(createQMatLowerToTarget(toTarget));
   pm.addPass(createCanonicalizerPass());
   // libgcc has no fp32 -> bf16 routine; the expansion is the same IEEE
@@ -154,7 +155,7 @@ void mlir::qmat::registerPipelines() {
       "The kernel half of qmat-to-gpu-binary: qmat.dequantize ops (kernel and "
       "decode already chosen) to gpu.func kernels and a gpu.binary",
       buildKernelPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<HostPipelineOptions>(
       "qmat-host-dequant",
       "Lower qmat.dequantize to host loops running the GPU kernels' exact "
       "arithmetic, then to the LLVM dialect",

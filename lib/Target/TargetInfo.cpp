@@ -80,11 +80,13 @@ std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(StringRef name,
                                                          std::string &error) {
   if (name == "host")
     return createHostTargetInfo();
+  if (name == "host-amdgcn")
+    return createROCDLHostModelTargetInfo();
   std::optional<Chip> chip = symbolizeChip(name);
   if (!chip) {
     error = ("unknown target '" + name +
              "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, "
-             "gfx950 or host)")
+             "gfx950, host or host-amdgcn)")
                 .str();
     return nullptr;
   }

@@ -78,9 +78,11 @@ public:
     SmallVector<Value> values;
     for (int64_t j = 0; j < 4; ++j) {
       // Bytes [0, 0, low[j], high[j]]. The zero bytes replicate the sign
-      // bit of high[j] (selector bit 3), which is clear for every entry.
+      // of high[1] (selector 0xD), clear for every table entry; an odd
+      // byte because v_perm_b32 replicates signs of odd bytes only, so the
+      // AMD lowering stays one instruction.
       Value placed = BytePermOp::create(b, loc, i32, low, high,
-                                        c(((4 + j) << 12) | (j << 8) | 0xCC));
+                                        c(((4 + j) << 12) | (j << 8) | 0xDD));
       Value sign = andI(shl(word, 28 - 4 * j), 0x80000000);
       values.push_back(orI(placed, sign));
     }

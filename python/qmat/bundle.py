@@ -246,6 +246,10 @@ def _check_targets(targets):
         if target not in KNOWN_TARGETS:
             raise ArgumentError(f"unknown target {target!r} (expected one of "
                                 f"{', '.join(KNOWN_TARGETS)})")
+        # The package loads CUDA launchers; qmat-aot writes the HIP one.
+        if target.startswith("gfx"):
+            raise ArgumentError(f"target {target!r}: the Python package drives CUDA bundles "
+                                "only; build AMD bundles with qmat-aot (docs/amd.md)")
     return targets
 
 

@@ -20,6 +20,8 @@ STATUS_NAMES = {
     3: "QMAT_ERROR_WORKSPACE_TOO_SMALL",
     4: "QMAT_ERROR_CUDA",
     5: "QMAT_ERROR_CUBLAS",
+    6: "QMAT_ERROR_HIP",
+    7: "QMAT_ERROR_HIPBLASLT",
 }
 
 # <prefix>_<layer>_run(CUstream stream, int64_t m, const void *a,

@@ -73,8 +73,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(scratch_cap_mib=0), qmat.ArgumentError,
      "scratch_cap_mib must be an integer in [1, 1048576], got 0"),
     (dict(gemv_max_m=65), qmat.ArgumentError, "gemv_max_m must be an integer in [0, 64], got 65"),
-    (dict(targets=("gfx942",)), qmat.ToolError,
-     "error: qmat-aot: target 'gfx942' has no launcher generator yet"),
+    (dict(targets=("gfx942",)), qmat.ArgumentError,
+     "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
+     "qmat-aot (docs/amd.md)"),
 ])
 def test_compile_refuses_bad_arguments(qmat_aot, tmp_path, kwargs, error, message):
     with pytest.raises(error) as info:

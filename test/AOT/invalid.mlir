@@ -1,5 +1,4 @@
 // What qmat-aot refuses, each with its message and a non-zero exit.
-// RUN: not qmat-aot %s -o %t --target=gfx942 2>&1 | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-aot %s -o %t --target=sm_75 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not qmat-aot %s -o %t --prefix=9lives 2>&1 | FileCheck %s --check-prefix=PREFIX
 // RUN: not qmat-aot %s -o %t --emit=sass 2>&1 | FileCheck %s --check-prefix=EMIT
@@ -7,7 +6,6 @@
 // RUN: not qmat-aot %S/Inputs/two-layers-one-func.mlir -o %t 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not qmat-aot %S/Inputs/no-layers.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NONE
 
-// GFX: error: qmat-aot: target 'gfx942' has no launcher generator yet
 // TARGET: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
 // PREFIX: qmat-aot: --prefix must be a C identifier, got '9lives'
 // EMIT: qmat-aot: --emit takes 'ptx', got 'sass'

@@ -2,10 +2,10 @@
 // down to the LLVM dialect, for the exactness tests to run on the CPU.
 // Nothing of qmat, scf, cf, arith, vector, memref, gpu or nvvm is left.
 // RUN: qmat-opt %s --qmat-host-dequant | FileCheck %s --enable-var-scope --implicit-check-not=qmat. --implicit-check-not=scf. --implicit-check-not=cf. --implicit-check-not=arith. --implicit-check-not=vector. --implicit-check-not=memref. --implicit-check-not=gpu. --implicit-check-not=nvvm. --implicit-check-not=unrealized_conversion_cast
-// The pipeline takes no options.
-// RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-host-dequant{target=sm_90})' 2>&1 | FileCheck %s --check-prefix=OPTS
+// The pipeline's one option is the host model (target=host or host-amdgcn).
+// RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-host-dequant{force=lookup})' 2>&1 | FileCheck %s --check-prefix=OPTS
 
-// OPTS: error: failed to add `qmat-host-dequant` with options `target=sm_90`
+// OPTS: error: failed to add `qmat-host-dequant` with options `force=lookup`
 
 // nvfp4 -> bf16, vec8: a loop nest of llvm.br / llvm.cond_br. The host's
 // truncation does not canonicalize NaN, so the result is patched with the

@@ -2,16 +2,11 @@
 // RUN: qmat-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{format=isa threads-per-block=64 items-per-thread=3})'
 // Target errors, reported once on the module.
 // RUN: not qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=host})' 2>&1 | FileCheck %s --check-prefix=HOST
-// RUN: not qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=gfx950})' 2>&1 | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_75})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // HOST: error: qmat-lower-dequant-to-gpu needs a GPU target
 // HOST-NOT: gpu.binary
-// AMD has no byte-lookup lowering yet: a kernel asking for it is refused at
-// its decode.
-// GFX: error: 'qmat.decode' op decode method 'lookup' is not available for e2m1 on this target
-// GFX-NOT: gpu.binary
-// UNKNOWN: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950 or host)
+// UNKNOWN: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 // UNKNOWN-NOT: gpu.binary
 
 // 64 threads x 3 items = 192 chunks a block do not tile the row's 256.

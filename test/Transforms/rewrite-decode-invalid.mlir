@@ -4,16 +4,19 @@
 // Blackwell has the native conversion, but forcing it on a magic-bias
 // decode leaves the caller's folded 2^14 unaccounted for.
 // RUN: not qmat-opt %s --qmat-rewrite-decode='target=sm_100 force=native' 2>&1 | FileCheck %s --check-prefix=NATIVE
+// MI300 has no fp4 conversion instruction (MI355, gfx950, has one).
+// RUN: not qmat-opt %s -split-input-file --qmat-rewrite-decode=target=gfx942 2>&1 | FileCheck %s --check-prefix=GFX942
 // Option errors, reported on the module.
 // RUN: not qmat-opt %s --qmat-rewrite-decode=target=sm_91 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not qmat-opt %s --qmat-rewrite-decode=force=prmt 2>&1 | FileCheck %s --check-prefix=FORCE
 
-// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950 or host)
+// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 // TARGET-NOT: error: 'qmat.decode' op
 // FORCE: error: unknown decode method 'prmt' (expected auto, arith, lookup, magic_bias or native)
 // FORCE-NOT: error: 'qmat.decode' op
 
-// Native e2m1 conversion exists only from sm_100 on.
+// Native e2m1 conversion exists only from sm_100 on, and on gfx950.
+// GFX942: error: 'qmat.decode' op decode method 'native' is not available for e2m1 on this target
 // NATIVE-NOT: error: 'qmat.decode' op decode method 'native'
 func.func @native_before_blackwell(%codes: vector<1xi8>) -> vector<2xf16> {
   // expected-error @+1 {{'qmat.decode' op decode method 'native' is not available for e2m1 on this target}}

@@ -8,9 +8,9 @@
 // an expected-error could name.
 // RUN: not qmat-opt %s --qmat-select-strategy=target=sm_91 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not qmat-opt %s --qmat-select-strategy=target=host 2>&1 | FileCheck %s --check-prefix=HOST
-// The byte lookup has no AMD lowering yet: forcing it fails on the first
-// FP4 layer.
-// RUN: not qmat-opt %s --qmat-select-strategy='target=gfx942 force-decode=lookup' 2>&1 | FileCheck %s --check-prefix=GFX
+// The native fp4 conversion exists on gfx950 only: forcing it on gfx942
+// fails on the first FP4 layer.
+// RUN: not qmat-opt %s --qmat-select-strategy='target=gfx942 force-decode=native' 2>&1 | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-opt %s --qmat-select-strategy=gemv-max-m=65 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not qmat-opt %s --qmat-select-strategy=scratch-cap-mib=0 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not qmat-opt %s --qmat-select-strategy=force-dequant=vec16 2>&1 | FileCheck %s --check-prefix=KERNEL
@@ -21,7 +21,7 @@
 // TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
 // TARGET-NOT: error: 'qmat.matmul' op
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
-// GFX: error: 'qmat.matmul' op decode 'lookup' is not available for nvfp4 on gfx942
+// GFX: error: 'qmat.matmul' op decode 'native' is not available for nvfp4 on gfx942
 // RANGE: error: gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, 1048576]
 // RANGE-NOT: error: 'qmat.matmul' op
 // KERNEL: error: unknown dequant kernel 'vec16' (expected auto, vec8 or scalar)

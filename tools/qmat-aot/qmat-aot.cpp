@@ -1,8 +1,10 @@
 //===- qmat-aot.cpp - Ahead-of-time kernel bundles ------------------------===//
 //
-// qmat-aot model.mlir --target=sm_90[,sm_100] -o outdir/
+// qmat-aot model.mlir --target=sm_90[,sm_100][,gfx942] -o outdir/
 // writes outdir/<prefix>.h, <prefix>.cpp (launcher with the GPU binaries
 // embedded), <prefix>.manifest.json, and prints a summary of what runs.
+// One bundle per vendor: NVIDIA targets get a CUDA launcher, AMD targets a
+// HIP one (named <prefix>_hip when both are requested).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +36,7 @@ static cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
 static cl::list<std::string>
     targets("target",
             cl::desc("Targets, comma separated (sm_80, sm_89, sm_90, "
-                     "sm_100, sm_120)"),
+                     "sm_100, sm_120, gfx942, gfx950)"),
             cl::CommaSeparated);
 static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
                                       cl::desc("Scratch cap in MiB"),
@@ -120,10 +122,10 @@ int main(int argc, char **argv) {
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == "ptx";
   options.prefix = prefix;
-  FailureOr<Bundle> bundle = compileBundle(*module, options);
-  if (failed(bundle))
+  FailureOr<std::vector<Bundle>> bundles = compileBundles(*module, options);
+  if (failed(bundles))
     return 1;
-  if (bundle->layers.empty()) {
+  if (bundles->empty() || bundles->front().layers.empty()) {
     llvm::errs() << "qmat-aot: " << inputFile
                  << " holds no qmat.matmul layer\n";
     return 1;
@@ -134,26 +136,29 @@ int main(int argc, char **argv) {
                  << ec.message() << "\n";
     return 1;
   }
-  std::string base = outputDir + "/" + prefix;
-  if (failed(writeFile(
-          base + ".h",
-          [&](llvm::raw_ostream &os) { emitLauncherHeader(*bundle, os); })) ||
-      failed(writeFile(
-          base + ".cpp",
-          [&](llvm::raw_ostream &os) { emitLauncherSource(*bundle, os); })) ||
-      failed(writeFile(base + ".manifest.json", [&](llvm::raw_ostream &os) {
-        emitManifest(*bundle, os);
-      })))
-    return 1;
-  for (const TargetBinary &t : bundle->targets) {
-    if (failed(writeFile(base + "." + t.chip + ".cubin",
-                         [&](llvm::raw_ostream &os) { os << t.cubin; })))
+  for (const Bundle &bundle : *bundles) {
+    std::string base = outputDir + "/" + bundle.prefix;
+    if (failed(writeFile(
+            base + ".h",
+            [&](llvm::raw_ostream &os) { emitLauncherHeader(bundle, os); })) ||
+        failed(writeFile(
+            base + ".cpp",
+            [&](llvm::raw_ostream &os) { emitLauncherSource(bundle, os); })) ||
+        failed(writeFile(base + ".manifest.json", [&](llvm::raw_ostream &os) {
+          emitManifest(bundle, os);
+        })))
       return 1;
-    if (!t.ptx.empty() &&
-        failed(writeFile(base + "." + t.chip + ".ptx",
-                         [&](llvm::raw_ostream &os) { os << t.ptx; })))
-      return 1;
+    for (const TargetBinary &t : bundle.targets) {
+      if (failed(writeFile(base + "." + t.chip + "." +
+                               getBinaryExtension(bundle).str(),
+                           [&](llvm::raw_ostream &os) { os << t.cubin; })))
+        return 1;
+      if (!t.ptx.empty() &&
+          failed(writeFile(base + "." + t.chip + ".ptx",
+                           [&](llvm::raw_ostream &os) { os << t.ptx; })))
+        return 1;
+    }
+    emitSummary(bundle, llvm::outs());
   }
-  emitSummary(*bundle, llvm::outs());
   return 0;
 }

@@ -37,11 +37,15 @@ struct GemvLaunch {
   int64_t rowsPerBlock = 0;
 };
 
+/// The GPU runtime a bundle's launcher is written against: one bundle per
+/// vendor, so that each links only its own runtime.
+enum class Vendor { cuda, hip };
+
 /// One compiled target of a bundle.
 struct TargetBinary {
-  std::string chip;                   // "sm_90"
-  int computeCapability = 0;          // 90
-  std::string cubin;                  // ELF bytes
+  std::string chip;                   // "sm_90", "gfx942"
+  int computeCapability = 0;          // 90 (NVIDIA only)
+  std::string cubin;                  // ELF bytes: cubin or hsaco
   std::string ptx;                    // empty unless --emit=ptx
   std::vector<KernelLaunch> launches; // one per layer, in layer order
   /// Per layer, its GEMV variants in Layer::gemvVariants order.
@@ -61,6 +65,7 @@ struct Layer {
 
 struct Bundle {
   std::string prefix;
+  Vendor vendor = Vendor::cuda;
   std::vector<Layer> layers;
   std::vector<TargetBinary> targets;
 };
@@ -77,9 +82,20 @@ struct BundleOptions {
 
 /// Compiles `module` (not modified) for every target. Diagnostics go to the
 /// module's context; failure() when any layer or target cannot be compiled.
+/// All targets must be of one vendor.
 FailureOr<Bundle> compileBundle(ModuleOp module, const BundleOptions &options);
 
-/// The cuBLASLt workspace the launcher reserves after the scratch.
+/// One bundle per vendor among the targets, NVIDIA first. With both
+/// vendors, the AMD bundle's prefix is `<prefix>_hip` so that the two
+/// launchers can link into one program.
+FailureOr<std::vector<Bundle>> compileBundles(ModuleOp module,
+                                              const BundleOptions &options);
+
+/// The file extension of a target's binary: "cubin" or "hsaco".
+StringRef getBinaryExtension(const Bundle &bundle);
+
+/// The cuBLASLt / hipBLASLt workspace the launcher reserves after the
+/// scratch.
 constexpr int64_t kGemmWorkspaceBytes = 32 << 20;
 /// Bytes of scratch one layer needs: tile_rows x K activation elements,
 /// rounded up to 256 so that the GEMM workspace after it stays aligned.

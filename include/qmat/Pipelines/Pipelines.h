@@ -80,9 +80,18 @@ void buildPlannedToLLVMPipeline(OpPassManager &pm,
 /// (`qmat-kernels-to-gpu-binary`).
 void buildKernelPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
 
+struct HostPipelineOptions : public PassPipelineOptions<HostPipelineOptions> {
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Host model: host (byte_perm as prmt) or host-amdgcn "
+                     "(byte_perm through the AMD v_perm_b32 translation)"),
+      llvm::cl::init("host")};
+};
+
 /// qmat.dequantize -> host loops running the kernels' arithmetic -> LLVM
 /// dialect (`qmat-host-dequant`), for the CPU exactness checks.
-void buildHostDequantPipeline(OpPassManager &pm);
+void buildHostDequantPipeline(OpPassManager &pm,
+                              const HostPipelineOptions &options);
 
 void registerPipelines();
 

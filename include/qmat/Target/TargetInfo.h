@@ -15,6 +15,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <memory>
 
 namespace mlir::qmat {
@@ -111,8 +112,12 @@ lookupGpuTargetInfoOrEmit(Operation *anchor, StringRef name, StringRef pass);
 /// The description of a GPU target (NVVM or ROCDL).
 std::unique_ptr<TargetInfo> createTargetInfo(Chip chip);
 /// The CPU model used to run the decode rewrites on the host, so that their
-/// exactness is checked by `make check` without a GPU.
-std::unique_ptr<TargetInfo> createHostTargetInfo();
+/// exactness is checked by `make check` without a GPU. qmat.byte_perm runs
+/// as prmt's semantics in integer arithmetic, or as what
+/// `populateBytePermPatterns` adds (a vendor's lowering with its
+/// instruction emulated).
+std::unique_ptr<TargetInfo> createHostTargetInfo(
+    std::function<void(RewritePatternSet &)> populateBytePermPatterns = {});
 
 /// Parses a target name ("sm_90", "gfx942", "host"); nullptr and a message in
 /// `error` when unknown.
@@ -122,6 +127,14 @@ std::unique_ptr<TargetInfo> lookupTargetInfo(StringRef name,
 // Vendor entry points, defined in lib/Target/<Vendor>.
 std::unique_ptr<TargetInfo> createNVVMTargetInfo(Chip chip);
 std::unique_ptr<TargetInfo> createROCDLTargetInfo(Chip chip);
+/// The host model running the AMD lowering of qmat.byte_perm (the selector
+/// translation for v_perm_b32, with v_perm_b32 emulated): target
+/// "host-amdgcn".
+std::unique_ptr<TargetInfo> createROCDLHostModelTargetInfo();
+/// qmat.byte_perm -> llvm.amdgcn.perm (or, with `emulateOnHost`, the same
+/// selector translation followed by v_perm_b32 in integer arithmetic).
+void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,
+                                          bool emulateOnHost);
 
 } // namespace mlir::qmat
 

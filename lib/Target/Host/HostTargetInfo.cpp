@@ -70,6 +70,10 @@ struct BytePermToArith : OpRewritePattern<BytePermOp> {
 
 class HostTargetInfo final : public TargetInfo {
 public:
+  explicit HostTargetInfo(
+      std::function<void(RewritePatternSet &)> populateBytePermPatterns)
+      : populateBytePermPatterns(std::move(populateBytePermPatterns)) {}
+
   std::optional<Chip> getChip() const override { return std::nullopt; }
   unsigned getWarpSize() const override { return 1; }
   DecodeMethod getDefaultDecode(ElementFormat format) const override {
@@ -78,16 +82,23 @@ public:
   }
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
-    patterns.add<BytePermToArith>(patterns.getContext());
+    if (populateBytePermPatterns)
+      populateBytePermPatterns(patterns);
+    else
+      patterns.add<BytePermToArith>(patterns.getContext());
   }
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     return nullptr;
   }
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {}
+
+private:
+  std::function<void(RewritePatternSet &)> populateBytePermPatterns;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> mlir::qmat::createHostTargetInfo() {
-  return std::make_unique<HostTargetInfo>();
+std::unique_ptr<TargetInfo> mlir::qmat::createHostTargetInfo(
+    std::function<void(RewritePatternSet &)> populateBytePermPatterns) {
+  return std::make_unique<HostTargetInfo>(std::move(populateBytePermPatterns));
 }

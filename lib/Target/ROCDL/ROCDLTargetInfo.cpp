@@ -1,12 +1,14 @@
 //===- ROCDLTargetInfo.cpp - AMD targets (gfx942, gfx950) -----------------===//
 //
-// What exists so far: the dequantization kernels with the integer decodes
-// (magic-bias e2m1 and u4, arithmetic e4m3) and the scalar GEMV, lowered
-// through convert-gpu-to-rocdl to AMDGPU code for 64-lane wavefronts. Not
-// yet: the byte lookup (v_perm_b32 has per-byte selectors and reads signs
-// from odd bytes only, so qmat.byte_perm's nibble selectors need a
-// translation), gfx950's native scaled fp4 conversion, a matrix-core GEMV
-// and a HIP launcher (qmat-aot refuses AMD targets).
+// MI300 (gfx942) and MI355 (gfx950), 64-lane wavefronts, lowered through
+// convert-gpu-to-rocdl and serialized to hsaco by LLVM's AMDGPU backend and
+// ld.lld. Decodes: the magic-bias e2m1 and u4 rewrites (the defaults), the
+// byte lookup through v_perm_b32 (BytePermToPerm.cpp translates prmt
+// selectors), arithmetic e4m3, and on gfx950 the native
+// v_cvt_scalef32_pk_f16_fp4. The defaults are the magic bias because no
+// AMD hardware was available to measure the lookup or the native
+// conversion against it (docs/amd.md). There is no matrix-core GEMV: the
+// decode path is the scalar one-wavefront-per-row GEMV.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -33,10 +36,14 @@ public:
   std::optional<Chip> getChip() const override { return chip; }
   unsigned getWarpSize() const override { return 64; }
 
+  /// gfx950 (MI355) converts packed e2m1 in hardware
+  /// (v_cvt_scalef32_pk_f16_fp4); gfx942 has no fp4 conversion.
+  bool hasNativeFp4() const { return chip == Chip::gfx950; }
+
   bool supportsDecode(ElementFormat format,
                       DecodeMethod method) const override {
-    if (method == DecodeMethod::lookup || method == DecodeMethod::native)
-      return false;
+    if (method == DecodeMethod::native)
+      return format == ElementFormat::e2m1 && hasNativeFp4();
     return TargetInfo::supportsDecode(format, method);
   }
 
@@ -49,8 +56,24 @@ public:
     registry.insert<ROCDL::ROCDLDialect, LLVM::LLVMDialect>();
   }
 
+  /// The conversion multiplies by the exponent of an fp32 scale; 1.0 makes
+  /// it the plain e2m1 -> f16 conversion (every e2m1 value is an f16), so
+  /// the block scale is applied afterwards exactly as in the other decodes.
+  Value emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
+                               Value packedByte) const override {
+    Value word =
+        arith::ExtUIOp::create(builder, loc, builder.getI32Type(), packedByte);
+    Value one = arith::ConstantFloatOp::create(
+        builder, loc, builder.getF32Type(), APFloat(1.0f));
+    return ROCDL::CvtScaleF32PkF16Fp4Op::create(
+        builder, loc, VectorType::get({2}, builder.getF16Type()), word, one,
+        /*srcSelIndex=*/0u);
+  }
+
   void
-  populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {}
+  populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
+    populateBytePermToAMDGCNPermPatterns(patterns, /*emulateOnHost=*/false);
+  }
 
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     context->getOrLoadDialect<ROCDL::ROCDLDialect>();

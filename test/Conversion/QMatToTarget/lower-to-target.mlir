@@ -1,9 +1,12 @@
 // RUN: qmat-opt %s -split-input-file --qmat-lower-to-target | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=sm_100 | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=host | FileCheck %s --enable-var-scope --check-prefix=HOST
+// RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=gfx942 | FileCheck %s --enable-var-scope --check-prefix=AMD
+// RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=gfx950 | FileCheck %s --enable-var-scope --check-prefix=AMD
+// RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=host-amdgcn | FileCheck %s --enable-var-scope --check-prefix=HOSTAMD
 // RUN: not qmat-opt %s --qmat-lower-to-target=target=sm_91 2>&1 | FileCheck %s --check-prefix=TARGET
 
-// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950 or host)
+// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 
 // NVIDIA: qmat.byte_perm is prmt.b32 in its default mode, operand for
 // operand (nvvm.prmt prints the selector first).
@@ -46,6 +49,30 @@
 // HOST-COUNT-3: arith.select
 // HOST: %[[R:.+]] = arith.ori %{{.+}}, %{{.+}} : i32
 // HOST-NEXT: return %[[R]] : i32
+// On AMD nothing is known about the selector, so each requested byte is
+// staged at an odd position (v_perm_b32 replicates signs of odd bytes only)
+// and a third perm copies it or replicates its sign.
+// AMD-LABEL: func.func @byte_perm(
+// AMD-SAME: %[[LO:[a-z0-9_]+]]: i32, %[[HI:[a-z0-9_]+]]: i32, %[[SEL:[a-z0-9_]+]]: i32)
+// AMD-DAG: %[[CSIGN:.+]] = arith.constant 202312201 : i32
+// AMD-DAG: %[[CCOPY:.+]] = arith.constant 117768961 : i32
+// AMD-DAG: %[[CZERO:.+]] = arith.constant 786444 : i32
+// AMD: %[[X:.+]] = arith.andi %[[SEL]], %{{.+}} : i32
+// AMD: %[[SLO:.+]] = arith.ori %{{.+}}, %[[CZERO]] : i32
+// AMD-NEXT: %[[PLO:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[SLO]]) : (i32, i32, i32) -> i32
+// AMD: %[[SHI:.+]] = arith.ori %{{.+}}, %[[CZERO]] : i32
+// AMD-NEXT: %[[PHI:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[SHI]]) : (i32, i32, i32) -> i32
+// AMD-NEXT: %[[MASKED:.+]] = arith.andi %{{.+}}, %[[CSIGN]] : i32
+// AMD-NEXT: %[[FINAL:.+]] = arith.xori %[[MASKED]], %[[CCOPY]] : i32
+// AMD-NEXT: %[[R:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[PHI]], %[[PLO]], %[[FINAL]]) : (i32, i32, i32) -> i32
+// AMD-NEXT: return %[[R]] : i32
+// The host model of the same: the translation, then v_perm_b32 in integer
+// arithmetic (three selects per result byte: copy, sign, 0x00 / 0xFF).
+// HOSTAMD-LABEL: func.func @byte_perm(
+// HOSTAMD-NOT: llvm.call_intrinsic
+// HOSTAMD-COUNT-36: arith.select
+// HOSTAMD-NOT: arith.select
+// HOSTAMD: return
 func.func @byte_perm(%lo: i32, %hi: i32, %sel: i32) -> i32 {
   %0 = qmat.byte_perm %lo, %hi, %sel : i32
   return %0 : i32
@@ -59,6 +86,10 @@ func.func @byte_perm(%lo: i32, %hi: i32, %sel: i32) -> i32 {
 // CHECK: qmat.decode e2m1 %{{.+}} : vector<1xi8> -> vector<2xf16>
 // CHECK-NEXT: nvvm.prmt <default>
 // CHECK-NOT: qmat.byte_perm
+// AMD-LABEL: gpu.func @in_kernel(
+// AMD: qmat.decode e2m1 %{{.+}} : vector<1xi8> -> vector<2xf16>
+// AMD-COUNT-3: llvm.call_intrinsic "llvm.amdgcn.perm"
+// AMD-NOT: qmat.byte_perm
 // HOST-LABEL: gpu.func @in_kernel(
 // HOST: qmat.decode e2m1 %{{.+}} : vector<1xi8> -> vector<2xf16>
 // HOST-NOT: qmat.byte_perm
@@ -74,4 +105,60 @@ module attributes {gpu.container_module} {
       gpu.return %0, %1 : vector<2xf16>, i32
     }
   }
+}
+
+// -----
+
+// A selector masked with 0x7777 asks for no sign: its nibbles spread into
+// bytes are v_perm_b32's selector, one perm.
+// AMD-LABEL: func.func @no_sign_requests(
+// AMD-SAME: %[[LO:[a-z0-9_]+]]: i32, %[[HI:[a-z0-9_]+]]: i32, %[[SEL:[a-z0-9_]+]]: i32)
+// AMD-DAG: %[[C7:.+]] = arith.constant 117901063 : i32
+// AMD: %[[IDX:.+]] = arith.andi %{{.+}}, %[[C7]] : i32
+// AMD-NEXT: %[[R:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[IDX]]) : (i32, i32, i32) -> i32
+// AMD-NEXT: return %[[R]] : i32
+// HOSTAMD-LABEL: func.func @no_sign_requests(
+// HOSTAMD-COUNT-12: arith.select
+// HOSTAMD-NOT: arith.select
+// HOSTAMD: return
+func.func @no_sign_requests(%lo: i32, %hi: i32, %sel: i32) -> i32 {
+  %m = arith.constant 30583 : i32
+  %s = arith.andi %sel, %m : i32
+  %0 = qmat.byte_perm %lo, %hi, %s : i32
+  return %0 : i32
+}
+
+// -----
+
+// The fp32 lookup's placement selector 0x40DD: bytes 0, 1 replicate the
+// sign of byte 5 (v_perm_b32 selector 10), byte 2 is byte 0, byte 3 is
+// byte 4: 0x04000A0A, folded.
+// AMD-LABEL: func.func @constant_odd_signs(
+// AMD-SAME: %[[LO:[a-z0-9_]+]]: i32, %[[HI:[a-z0-9_]+]]: i32)
+// AMD-NEXT: %[[C:.+]] = arith.constant 67111434 : i32
+// AMD-NEXT: %[[R:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[C]]) : (i32, i32, i32) -> i32
+// AMD-NEXT: return %[[R]] : i32
+func.func @constant_odd_signs(%lo: i32, %hi: i32) -> i32 {
+  %s = arith.constant 16605 : i32
+  %0 = qmat.byte_perm %lo, %hi, %s : i32
+  return %0 : i32
+}
+
+// -----
+
+// 0x40CC replicates the sign of byte 4, an even byte: staged, three perms,
+// all selectors folded (0x040C000C, 0x040C0000 | 0x0C: [12, 0, 12, 4] ...).
+// AMD-LABEL: func.func @constant_even_sign(
+// AMD-SAME: %[[LO:[a-z0-9_]+]]: i32, %[[HI:[a-z0-9_]+]]: i32)
+// AMD-DAG: %[[FINAL:.+]] = arith.constant 117770504 : i32
+// AMD-DAG: %[[SHI:.+]] = arith.constant 67895308 : i32
+// AMD-DAG: %[[SLO:.+]] = arith.constant 67896332 : i32
+// AMD-NEXT: %[[PLO:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[SLO]])
+// AMD-NEXT: %[[PHI:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[HI]], %[[LO]], %[[SHI]])
+// AMD-NEXT: %[[R:.+]] = llvm.call_intrinsic "llvm.amdgcn.perm"(%[[PHI]], %[[PLO]], %[[FINAL]])
+// AMD-NEXT: return %[[R]] : i32
+func.func @constant_even_sign(%lo: i32, %hi: i32) -> i32 {
+  %s = arith.constant 16588 : i32
+  %0 = qmat.byte_perm %lo, %hi, %s : i32
+  return %0 : i32
 }

@@ -7,6 +7,11 @@
 // bit for bit with lib/Reference over every packed byte value against every
 // scale byte (fp4), every e4m3 byte (fp8) and every zero point (int4).
 //
+// Variants named `..._amdgcn` went through the AMD lowering instead
+// (target host-amdgcn): byte_perm's prmt selectors translated for
+// v_perm_b32, and v_perm_b32 emulated in integer arithmetic. The byte_perm
+// probes below check that translation against prmt over every selector.
+//
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Reference/Numerics.h"
@@ -49,6 +54,19 @@ Memref2D view(std::vector<T> &data, int64_t rows, int64_t cols) {
 #define QMAT_ARGS_4 void *, void *, void *, void *
 #include "ExactnessVariants.inc"
 #undef QMAT_VARIANT
+
+// byte_perm with its selector unknown, masked with 0x7777 (no sign
+// requests) and OR-ed with 0x1111 (signs of odd bytes only), each through
+// both host models; and two code bytes decoded to fp32 by byte lookup.
+#define QMAT_PROBES(model)                                                     \
+  extern "C" uint32_t byte_perm_general_##model(uint32_t, uint32_t, uint32_t); \
+  extern "C" uint32_t byte_perm_copy_##model(uint32_t, uint32_t, uint32_t);    \
+  extern "C" uint32_t byte_perm_direct_##model(uint32_t, uint32_t, uint32_t);  \
+  extern "C" void _mlir_ciface_e2m1_f32_lookup_##model(uint8_t, uint8_t,       \
+                                                       void *);
+QMAT_PROBES(host)
+QMAT_PROBES(amdgcn)
+#undef QMAT_PROBES
 
 namespace {
 
@@ -249,6 +267,108 @@ TEST(HostExactnessCoverage, EveryRewriteIsExercised) {
       found |= std::string(v.name).find(needle) != std::string::npos;
     EXPECT_TRUE(found) << needle;
   }
+}
+
+/// PTX prmt.b32 in its default mode, written from PTX's definition.
+uint32_t prmt(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t pool = (uint64_t(b) << 32) | a;
+  uint32_t result = 0;
+  for (int i = 0; i < 4; ++i) {
+    uint32_t nibble = (c >> (4 * i)) & 15;
+    uint32_t byte = (pool >> (8 * (nibble & 7))) & 0xFF;
+    if (nibble & 8)
+      byte = (byte & 0x80) ? 0xFF : 0x00;
+    result |= byte << (8 * i);
+  }
+  return result;
+}
+
+using BytePermFn = uint32_t (*)(uint32_t, uint32_t, uint32_t);
+
+/// Every 16-bit selector, on operands whose eight bytes all differ and
+/// whose signs differ between even and odd bytes (and then all flipped), so
+/// that a wrong byte or a wrong sign shows.
+void checkEverySelector(const char *name, BytePermFn fn, uint32_t force) {
+  const uint32_t operands[][2] = {{0x8A7B9C0Du, 0xF1E25364u},
+                                  {0x0AFB1C8Du, 0x71626BE4u},
+                                  {0x00FF80FFu, 0x7F01FE80u}};
+  int64_t mismatches = 0;
+  for (auto [lo, hi] : operands)
+    for (uint32_t selector = 0; selector < 0x10000; ++selector) {
+      uint32_t applied = force == 0x7777 ? (selector & force)
+                         : force         ? (selector | force)
+                                         : selector;
+      // The high 16 bits are ignored: set them to catch a lowering that
+      // reads them.
+      uint32_t got = fn(lo, hi, selector | 0xA5C30000u);
+      uint32_t want = prmt(lo, hi, applied);
+      if (got != want && mismatches++ < 5)
+        ADD_FAILURE() << name << " selector 0x" << std::hex << applied
+                      << " on 0x" << lo << ", 0x" << hi << ": got 0x" << got
+                      << " want 0x" << want;
+    }
+  EXPECT_EQ(mismatches, 0) << name;
+}
+
+TEST(BytePermExactness, HostModelIsPrmt) {
+  checkEverySelector("byte_perm_general_host", byte_perm_general_host, 0);
+  checkEverySelector("byte_perm_copy_host", byte_perm_copy_host, 0x7777);
+  checkEverySelector("byte_perm_direct_host", byte_perm_direct_host, 0x1111);
+}
+
+// The three v_perm_b32 translations (lib/Target/ROCDL/BytePermToPerm.cpp).
+TEST(BytePermExactness, AMDGCNTranslationIsPrmt) {
+  checkEverySelector("byte_perm_general_amdgcn", byte_perm_general_amdgcn, 0);
+  checkEverySelector("byte_perm_copy_amdgcn", byte_perm_copy_amdgcn, 0x7777);
+  checkEverySelector("byte_perm_direct_amdgcn", byte_perm_direct_amdgcn,
+                     0x1111);
+}
+
+using DecodeF32Fn = void (*)(uint8_t, uint8_t, void *);
+
+void checkE2M1F32(const char *name, DecodeF32Fn fn) {
+  struct Memref1D {
+    void *allocated;
+    void *aligned;
+    int64_t offset;
+    int64_t sizes[1];
+    int64_t strides[1];
+  };
+  int64_t mismatches = 0;
+  for (int a = 0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b) {
+      float out[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+      Memref1D view = {out, out, 0, {4}, {1}};
+      fn(uint8_t(a), uint8_t(b), &view);
+      const uint8_t codes[4] = {uint8_t(a & 15), uint8_t(a >> 4),
+                                uint8_t(b & 15), uint8_t(b >> 4)};
+      for (int j = 0; j < 4; ++j) {
+        float want = decodeE2M1(codes[j]);
+        if (std::memcmp(&out[j], &want, 4) != 0 && mismatches++ < 5)
+          ADD_FAILURE() << name << " code " << int(codes[j]) << ": got "
+                        << out[j] << " want " << want;
+      }
+    }
+  EXPECT_EQ(mismatches, 0) << name;
+}
+
+TEST(E2M1F32LookupExactness, BothHostModels) {
+  checkE2M1F32("e2m1_f32_lookup_host", _mlir_ciface_e2m1_f32_lookup_host);
+  checkE2M1F32("e2m1_f32_lookup_amdgcn", _mlir_ciface_e2m1_f32_lookup_amdgcn);
+}
+
+// Every lookup variant also exists in its AMD build.
+TEST(HostExactnessCoverage, EveryLookupHasAnAMDGCNBuild) {
+  int64_t lookups = 0, amdgcn = 0;
+  for (const Variant &v : kVariants) {
+    std::string name = v.name;
+    if (name.find("_lookup_") == std::string::npos)
+      continue;
+    bool isAMD = name.size() > 7 && name.substr(name.size() - 7) == "_amdgcn";
+    (isAMD ? amdgcn : lookups) += 1;
+  }
+  EXPECT_GT(lookups, 0);
+  EXPECT_EQ(lookups, amdgcn);
 }
 
 } // namespace

@@ -1,0 +1,74 @@
+// A recording stand-in for the HIP runtime (the module API the generated
+// AMD launcher calls), so that it runs on a machine without a GPU: loads
+// and launches are printed for FileCheck and nothing is executed.
+#include <hip/hip_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+int fakeModule;
+int fakeFunction;
+int currentDevice;
+uintptr_t base() {
+  const char *b = std::getenv("MOCK_BASE");
+  return b ? std::strtoull(b, nullptr, 0) : 0;
+}
+} // namespace
+
+extern "C" {
+
+const char *hipGetErrorName(hipError_t error) {
+  return error == hipErrorLaunchFailure ? "hipErrorLaunchFailure" : "hipErrorUnknown";
+}
+const char *hipGetErrorString(hipError_t) { return "mock failure"; }
+hipError_t hipGetDevice(int *device) {
+  *device = currentDevice;
+  return hipSuccess;
+}
+hipError_t hipSetDevice(int device) {
+  currentDevice = device;
+  return hipSuccess;
+}
+hipError_t hipGetDeviceProperties(hipDeviceProp_t *properties, int) {
+  std::memset(properties, 0, sizeof *properties);
+  const char *arch = std::getenv("MOCK_ARCH");
+  std::snprintf(properties->gcnArchName, sizeof properties->gcnArchName, "%s:sramecc+:xnack-",
+                arch ? arch : "gfx942");
+  const char *cus = std::getenv("MOCK_CUS");
+  properties->multiProcessorCount = cus ? std::atoi(cus) : 304; // an MI300X
+  return hipSuccess;
+}
+hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {
+  // An hsaco is an ELF of machine 224 (EM_AMDGPU).
+  const unsigned char *bytes = static_cast<const unsigned char *>(image);
+  bool elf = bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';
+  std::printf("load %s\n", elf && bytes[18] == 224 ? "hsaco" : "not an AMDGPU ELF");
+  *module = reinterpret_cast<hipModule_t>(&fakeModule);
+  return hipSuccess;
+}
+hipError_t hipModuleUnload(hipModule_t) {
+  std::printf("unload\n");
+  return hipSuccess;
+}
+hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t, const char *name) {
+  std::printf("function %s\n", name);
+  *function = reinterpret_cast<hipFunction_t>(&fakeFunction);
+  return hipSuccess;
+}
+hipError_t hipModuleLaunchKernel(hipFunction_t, unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz, unsigned, hipStream_t,
+                                 void **params, void **) {
+  int64_t view = *static_cast<int64_t *>(params[1]);
+  int64_t rows = *static_cast<int64_t *>(params[3]);
+  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld\n", gx, gy, gz, bx,
+              by, bz, static_cast<long long>(view - int64_t(base())),
+              static_cast<long long>(rows));
+  if (std::getenv("MOCK_FAIL_LAUNCH"))
+    return hipErrorLaunchFailure;
+  return hipSuccess;
+}
+
+} // extern "C"
