@@ -17,25 +17,33 @@ using namespace mlir::qmat;
 
 namespace {
 
-/// Fails the pipeline, with a message, on an option the upstream passes
-/// would accept silently (gpu-module-to-binary takes any format string).
-struct CheckPipelineOptionsPass
-    : PassWrapper<CheckPipelineOptionsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPipelineOptionsPass)
-  explicit CheckPipelineOptionsPass(std::string format)
-      : format(std::move(format)) {}
+/// Fails the pipeline with `message`: the options it was built from are
+/// wrong in a way the upstream passes would accept silently
+/// (gpu-module-to-binary takes any format string; the host lowering would
+/// build a GPU target's instructions into host code).
+struct RejectPipelineOptionsPass
+    : PassWrapper<RejectPipelineOptionsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectPipelineOptionsPass)
+  explicit RejectPipelineOptionsPass(std::string message)
+      : message(std::move(message)) {}
   StringRef getArgument() const override {
-    return "qmat-check-pipeline-options";
+    return "qmat-reject-pipeline-options";
   }
   void runOnOperation() override {
-    if (format != "isa" && format != "bin" && format != "fatbin") {
-      getOperation().emitError()
-          << "unknown format '" << format << "' (expected isa, bin or fatbin)";
-      signalPassFailure();
-    }
+    getOperation().emitError() << message;
+    signalPassFailure();
   }
-  std::string format;
+  std::string message;
 };
+
+/// Adds a RejectPipelineOptionsPass when `format` is not one
+/// gpu-module-to-binary knows.
+void checkBinaryFormat(OpPassManager &pm, StringRef format) {
+  if (format != "isa" && format != "bin" && format != "fatbin")
+    pm.addPass(std::make_unique<RejectPipelineOptionsPass>(
+        ("unknown format '" + format + "' (expected isa, bin or fatbin)")
+            .str()));
+}
 
 } // namespace
 
@@ -81,7 +89,7 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
 
 void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
-  pm.addPass(std::make_unique<CheckPipelineOptionsPass>(options.format));
+  checkBinaryFormat(pm, options.format);
   buildStrategyPipeline(pm, options);
   buildPlannedToLLVMPipeline(pm, options);
   addBinaryPass(pm, options);
@@ -89,7 +97,7 @@ void mlir::qmat::buildGpuPipeline(OpPassManager &pm,
 
 void mlir::qmat::buildKernelPipeline(OpPassManager &pm,
                                      const GpuPipelineOptions &options) {
-  pm.addPass(std::make_unique<CheckPipelineOptionsPass>(options.format));
+  checkBinaryFormat(pm, options.format);
   addKernelLowering(pm, options);
   addBinaryPass(pm, options);
 }
@@ -125,6 +133,15 @@ static void addKernelLowering(OpPassManager &pm,
 
 void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,
                                           const HostPipelineOptions &options) {
+  // An unknown name is diagnosed by the first qmat pass that looks it up; a
+  // GPU target must be refused here, before its instructions reach host
+  // code.
+  std::string error;
+  if (auto info = lookupTargetInfo(options.target, error);
+      info && info->getChip())
+    pm.addPass(std::make_unique<RejectPipelineOptionsPass>(
+        "qmat-host-dequant runs on the host: target '" + options.target +
+        "' is a GPU (expected host or host-amdgcn)"));
   pm.addNestedPass<func::FuncOp>(createQMatLowerDequantToLoops());
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;

@@ -5,7 +5,13 @@
 // The pipeline's one option is the host model (target=host or host-amdgcn).
 // RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-host-dequant{force=lookup})' 2>&1 | FileCheck %s --check-prefix=OPTS
 
+// A GPU target would build its instructions into host code: refused.
+// RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-host-dequant{target=sm_90})' 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-host-dequant{target=gfx942})' 2>&1 | FileCheck %s --check-prefix=GPU2
+
 // OPTS: error: failed to add `qmat-host-dequant` with options `force=lookup`
+// GPU: error: qmat-host-dequant runs on the host: target 'sm_90' is a GPU (expected host or host-amdgcn)
+// GPU2: error: qmat-host-dequant runs on the host: target 'gfx942' is a GPU (expected host or host-amdgcn)
 
 // nvfp4 -> bf16, vec8: a loop nest of llvm.br / llvm.cond_br. The host's
 // truncation does not canonicalize NaN, so the result is patched with the
