@@ -2,8 +2,10 @@
 """Builds the decode-GEMV bundles checked and timed on the H200.
 
 OUT_DIR/main: every scheme x f16/bf16 x N in {36, 40, 512, 2048, 8704,
-17408, 248320} at K = 5120, plus one K = 1000 layer per scheme (K % 128 != 0:
-the scalar GEMV), with the default variant set and gemv-max-m = 8.
+17408, 248320} at K = 5120, plus one K = 1000 layer per scheme (K % 32 != 0:
+the element-wise scalar GEMV) and one K = 1056 layer (K % 128 != 0,
+K % 32 == 0: the chunked dot GEMV), with the default variant set and
+gemv-max-m = 8.
 OUT_DIR/wide: N in {40, 2048} with --gemv-max-m=64 (M = 16, 32, 64), the
 variants restricted to split-K 1 and 4, one column tile.
 
@@ -30,6 +32,7 @@ def main():
             for n in MAIN_N:
                 main_layers.append((scheme, block, zp, act, n, 5120))
             main_layers.append((scheme, block, zp, act, 2048, 1000))
+            main_layers.append((scheme, block, zp, act, 2048, 1056))
             for n in [40, 2048]:
                 wide_layers.append((scheme, block, zp, act, n, 5120))
     write_bundle(aot, os.path.join(out, "main"), main_layers, [])

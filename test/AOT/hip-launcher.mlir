@@ -42,7 +42,7 @@
 // CHECK-NEXT: gfx90a device: 2 gate: device 0 (gfx90a) has no binary in this bundle (built for: gfx942, gfx950)
 // CHECK-NEXT: load hsaco
 // CHECK-NEXT: function dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
-// CHECK-NEXT: function gemv_mxfp4_bs32_k2048_bf16_scalar_magic_bias_bias_m8_s1_c1
+// CHECK-NEXT: function gemv_mxfp4_bs32_k2048_bf16_dot_magic_bias_bias_m8_s1_c1
 // CHECK-NEXT: launch grid=(256,1,1) block=(256,1,1) view0=+0 rows=256
 // CHECK-NEXT: launch failure: 6 gate: hipModuleLaunchKernel failed with hipErrorLaunchFailure (719): mock failure
 // Tile 1: rows 0..255. hipBLASLt sees W^T (op T = 112) x A (op N = 111),

@@ -92,14 +92,18 @@ bool GemvKernelSpec::usesPackedFp4Decode() const {
   return isPackedFp4GemvDecode(scheme.getKind(), tensorCore, decode);
 }
 
+bool GemvKernelSpec::usesChunkedDot() const {
+  return !tensorCore && k % kLaneK == 0 && scheme.getBlockSize() % 8 == 0;
+}
+
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
-             act, tensorCore ? "tc" : "scalar", stringifyDecodeMethod(decode),
-             hasZeroPoints ? "_zp" : "", hasBias ? "_bias" : "", maxM, splitK,
-             colTiles)
+             act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
+             stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
+             hasBias ? "_bias" : "", maxM, splitK, colTiles)
       .str();
 }
 
@@ -177,6 +181,25 @@ protected:
     memref::StoreOp::create(b, loc, rounded, buffers.y, ValueRange{m, n});
   }
 
+  /// What one lane loads of one weight row for a 32-element K chunk (loads
+  /// only: the arithmetic comes after every load of a step is issued).
+  struct RowChunk {
+    Value codes;
+    /// Per 8-element word: the raw scale element and (int4 with zero
+    /// points) the raw zero-point byte; words of one block repeat the Value.
+    SmallVector<Value> rawScales, rawZeroPoints;
+  };
+  /// The scale block of each 8-element word of the chunk at `kc` (a
+  /// multiple of 32).
+  SmallVector<Value> wordBlocks(Value kc);
+  RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
+  /// The chunk's weights as the reference rounds them (brief §2), one
+  /// vector<8 x act> per 8-element word.
+  SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk, Value kc);
+
+  /// The global scale, where the weights are decoded through fp32.
+  Value globalScale;
+
   OpBuilder &b;
   Location loc;
   const GemvKernelSpec &spec;
@@ -199,14 +222,6 @@ private:
   /// holds elements (8w + j, 8w + j + 4) (strided) or (8w + 2j, 8w + 2j + 1).
   enum class PairOrder { strided, adjacent };
 
-  /// What one lane loads of one weight row for one K step (loads only: the
-  /// arithmetic on them comes after every load of the step is issued).
-  struct RowChunk {
-    Value codes;
-    /// Per 8-element word: the raw scale element and (int4 with zero
-    /// points) the raw zero-point byte; words of one block repeat the Value.
-    SmallVector<Value> rawScales, rawZeroPoints;
-  };
   /// Every load of one K step: the weight rows' chunks and, per row group,
   /// the four 8-element activation words.
   struct StepLoads {
@@ -218,9 +233,6 @@ private:
   /// Decodes and multiplies one step into `acc`.
   void computeStep(const StepLoads &loads, Value kc, SmallVector<Value> &acc);
 
-  /// The scale block of each 8-element word of the chunk at `kc`.
-  SmallVector<Value> wordBlocks(Value kc);
-  RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk, Value kc,
                                     ArrayRef<Value> wordScales);
@@ -229,6 +241,7 @@ private:
   /// Per chunk and word, the packed multiplier scale * 2^(E - 7) as a
   /// vector<2 x act>, converting the distinct scales two at a time.
   SmallVector<SmallVector<Value>> packedFp4Scales(ArrayRef<RowChunk> chunks);
+  /// decodeWordsThroughF32's words as pairs.
   SmallVector<Value> decodeThroughF32(const RowChunk &chunk, Value kc);
   /// The activation pairs of one row group, in the weights' pair order.
   SmallVector<Value> activationPairs(ArrayRef<Value> words);
@@ -237,11 +250,9 @@ private:
     return spec.usesPackedFp4Decode() ? PairOrder::strided
                                       : PairOrder::adjacent;
   }
-
-  Value globalScale;
 };
 
-SmallVector<Value> TensorCoreGemvEmitter::wordBlocks(Value kc) {
+SmallVector<Value> GemvEmitterBase::wordBlocks(Value kc) {
   int64_t bs = spec.scheme.getBlockSize();
   SmallVector<Value> blocks;
   if (kLaneK % bs == 0) {
@@ -270,9 +281,8 @@ SmallVector<Value> TensorCoreGemvEmitter::wordBlocks(Value kc) {
   return blocks;
 }
 
-TensorCoreGemvEmitter::RowChunk
-TensorCoreGemvEmitter::loadRowChunk(Value row, Value kc,
-                                    ArrayRef<Value> blocks) {
+GemvEmitterBase::RowChunk
+GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   RowChunk chunk;
   bool packed = spec.scheme.isPacked();
   int64_t bytes = packed ? kLaneK / 2 : kLaneK;
@@ -389,8 +399,8 @@ TensorCoreGemvEmitter::decodePackedFp4(const RowChunk &chunk,
   return pairs;
 }
 
-SmallVector<Value>
-TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
+SmallVector<Value> GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk,
+                                                          Value kc) {
   // The reference's element value (brief §2), rounded once to the
   // activation type: the product then equals a GEMM on the dequantized W.
   Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
@@ -399,7 +409,7 @@ TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
   bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
   SmallVector<Value> blocks =
       isInt4 && spec.hasZeroPoints ? wordBlocks(kc) : SmallVector<Value>();
-  SmallVector<Value> pairs;
+  SmallVector<Value> words;
   Value lastRaw, scale, zeroPoint;
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     if (chunk.rawScales[w] != lastRaw) {
@@ -422,11 +432,18 @@ TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
       product = arith::MulFOp::create(
           b, loc, product,
           vector::BroadcastOp::create(b, loc, wordType, globalScale));
-    Value rounded =
-        arith::TruncFOp::create(b, loc, VectorType::get({8}, act), product);
-    for (int64_t j = 0; j < 4; ++j)
-      pairs.push_back(sliceOf(rounded, 2 * j, 2));
+    words.push_back(
+        arith::TruncFOp::create(b, loc, VectorType::get({8}, act), product));
   }
+  return words;
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
+  SmallVector<Value> pairs;
+  for (Value word : decodeWordsThroughF32(chunk, kc))
+    for (int64_t j = 0; j < 4; ++j)
+      pairs.push_back(sliceOf(word, 2 * j, 2));
   return pairs;
 }
 
@@ -623,30 +640,23 @@ class ScalarGemvEmitter : GemvEmitterBase {
 public:
   using GemvEmitterBase::GemvEmitterBase;
   void emit();
+
+private:
+  /// Per activation row, this lane's fp32 partial sum over its elements.
+  SmallVector<Value> emitElementLoop();
+  /// The same over 32-element chunks: 16-byte code loads, words decoded
+  /// together, 8-wide products.
+  SmallVector<Value> emitChunkLoop();
+
+  Value lane, row;
+  SmallVector<Value> activationRows;
 };
 
-void ScalarGemvEmitter::emit() {
+SmallVector<Value> ScalarGemvEmitter::emitElementLoop() {
   int64_t warpSize = target.getWarpSize();
   bool packed = spec.scheme.isPacked();
   int64_t perItem = packed ? 2 : 1;
   int64_t bs = spec.scheme.getBlockSize();
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(warpSize));
-  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(warpSize));
-  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
-  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
-  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value n = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, cIdx(kScalarRowsPerBlock)),
-      warp);
-  Value row = arith::MinUIOp::create(
-      b, loc, n, arith::SubIOp::create(b, loc, numN, cIdx(1)));
-  Value global = buffers.globalScale ? loadGlobalScale() : Value();
-  SmallVector<Value> activationRows;
-  for (int64_t m = 0; m < spec.maxM; ++m)
-    activationRows.push_back(arith::MinUIOp::create(b, loc, cIdx(m), lastM));
-
   SmallVector<Value> zeros(spec.maxM, cF32(0.0f));
   auto loop = scf::ForOp::create(b, loc, lane, cIdx(spec.k / perItem),
                                  cIdx(warpSize), zeros);
@@ -673,8 +683,8 @@ void ScalarGemvEmitter::emit() {
       if (spec.scheme.getKind() == SchemeKind::int4)
         w = arith::SubFOp::create(b, loc, w, loadZeroPoint(row, blockIndex));
       w = arith::MulFOp::create(b, loc, w, loadScale(row, blockIndex));
-      if (global)
-        w = arith::MulFOp::create(b, loc, w, global);
+      if (globalScale)
+        w = arith::MulFOp::create(b, loc, w, globalScale);
       // The reference rounds each weight to the activation type.
       w = arith::ExtFOp::create(b, loc, f32,
                                 Value(arith::TruncFOp::create(b, loc, act, w)));
@@ -688,10 +698,69 @@ void ScalarGemvEmitter::emit() {
     }
     scf::YieldOp::create(b, loc, acc);
   }
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> ScalarGemvEmitter::emitChunkLoop() {
+  auto word = VectorType::get({8}, act), wideWord = VectorType::get({8}, f32);
+  Value zero = arith::ConstantOp::create(
+      b, loc, wideWord, DenseElementsAttr::get(wideWord, b.getF32FloatAttr(0)));
+  SmallVector<Value> zeros(spec.maxM, zero);
+  auto loop = scf::ForOp::create(b, loc, lane, cIdx(spec.k / kLaneK),
+                                 cIdx(target.getWarpSize()), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kc =
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), cIdx(kLaneK));
+    RowChunk chunk = loadRowChunk(row, kc, wordBlocks(kc));
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    SmallVector<Value> weights = decodeWordsThroughF32(chunk, kc);
+    for (auto [w, weight] : llvm::enumerate(weights)) {
+      Value wide = arith::ExtFOp::create(b, loc, wideWord, weight);
+      Value k = arith::AddIOp::create(b, loc, kc, cIdx(8 * w));
+      for (int64_t m = 0; m < spec.maxM; ++m) {
+        Value a = vector::LoadOp::create(
+            b, loc, word, buffers.a, ValueRange{activationRows[m], k},
+            /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
+        Value product = arith::MulFOp::create(
+            b, loc, wide, arith::ExtFOp::create(b, loc, wideWord, a));
+        acc[m] = arith::AddFOp::create(b, loc, acc[m], product);
+      }
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  SmallVector<Value> sums;
+  for (Value partial : loop.getResults())
+    sums.push_back(vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::ADD, partial));
+  return sums;
+}
+
+void ScalarGemvEmitter::emit() {
+  int64_t warpSize = target.getWarpSize();
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, loc, thread, cIdx(warpSize));
+  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(warpSize));
+  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value n = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, cIdx(kScalarRowsPerBlock)),
+      warp);
+  row = arith::MinUIOp::create(b, loc, n,
+                               arith::SubIOp::create(b, loc, numN, cIdx(1)));
+  globalScale = buffers.globalScale ? loadGlobalScale() : Value();
+  for (int64_t m = 0; m < spec.maxM; ++m)
+    activationRows.push_back(arith::MinUIOp::create(b, loc, cIdx(m), lastM));
+
+  SmallVector<Value> partials =
+      spec.usesChunkedDot() ? emitChunkLoop() : emitElementLoop();
   Value isFirstLane =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cIdx(0));
   SmallVector<Value> sums;
-  for (Value partial : loop.getResults()) {
+  for (Value partial : partials) {
     Value sum = partial;
     for (int64_t offset = warpSize / 2; offset > 0; offset /= 2) {
       Value other =

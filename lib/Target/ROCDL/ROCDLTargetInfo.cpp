@@ -8,7 +8,8 @@
 // v_cvt_scalef32_pk_f16_fp4. The defaults are the magic bias because no
 // AMD hardware was available to measure the lookup or the native
 // conversion against it (docs/amd.md). There is no matrix-core GEMV: the
-// decode path is the scalar one-wavefront-per-row GEMV.
+// decode path is the one-wavefront-per-row dot GEMV (16-byte chunks where
+// K % 32 == 0).
 //
 //===----------------------------------------------------------------------===//
 

@@ -86,3 +86,27 @@ func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref
       outs(%y : memref<?x40xf16>) max_m = 2 split_k = 1 col_tiles = 1
   return
 }
+
+// -----
+
+// Dot (the scalar GEMV where K % 32 == 0 and the block is a multiple of 8):
+// each lane takes 32-element chunks, one 16-byte load of codes, the words
+// decoded to the reference's rounded weights and multiplied 8 wide against
+// 16-byte activation loads; the 8 lanes of the sum are added before the
+// shuffles.
+// CHECK-LABEL: func.func @dot(
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k160_bf16_dot_magic_bias_m2_s1_c1 blocks in (%{{.+}}, %c1, %c1) threads in (%c128, %c1, %c1)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c5 step %c32{{.*}} -> (vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %{{.+}} : memref<?x80xi8, strided<[80, 1], offset: ?>>, vector<16xi8>
+// CHECK: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
+// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xbf16>
+// CHECK: vector.load %{{.+}} : memref<?x160xbf16, strided<[160, 1], offset: ?>>, vector<8xbf16>
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK-COUNT-2: vector.reduction <add>, %{{.+}} : vector<8xf32> into f32
+// CHECK-NOT: vector.reduction
+// CHECK: gpu.shuffle  xor %{{.+}}, %c16_i32, %c32_i32 : f32
+func.func @dot(%a: memref<?x160xbf16>, %w: memref<40x80xi8>, %s: memref<40x10xf8E4M3FN>, %g: memref<f32>, %y: memref<?x40xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x160xbf16>, memref<40x80xi8>, memref<40x10xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 2 split_k = 1 col_tiles = 1
+  return
+}

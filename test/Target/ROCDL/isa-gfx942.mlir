@@ -1,5 +1,5 @@
 // The AMD path as far as it goes (issue: AMD target): the dequantization
-// kernel with the magic-bias FP4 decode and the scalar GEMV, lowered through
+// kernel with the magic-bias FP4 decode and the dot GEMV, lowered through
 // convert-gpu-to-rocdl to gfx942 / gfx950 code for 64-lane wavefronts.
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx950 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=GFX950
@@ -11,10 +11,13 @@
 // CHECK: global_store_dwordx4
 // CHECK: .amdhsa_kernel dequant_nvfp4_bs16_k512_bf16_vec8_magic_bias_u1_t64
 // CHECK: .amdhsa_private_segment_fixed_size 0
-// The scalar GEMV reduces across the 64 lanes with ds_bpermute.
-// CHECK-LABEL: gemv_nvfp4_bs16_k512_bf16_scalar_magic_bias_m8_s1_c1:
+// The dot GEMV (K % 32 == 0): each lane loads 16 bytes of codes (32 fp4
+// weights) and its activations in 16-byte loads, then reduces across the
+// 64 lanes with ds_bpermute.
+// CHECK-LABEL: gemv_nvfp4_bs16_k512_bf16_dot_magic_bias_m8_s1_c1:
+// CHECK: global_load_dwordx4
 // CHECK: ds_bpermute_b32
-// CHECK: .amdhsa_kernel gemv_nvfp4_bs16_k512_bf16_scalar_magic_bias_m8_s1_c1
+// CHECK: .amdhsa_kernel gemv_nvfp4_bs16_k512_bf16_dot_magic_bias_m8_s1_c1
 // CHECK: .amdhsa_private_segment_fixed_size 0
 // Both run as wave64.
 // CHECK-COUNT-2: .wavefront_size: 64

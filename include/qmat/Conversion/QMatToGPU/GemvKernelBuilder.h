@@ -47,6 +47,10 @@ struct GemvKernelSpec {
   /// (the magic-bias shift, the block scale applied as a packed multiply
   /// and the global scale in the epilogue) rather than through fp32.
   bool usesPackedFp4Decode() const;
+  /// Whether the scalar GEMV walks K in 32-element chunks (16-byte code
+  /// loads, 8-wide products): K % 32 == 0 and a block that is a multiple
+  /// of 8, so that every 8-element word has one scale.
+  bool usesChunkedDot() const;
   std::string getKernelName() const;
 };
 
