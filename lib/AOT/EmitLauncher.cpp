@@ -25,8 +25,12 @@ const char *kGemvPolicy =
     ;
 
 /// Whether the variant's kernel decodes straight into the activation type
-/// (the expansion leaves the GEMV decode to the target default).
-bool usesPackedGemvDecode(const Layer &layer, const GemvVariant &v) {
+/// (the expansion leaves the GEMV decode to the target default). Only the
+/// 16x8x16 (NVIDIA) mapping does; the AMD matrix GEMV decodes through fp32.
+bool usesPackedGemvDecode(const Bundle &bundle, const Layer &layer,
+                          const GemvVariant &v) {
+  if (bundle.vendor != Vendor::cuda)
+    return false;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
           .getElementFormat();
@@ -246,7 +250,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const GemvVariant &v : layer.gemvVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.maxM, v.splitK,
                           v.colTiles, v.tensorCore ? "true" : "false",
-                          usesPackedGemvDecode(layer, v) ? "true" : "false");
+                          usesPackedGemvDecode(bundle, layer, v) ? "true"
+                                                                 : "false");
   if (gemvCount == 0)
     os << "    {0, 0, 0, false, false},\n";
   os << "};\n"

@@ -70,6 +70,11 @@ SmallVector<Value> TargetInfo::emitWarpMma16x8x16(OpBuilder &builder,
   llvm_unreachable("target has no 16x8x16 warp matrix instruction");
 }
 
+Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
+                                      Value b, Value c) const {
+  llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
+}
+
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
   if (isNVIDIAChip(chip))
     return createNVVMTargetInfo(chip);

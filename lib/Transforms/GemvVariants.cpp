@@ -1,6 +1,7 @@
 //===- GemvVariants.cpp - The compiled decode-GEMV variants ---------------===//
 
 #include "qmat/Transforms/GemvVariants.h"
+#include "qmat/Target/TargetInfo.h"
 
 using namespace mlir;
 using namespace mlir::qmat;
@@ -12,6 +13,10 @@ namespace {
 constexpr int64_t kMaxWideAccumulatorTiles = 4;
 /// The largest static workgroup allocation CUDA and HIP allow.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// Threads per block: 16 warps of 32 or 8 wavefronts of 64. A 1024-lane
+/// block leaves each CDNA lane 128 registers, and the 64-lane matrix GEMV
+/// with 4 column tiles spilled there (gfx942, split-K 16).
+constexpr int64_t kMaxBlockThreads = 512;
 } // namespace
 
 ArrayRef<int64_t> mlir::qmat::getDefaultGemvSplitKs() {
@@ -39,10 +44,14 @@ mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
     variants.push_back({maxM, 1, 1, false});
     return variants;
   }
+  int64_t warpSize =
+      createTargetInfo(plan.getTarget().getChip())->getWarpSize();
   // Row capacities 8, 16, 32, 64: the smallest that holds M is launched.
   for (int64_t groups = 1;; groups *= 2) {
     for (int64_t c : colTiles)
       for (int64_t s : splitKs) {
+        if (s * warpSize > kMaxBlockThreads)
+          continue;
         int64_t shared = GemvOp::getPartialSumBytes(s, c, 8 * groups);
         bool registersFit = c == 1 || c * groups <= kMaxWideAccumulatorTiles;
         if (!registersFit || shared > kMaxSharedBytes)

@@ -84,7 +84,7 @@ struct QMatSelectStrategyPass
         decode = *forcedDecode;
       }
       DecodePath smallM =
-          scheme.isTensorCoreGemvLegal(k) && info->hasWarpMma16x8x16()
+          scheme.isTensorCoreGemvLegal(k) && info->hasGemvMatrixInstruction()
               ? DecodePath::gemv_tensor_core
               : DecodePath::gemv_scalar;
       if (gemvMaxM == 0)

@@ -19,7 +19,7 @@
 // RUN: env LD_LIBRARY_PATH= %t/run no-hipblaslt | FileCheck %s --check-prefix=NOLT
 // RUN: %cxx %t/driver.o %t/hipargs.o -lamdhip64 -ldl -o %t/linked
 
-// SUMMARY: gate             mxfp4/32            300     2048 bf16      256     2     33.0 MiB scalar x1     dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
+// SUMMARY: gate             mxfp4/32            300     2048 bf16      256     2     33.0 MiB mma x1        dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
 // SUMMARY-NEXT: target gfx942: hsaco {{[0-9]+}} bytes
 // SUMMARY-NEXT: target gfx950: hsaco {{[0-9]+}} bytes
 
@@ -42,7 +42,7 @@
 // CHECK-NEXT: gfx90a device: 2 gate: device 0 (gfx90a) has no binary in this bundle (built for: gfx942, gfx950)
 // CHECK-NEXT: load hsaco
 // CHECK-NEXT: function dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
-// CHECK-NEXT: function gemv_mxfp4_bs32_k2048_bf16_dot_magic_bias_bias_m8_s1_c1
+// CHECK-NEXT: function gemv_mxfp4_bs32_k2048_bf16_tc_magic_bias_bias_m8_s1_c1
 // CHECK-NEXT: launch grid=(256,1,1) block=(256,1,1) view0=+0 rows=256
 // CHECK-NEXT: launch failure: 6 gate: hipModuleLaunchKernel failed with hipErrorLaunchFailure (719): mock failure
 // Tile 1: rows 0..255. hipBLASLt sees W^T (op T = 112) x A (op N = 111),
@@ -67,8 +67,9 @@
 // CHECK-NEXT: launch grid=(256,1,1) block=(256,1,1) view0=+0 rows=256
 // CHECK-NEXT: heuristic requested=1 max_workspace=33554432
 // CHECK-NEXT: no algorithm: 7 gate: hipblasLtMatmulAlgoGetHeuristic found no algorithm
-// M = 1: the scalar GEMV, one 64-lane wavefront per row, 4 rows a block.
-// CHECK-NEXT: launch grid=(75,1,1) block=(256,1,1) view0=+50331648 rows=1
+// M = 1: the matrix-core GEMV (variants pinned to split-K 1, one column
+// tile): one 64-lane wavefront per 16 rows.
+// CHECK-NEXT: launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1
 // CHECK-NEXT: gemv m=1: 0 ok
 // CHECK-NEXT: unload
 // CHECK-NEXT: unload: 0 ok

@@ -8,7 +8,7 @@
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942})' | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=host})' 2>&1 | FileCheck %s --check-prefix=HOST
 
-// GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_dot_magic_bias_bias_m8_s1_c1 blocks in
+// GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s1_c1 blocks in
 // GFX: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k5120_bf16_vec8_magic_bias_u5_t128 blocks in
 // GFX: gpu.binary @qmat_kernels  [#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)

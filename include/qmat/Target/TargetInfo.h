@@ -69,6 +69,20 @@ public:
                                                 ValueRange b,
                                                 ValueRange c) const;
 
+  /// Whether wavefronts of 64 lanes have a matrix instruction multiplying a
+  /// 16x16 tile of f16/bf16 (A, rows x K) by a 16x16 tile (B, K x columns)
+  /// into fp32 with the lane ownership of CDNA's v_mfma_f32_16x16x16: lane
+  /// l holds A row l % 16 and B column l % 16 at K positions 4 (l / 16) +
+  /// {0..3}, and D column l % 16 at rows 4 (l / 16) + {0..3}.
+  virtual bool hasWaveMma16x16x16() const { return false; }
+  /// C + A * B for one wavefront: `a`, `b` vector<4xT>, `c` vector<4xf32>.
+  virtual Value emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
+                                    Value b, Value c) const;
+  /// Whether the decode GEMV has a matrix instruction here (either form).
+  bool hasGemvMatrixInstruction() const {
+    return hasWarpMma16x8x16() || hasWaveMma16x16x16();
+  }
+
   /// Two e4m3 bytes (vector<2xi8>) as two f16 values (vector<2xf16>), in
   /// one conversion instruction; null where the target has none.
   virtual Value emitE4M3x2ToF16x2(OpBuilder &builder, Location loc,

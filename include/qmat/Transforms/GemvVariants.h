@@ -23,8 +23,10 @@ struct GemvVariant {
 /// every M to the prefill path). Tensor core: every split-K of `splitKs`
 /// times every column tile count of `colTiles`, for row capacities 8, 16,
 /// 32, 64 up to the plan's gemv_max_m, keeping several row groups to one
-/// column tile (two while col_tiles * row groups <= 4: registers) and the
-/// split-K buffer within 48 KiB. Scalar: one variant. An empty list means
+/// column tile (two while col_tiles * row groups <= 4: registers), the
+/// split-K buffer within 48 KiB and blocks within 512 threads (split-K <= 8
+/// with the plan target's 64-lane wavefronts). Scalar: one variant. An
+/// empty list means
 /// the default set.
 SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
                                          ArrayRef<int64_t> splitKs,

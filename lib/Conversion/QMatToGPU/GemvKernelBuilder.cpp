@@ -71,7 +71,7 @@ GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
 }
 
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
-  return tensorCore ? kMmaLanes * splitK : warpSize * kScalarRowsPerBlock;
+  return tensorCore ? warpSize * splitK : warpSize * kScalarRowsPerBlock;
 }
 
 int64_t GemvKernelSpec::getRowsPerBlock() const {
@@ -633,6 +633,154 @@ void TensorCoreGemvEmitter::emit() {
 }
 
 //===----------------------------------------------------------------------===//
+// Wavefront matrix-core GEMV (16x16x16, 64 lanes)
+//===----------------------------------------------------------------------===//
+
+/// The matrix-core GEMV for targets with TargetInfo::emitWaveMma16x16x16. A
+/// wavefront owns 16 weight rows per column tile and walks K in steps of
+/// 128: lane l = 16q + r loads the 32 consecutive K elements [32q, 32q + 32)
+/// of weight row r and of activation row r (+ 16 per row group), decoded
+/// to the reference's rounded weights. Instruction i takes elements
+/// 4i..4i+3 of every lane's chunk, so that A and B agree on each K
+/// position, as the NVIDIA mapping does with its own lane layout.
+class WaveMmaGemvEmitter : GemvEmitterBase {
+public:
+  using GemvEmitterBase::GemvEmitterBase;
+  void emit();
+};
+
+void WaveMmaGemvEmitter::emit() {
+  int64_t colTiles = spec.colTiles, groups = (spec.maxM + 15) / 16;
+  int64_t lanes = target.getWarpSize();
+  // Columns of D that can hold a live activation row: the rest are never
+  // stored, and leaving them out of the split-K exchange keeps its size
+  // that of the 16x8x16 mapping (GemvOp::getPartialSumBytes).
+  int64_t liveColumns = spec.maxM <= 8 ? 8 : 16;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(lanes));
+  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(lanes));
+  Value r = arith::RemUIOp::create(b, loc, lane, cIdx(16));
+  Value q = arith::DivUIOp::create(b, loc, lane, cIdx(16));
+  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  Value lastN = arith::SubIOp::create(b, loc, numN, cIdx(1));
+  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value firstRow = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
+  SmallVector<Value> weightRows, activationRows;
+  for (int64_t c = 0; c < colTiles; ++c)
+    weightRows.push_back(arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c)), r),
+        lastN));
+  for (int64_t g = 0; g < groups; ++g)
+    activationRows.push_back(arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, r, cIdx(16 * g)), lastM));
+  globalScale = buffers.globalScale ? loadGlobalScale() : Value();
+
+  auto quad = VectorType::get({4}, f32);
+  Value zero = arith::ConstantOp::create(
+      b, loc, quad, DenseElementsAttr::get(quad, b.getF32FloatAttr(0)));
+  SmallVector<Value> zeros(colTiles * groups, zero);
+  Value laneK = arith::MulIOp::create(b, loc, q, cIdx(kLaneK));
+  auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
+                                 cIdx(spec.splitK), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kc = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), cIdx(kWarpStepK)),
+        laneK);
+    SmallVector<Value> blocks = wordBlocks(kc);
+    SmallVector<RowChunk> chunks;
+    for (Value row : weightRows)
+      chunks.push_back(loadRowChunk(row, kc, blocks));
+    auto actWord = VectorType::get({8}, act);
+    SmallVector<SmallVector<Value>> activationWords;
+    for (Value row : activationRows) {
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < kLaneK / 8; ++w)
+        words.push_back(vector::LoadOp::create(
+            b, loc, actWord, buffers.a,
+            ValueRange{row, arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
+            /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+      activationWords.push_back(words);
+    }
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (auto [c, chunk] : llvm::enumerate(chunks)) {
+      SmallVector<Value> weights = decodeWordsThroughF32(chunk, kc);
+      for (int64_t i = 0; i < kLaneK / 4; ++i)
+        for (int64_t g = 0; g < groups; ++g) {
+          Value &sum = acc[c * groups + g];
+          sum = target.emitWaveMma16x16x16(
+              b, loc, sliceOf(weights[i / 2], 4 * (i % 2), 4),
+              sliceOf(activationWords[g][i / 2], 4 * (i % 2), 4), sum);
+        }
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  SmallVector<Value> sums(loop.getResults());
+
+  Value column = r;
+  std::optional<OpBuilder::InsertionGuard> epilogueGuard;
+  if (spec.splitK > 1) {
+    // Every wavefront parks its live partial sums, wavefront 0 adds them.
+    Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       column, cIdx(liveColumns));
+    Value laneSlot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, q, cIdx(liveColumns)), column);
+    auto slot = [&](Value wave, int64_t group) {
+      Value base = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, wave, cIdx(colTiles * groups)),
+          cIdx(group));
+      return arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, base, cIdx(4 * liveColumns)),
+              laneSlot),
+          cIdx(4));
+    };
+    auto park = scf::IfOp::create(b, loc, live, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(park.thenBlock());
+      for (int64_t group = 0; group < colTiles * groups; ++group)
+        vector::StoreOp::create(b, loc, sums[group], buffers.partials,
+                                ValueRange{slot(warp, group)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value isFirstWave =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, cIdx(0));
+    auto onlyFirst = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, isFirstWave, live), false);
+    epilogueGuard.emplace(b);
+    b.setInsertionPointToStart(onlyFirst.thenBlock());
+    for (int64_t group = 0; group < colTiles * groups; ++group)
+      for (int64_t other = 1; other < spec.splitK; ++other)
+        sums[group] = arith::AddFOp::create(
+            b, loc, sums[group],
+            vector::LoadOp::create(b, loc, quad, buffers.partials,
+                                   ValueRange{slot(cIdx(other), group)}));
+  }
+
+  Value firstD = arith::MulIOp::create(b, loc, q, cIdx(4));
+  for (int64_t c = 0; c < colTiles; ++c)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value n = arith::AddIOp::create(
+            b, loc, firstRow,
+            arith::AddIOp::create(b, loc, firstD, cIdx(16 * c + i)));
+        Value m = arith::AddIOp::create(b, loc, column, cIdx(16 * g));
+        Value sum = vector::ExtractOp::create(b, loc, sums[c * groups + g],
+                                              ArrayRef<int64_t>{i});
+        emitStore(sum, Value(), m, n, numM, numN);
+      }
+}
+
+//===----------------------------------------------------------------------===//
 // Scalar GEMV
 //===----------------------------------------------------------------------===//
 
@@ -784,7 +932,9 @@ void mlir::qmat::emitGemvKernelBody(OpBuilder &builder, Location loc,
                                     const GemvKernelSpec &spec,
                                     const GemvBuffers &buffers,
                                     const TargetInfo &target) {
-  if (spec.tensorCore)
+  if (spec.tensorCore && target.hasWaveMma16x16x16())
+    WaveMmaGemvEmitter(builder, loc, spec, buffers, target).emit();
+  else if (spec.tensorCore)
     TensorCoreGemvEmitter(builder, loc, spec, buffers, target).emit();
   else
     ScalarGemvEmitter(builder, loc, spec, buffers, target).emit();

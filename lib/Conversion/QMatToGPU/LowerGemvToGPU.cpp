@@ -92,9 +92,9 @@ struct QMatLowerGemvToGPUPass
     SmallVector<GemvOp> ops;
     module.walk([&](GemvOp op) { ops.push_back(op); });
     for (GemvOp op : ops) {
-      if (op.getTensorCore() && !info->hasWarpMma16x8x16()) {
-        op.emitOpError() << "tensor_core needs a 16x8x16 warp matrix "
-                            "instruction, which "
+      if (op.getTensorCore() && !info->hasGemvMatrixInstruction()) {
+        op.emitOpError() << "tensor_core needs a warp matrix instruction "
+                            "(16x8x16 or 16x16x16), which "
                          << target << " lacks";
         return signalPassFailure();
       }

@@ -7,9 +7,9 @@
 // selectors), arithmetic e4m3, and on gfx950 the native
 // v_cvt_scalef32_pk_f16_fp4. The defaults are the magic bias because no
 // AMD hardware was available to measure the lookup or the native
-// conversion against it (docs/amd.md). There is no matrix-core GEMV: the
-// decode path is the one-wavefront-per-row dot GEMV (16-byte chunks where
-// K % 32 == 0).
+// conversion against it (docs/amd.md). The decode GEMV uses v_mfma
+// 16x16x16 where K % 128 == 0 (emitWaveMma16x16x16), a dot product
+// otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -54,7 +55,21 @@ public:
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<ROCDL::ROCDLDialect, LLVM::LLVMDialect>();
+    registry.insert<ROCDL::ROCDLDialect, LLVM::LLVMDialect,
+                    amdgpu::AMDGPUDialect>();
+  }
+
+  /// gfx942 and gfx950 both have v_mfma_f32_16x16x16_{f16,bf16}; the
+  /// amdgpu op picks the instruction for the chipset when convert-gpu-to-
+  /// rocdl lowers it.
+  bool hasWaveMma16x16x16() const override { return true; }
+  Value emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a, Value b,
+                            Value c) const override {
+    auto i32 = builder.getI32Type();
+    return amdgpu::MFMAOp::create(
+        builder, loc, c.getType(), builder.getIntegerAttr(i32, 16),
+        builder.getIntegerAttr(i32, 16), builder.getIntegerAttr(i32, 16),
+        builder.getIntegerAttr(i32, 1), a, b, c);
   }
 
   /// The conversion multiplies by the exponent of an fp32 scale; 1.0 makes

@@ -1,7 +1,32 @@
 // RUN: qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu | FileCheck %s --enable-var-scope
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=host 2>&1 | FileCheck %s --check-prefix=HOST
 
+// RUN: qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=gfx942 | FileCheck %s --check-prefix=GFX --enable-var-scope
+
 // HOST: error: qmat-lower-gemv-to-gpu needs a GPU target
+
+// On gfx942 the same op is the wavefront matrix-core GEMV: 64 lanes per
+// split-K slice, lane l = 16q + r owns weight row r (and activation row r)
+// at the 32 K elements [32q, 32q + 32) of each 128-K step, 8 v_mfma
+// 16x16x16 per step and column tile; the live partial sums (columns < 8
+// for 8 rows) meet in the same 1024 floats of workgroup memory.
+// GFX-LABEL: func.func @tensor_core(
+// GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2 blocks in (%{{.+}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// GFX: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
+// GFX-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// GFX: %[[LANE:.+]] = arith.remui %thread_id_x, %c64 : index
+// GFX: arith.divui %thread_id_x, %c64{{.*}} : index
+// GFX: arith.remui %[[LANE]], %c16 : index
+// GFX: arith.divui %[[LANE]], %c16{{.*}} : index
+// GFX: scf.for %{{.+}} = %{{.+}} to %c2 step %c4 iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>) {
+// GFX: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
+// GFX: vector.load %{{.+}} : memref<?x256xbf16, strided<[256, 1], offset: ?>>, vector<8xbf16>
+// GFX: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
+// GFX-COUNT-16: amdgpu.mfma 16x16x16 %{{.+}} * %{{.+}} + %{{.+}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// GFX-NOT: amdgpu.mfma
+// GFX: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// GFX: gpu.barrier
+// GFX: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
 
 // Tensor core, 4 warps of split-K, 2 column tiles: 32 rows per block, 128
 // threads, the split-K partial sums in 4 x 2 x 32 x 4 floats of workgroup
