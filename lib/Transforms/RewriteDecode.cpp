@@ -300,6 +300,31 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
       break;
     }
     case ElementFormat::e4m3: {
+      if (method == DecodeMethod::native) {
+        // Two codes per conversion; every e4m3 value (NaN included) is an
+        // f16 value, so the widening below changes none.
+        SmallVector<Value> halves;
+        auto pairType = VectorType::get({2}, rewriter.getI8Type());
+        for (size_t i = 0; i < bytes.size(); i += 2) {
+          Value second = i + 1 < bytes.size() ? bytes[i + 1] : bytes[i];
+          Value pair = target.emitE4M3x2ToF16x2(
+              rewriter, loc,
+              vector::FromElementsOp::create(
+                  rewriter, loc, pairType,
+                  ValueRange{
+                      arith::TruncIOp::create(rewriter, loc,
+                                              rewriter.getI8Type(), bytes[i]),
+                      arith::TruncIOp::create(rewriter, loc,
+                                              rewriter.getI8Type(), second)}));
+          for (int64_t j = 0; j < 2 && i + j < bytes.size(); ++j)
+            halves.push_back(vector::ExtractOp::create(rewriter, loc, pair,
+                                                       ArrayRef<int64_t>{j}));
+        }
+        result = vector::FromElementsOp::create(
+            rewriter, loc, VectorType::get({(int64_t)halves.size()}, f16),
+            halves);
+        break;
+      }
       // Shifted under the f16 exponent, an e4m3 pattern reads as its value
       // times 2^-8, subnormals included; NaN (S.1111.111) is patched in.
       SmallVector<Value> values;

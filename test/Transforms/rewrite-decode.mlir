@@ -246,8 +246,9 @@ func.func @e2m1_arith(%codes: vector<1xi8>) -> vector<2xf16> {
 
 // -----
 
-// force=native on sm_100 overrides an e2m1 op's own lookup or arith method;
-// it cannot apply to u4 or e4m3, which keep theirs.
+// force=native on sm_100 overrides an e2m1 op's own lookup or arith method
+// and e4m3's arith (cvt.rn.f16x2.e4m3x2, two codes per conversion); it
+// cannot apply to u4, which keeps its own.
 // NATIVE-LABEL: func.func @forced_lookup
 // NATIVE-NOT: qmat.byte_perm
 // NATIVE: nvvm.convert.f4x2.to.f16x2
@@ -259,8 +260,8 @@ func.func @e2m1_arith(%codes: vector<1xi8>) -> vector<2xf16> {
 // NATIVE: arith.constant 1677747200 : i32
 // NATIVE: arith.subf
 // NATIVE-LABEL: func.func @forced_e4m3
-// NATIVE-NOT: nvvm.convert
-// NATIVE: arith.constant 0x7FC00000 : f32
+// NATIVE-NOT: arith.select
+// NATIVE: nvvm.convert.f8x2.to.f16x2
 // The top level is outside the forced run.
 // NATIVE-LABEL: func.func @not_forced
 // NATIVE-NEXT: qmat.decode e2m1 %{{.+}} exponent_bias = 14 method = magic_bias

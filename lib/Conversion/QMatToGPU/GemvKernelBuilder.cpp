@@ -55,6 +55,14 @@ DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format) {
                                        : DecodeMethod::magic_bias;
 }
 
+DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format,
+                                              const TargetInfo &target) {
+  if (format == ElementFormat::e4m3 &&
+      target.supportsDecode(format, DecodeMethod::native))
+    return DecodeMethod::native;
+  return getDefaultGemvDecode(format);
+}
+
 GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
   GemvKernelSpec spec;
   spec.scheme = op.getScheme();

@@ -99,7 +99,7 @@ struct QMatLowerGemvToGPUPass
         return signalPassFailure();
       }
       GemvKernelSpec spec = GemvKernelSpec::get(
-          op, getDefaultGemvDecode(op.getScheme().getElementFormat()));
+          op, getDefaultGemvDecode(op.getScheme().getElementFormat(), *info));
       if (!info->supportsDecode(op.getScheme().getElementFormat(),
                                 spec.decode)) {
         op.emitOpError() << "decode '" << stringifyDecodeMethod(spec.decode)

@@ -44,7 +44,8 @@ public:
   bool supportsDecode(ElementFormat format,
                       DecodeMethod method) const override {
     if (method == DecodeMethod::native)
-      return format == ElementFormat::e2m1 && hasNativeFp4();
+      return (format == ElementFormat::e2m1 && hasNativeFp4()) ||
+             (format == ElementFormat::e4m3 && chip != Chip::sm_80);
     return TargetInfo::supportsDecode(format, method);
   }
 

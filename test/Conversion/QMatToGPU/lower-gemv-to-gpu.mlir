@@ -73,14 +73,16 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 
 // -----
 
-// fp8 decodes through fp32 (the reference's rounding) into adjacent pairs;
+// fp8 codes convert two at a time (cvt.rn.f16x2.e4m3x2, exact, the native
+// decode on sm_89 and later), then through fp32 (the reference's rounding)
+// into adjacent pairs;
 // f16 operands go to the instruction as they are. No split: no workgroup
 // memory, no barrier.
 // CHECK-LABEL: func.func @fp8(
-// CHECK: gpu.func @gemv_fp8_bs128_k256_f16_tc_arith_m16_s1_c1(
+// CHECK: gpu.func @gemv_fp8_bs128_k256_f16_tc_native_m16_s1_c1(
 // CHECK-NOT: workgroup
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
-// CHECK: qmat.decode e4m3 %{{.+}} method = arith : vector<32xi8> -> vector<32xf32>
+// CHECK: qmat.decode e4m3 %{{.+}} method = native : vector<32xi8> -> vector<32xf32>
 // CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
@@ -100,7 +102,7 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 // per activation row.
 // CHECK-LABEL: func.func @scalar(
 // CHECK: %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %c4 : index
-// CHECK: gpu.launch_func @qmat_kernels::@gemv_fp8_bs128_k250_f16_scalar_arith_m2_s1_c1 blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c128, %c1, %c1)
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_fp8_bs128_k250_f16_scalar_native_m2_s1_c1 blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c250 step %c32{{.*}} -> (f32, f32)
 // CHECK: gpu.shuffle  xor %{{.+}}, %c16_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32, %c32_i32{{.*}} : f32

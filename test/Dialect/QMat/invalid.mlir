@@ -414,7 +414,7 @@ func.func @decode_bias(%p: vector<4xi8>) {
 
 // Rule: native conversion exists only for FP4.
 func.func @decode_native_u4(%p: vector<4xi8>) {
-  // expected-error @+1 {{native decoding exists only for e2m1, not u4}}
+  // expected-error @+1 {{native decoding exists only for e2m1 and e4m3, not u4}}
   %0 = qmat.decode u4 %p method = native : vector<4xi8> -> vector<8xf16>
   return
 }

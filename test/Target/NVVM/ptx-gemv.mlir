@@ -24,8 +24,12 @@
 // SM90-LABEL: .visible .entry gemv_int4_bs7_k5000_bf16_scalar_magic_bias_zp_m8_s1_c1(
 // SM90: shfl.sync.bfly.b32
 // SM90-NOT: mma.sync
+// fp8: the codes convert two at a time (the native e4m3 decode).
+// SM90-LABEL: .visible .entry gemv_fp8_bs128_k5120_bf16_tc_native_m8_s4_c1(
+// SM90-COUNT-16: cvt.rn.f16x2.e4m3x2
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// NOSPILL-COUNT-4: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -37,7 +41,8 @@ func.func @decode(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref
                   %g: memref<f32>, %y: memref<?x17408xbf16>,
                   %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>,
                   %a5: memref<?x5000xbf16>, %w5: memref<17408x2500xi8>, %s5: memref<17408x715xbf16>,
-                  %z5: memref<17408x358xi8>, %y5: memref<?x17408xbf16>) {
+                  %z5: memref<17408x358xi8>, %y5: memref<?x17408xbf16>,
+                  %w8: memref<512x5120xf8E4M3FN>, %s8: memref<512x40xf32>, %y8: memref<?x512xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
@@ -46,5 +51,7 @@ func.func @decode(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 16 col_tiles = 4 tensor_core
   qmat.gemv <int4, block = 7> ins(%a5, %w5, %s5 : memref<?x5000xbf16>, memref<17408x2500xi8>, memref<17408x715xbf16>)
       zero_points(%z5 : memref<17408x358xi8>) outs(%y5 : memref<?x17408xbf16>) max_m = 8 split_k = 1 col_tiles = 1
+  qmat.gemv <fp8, block = 128> ins(%a, %w8, %s8 : memref<?x5120xbf16>, memref<512x5120xf8E4M3FN>, memref<512x40xf32>)
+      outs(%y8 : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   return
 }

@@ -75,6 +75,10 @@ bool isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
 /// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
 DecodeMethod getDefaultGemvDecode(ElementFormat format);
+/// getDefaultGemvDecode, except that e4m3 takes the target's conversion
+/// instruction where it has one (two codes per instruction, exact).
+DecodeMethod getDefaultGemvDecode(ElementFormat format,
+                                  const TargetInfo &target);
 
 } // namespace mlir::qmat
 

@@ -357,8 +357,9 @@ LogicalResult DecodeOp::verify() {
       format == ElementFormat::e2m1 && bias == 0)
     return emitOpError() << "magic_bias decoding of e2m1 needs exponent_bias "
                          << exactBias << " for " << element;
-  if (getMethod() == DecodeMethod::native && format != ElementFormat::e2m1)
-    return emitOpError() << "native decoding exists only for e2m1, not "
+  if (getMethod() == DecodeMethod::native && format == ElementFormat::u4)
+    return emitOpError() << "native decoding exists only for e2m1 and e4m3, "
+                            "not "
                          << formatName;
   return success();
 }
