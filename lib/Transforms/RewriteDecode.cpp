@@ -304,19 +304,14 @@ struct RewriteDecodeOp : OpRewritePattern<DecodeOp> {
         // Two codes per conversion; every e4m3 value (NaN included) is an
         // f16 value, so the widening below changes none.
         SmallVector<Value> halves;
-        auto pairType = VectorType::get({2}, rewriter.getI8Type());
-        for (size_t i = 0; i < bytes.size(); i += 2) {
-          Value second = i + 1 < bytes.size() ? bytes[i + 1] : bytes[i];
+        int64_t count = bytes.size();
+        for (int64_t i = 0; i < count; i += 2) {
           Value pair = target.emitE4M3x2ToF16x2(
               rewriter, loc,
-              vector::FromElementsOp::create(
-                  rewriter, loc, pairType,
-                  ValueRange{
-                      arith::TruncIOp::create(rewriter, loc,
-                                              rewriter.getI8Type(), bytes[i]),
-                      arith::TruncIOp::create(rewriter, loc,
-                                              rewriter.getI8Type(), second)}));
-          for (int64_t j = 0; j < 2 && i + j < bytes.size(); ++j)
+              vector::ShuffleOp::create(
+                  rewriter, loc, op.getCodes(), op.getCodes(),
+                  ArrayRef<int64_t>{i, std::min(i + 1, count - 1)}));
+          for (int64_t j = 0; j < 2 && i + j < count; ++j)
             halves.push_back(vector::ExtractOp::create(rewriter, loc, pair,
                                                        ArrayRef<int64_t>{j}));
         }

@@ -208,6 +208,15 @@ protected:
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
 
+  /// Where this thread sits in a launch whose lanes form groups of
+  /// `lanes` (a warp, or a wavefront), and the operands' row counts.
+  struct LaunchPosition {
+    Value lane, warp, block, numN, numM, lastN, lastM;
+  };
+  LaunchPosition getLaunchPosition(int64_t lanes);
+  /// The four 8-element activation words of `row` at `kc` (16-byte loads).
+  SmallVector<Value> loadActivationWords(Value row, Value kc);
+
   OpBuilder &b;
   Location loc;
   const GemvKernelSpec &spec;
@@ -446,6 +455,31 @@ SmallVector<Value> GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk,
   return words;
 }
 
+GemvEmitterBase::LaunchPosition
+GemvEmitterBase::getLaunchPosition(int64_t lanes) {
+  LaunchPosition at;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  at.lane = arith::RemUIOp::create(b, loc, thread, cIdx(lanes));
+  at.warp = arith::DivUIOp::create(b, loc, thread, cIdx(lanes));
+  at.numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  at.numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  at.lastN = arith::SubIOp::create(b, loc, at.numN, cIdx(1));
+  at.lastM = arith::SubIOp::create(b, loc, at.numM, cIdx(1));
+  at.block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  return at;
+}
+
+SmallVector<Value> GemvEmitterBase::loadActivationWords(Value row, Value kc) {
+  auto actWord = VectorType::get({8}, act);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < kLaneK / 8; ++w)
+    words.push_back(vector::LoadOp::create(
+        b, loc, actWord, buffers.a,
+        ValueRange{row, arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
+        /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+  return words;
+}
+
 SmallVector<Value>
 TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
   SmallVector<Value> pairs;
@@ -469,17 +503,8 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
   SmallVector<Value> blocks = wordBlocks(kc);
   for (Value row : weightRows)
     loads.chunks.push_back(loadRowChunk(row, kc, blocks));
-  auto actWord = VectorType::get({8}, act);
-  for (Value activationRow : activationRows) {
-    SmallVector<Value> words;
-    for (int64_t w = 0; w < kLaneK / 8; ++w)
-      words.push_back(vector::LoadOp::create(
-          b, loc, actWord, buffers.a,
-          ValueRange{activationRow,
-                     arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
-          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
-    loads.activationWords.push_back(words);
-  }
+  for (Value activationRow : activationRows)
+    loads.activationWords.push_back(loadActivationWords(activationRow, kc));
   return loads;
 }
 
@@ -527,16 +552,10 @@ TensorCoreGemvEmitter::activationPairs(ArrayRef<Value> words) {
 
 void TensorCoreGemvEmitter::emit() {
   int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(kMmaLanes));
-  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(kMmaLanes));
+  auto [lane, warp, block, numN, numM, lastN, lastM] =
+      getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
-  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
-  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
-  Value lastN = arith::SubIOp::create(b, loc, numN, cIdx(1));
-  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value firstRow = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles)), g);
 
@@ -664,16 +683,9 @@ void WaveMmaGemvEmitter::emit() {
   // stored, and leaving them out of the split-K exchange keeps its size
   // that of the 16x8x16 mapping (GemvOp::getPartialSumBytes).
   int64_t liveColumns = spec.maxM <= 8 ? 8 : 16;
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(lanes));
-  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(lanes));
+  auto [lane, warp, block, numN, numM, lastN, lastM] = getLaunchPosition(lanes);
   Value r = arith::RemUIOp::create(b, loc, lane, cIdx(16));
   Value q = arith::DivUIOp::create(b, loc, lane, cIdx(16));
-  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
-  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
-  Value lastN = arith::SubIOp::create(b, loc, numN, cIdx(1));
-  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value firstRow = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
   SmallVector<Value> weightRows, activationRows;
   for (int64_t c = 0; c < colTiles; ++c)
@@ -705,17 +717,9 @@ void WaveMmaGemvEmitter::emit() {
     SmallVector<RowChunk> chunks;
     for (Value row : weightRows)
       chunks.push_back(loadRowChunk(row, kc, blocks));
-    auto actWord = VectorType::get({8}, act);
     SmallVector<SmallVector<Value>> activationWords;
-    for (Value row : activationRows) {
-      SmallVector<Value> words;
-      for (int64_t w = 0; w < kLaneK / 8; ++w)
-        words.push_back(vector::LoadOp::create(
-            b, loc, actWord, buffers.a,
-            ValueRange{row, arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
-            /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
-      activationWords.push_back(words);
-    }
+    for (Value row : activationRows)
+      activationWords.push_back(loadActivationWords(row, kc));
     SmallVector<Value> acc(loop.getRegionIterArgs());
     for (auto [c, chunk] : llvm::enumerate(chunks)) {
       SmallVector<Value> weights = decodeWordsThroughF32(chunk, kc);
@@ -858,7 +862,7 @@ SmallVector<Value> ScalarGemvEmitter::emitElementLoop() {
 }
 
 SmallVector<Value> ScalarGemvEmitter::emitChunkLoop() {
-  auto word = VectorType::get({8}, act), wideWord = VectorType::get({8}, f32);
+  auto wideWord = VectorType::get({8}, f32);
   Value zero = arith::ConstantOp::create(
       b, loc, wideWord, DenseElementsAttr::get(wideWord, b.getF32FloatAttr(0)));
   SmallVector<Value> zeros(spec.maxM, zero);
@@ -871,19 +875,16 @@ SmallVector<Value> ScalarGemvEmitter::emitChunkLoop() {
         arith::MulIOp::create(b, loc, loop.getInductionVar(), cIdx(kLaneK));
     RowChunk chunk = loadRowChunk(row, kc, wordBlocks(kc));
     SmallVector<Value> acc(loop.getRegionIterArgs());
-    SmallVector<Value> weights = decodeWordsThroughF32(chunk, kc);
-    for (auto [w, weight] : llvm::enumerate(weights)) {
-      Value wide = arith::ExtFOp::create(b, loc, wideWord, weight);
-      Value k = arith::AddIOp::create(b, loc, kc, cIdx(8 * w));
-      for (int64_t m = 0; m < spec.maxM; ++m) {
-        Value a = vector::LoadOp::create(
-            b, loc, word, buffers.a, ValueRange{activationRows[m], k},
-            /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
+    SmallVector<Value> weights;
+    for (Value word : decodeWordsThroughF32(chunk, kc))
+      weights.push_back(arith::ExtFOp::create(b, loc, wideWord, word));
+    for (int64_t m = 0; m < spec.maxM; ++m)
+      for (auto [weight, a] :
+           llvm::zip(weights, loadActivationWords(activationRows[m], kc))) {
         Value product = arith::MulFOp::create(
-            b, loc, wide, arith::ExtFOp::create(b, loc, wideWord, a));
+            b, loc, weight, arith::ExtFOp::create(b, loc, wideWord, a));
         acc[m] = arith::AddFOp::create(b, loc, acc[m], product);
       }
-    }
     scf::YieldOp::create(b, loc, acc);
   }
   SmallVector<Value> sums;
@@ -895,21 +896,17 @@ SmallVector<Value> ScalarGemvEmitter::emitChunkLoop() {
 
 void ScalarGemvEmitter::emit() {
   int64_t warpSize = target.getWarpSize();
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  lane = arith::RemUIOp::create(b, loc, thread, cIdx(warpSize));
-  Value warp = arith::DivUIOp::create(b, loc, thread, cIdx(warpSize));
-  Value numN = memref::DimOp::create(b, loc, buffers.weights, 0);
-  Value numM = memref::DimOp::create(b, loc, buffers.a, 0);
-  Value lastM = arith::SubIOp::create(b, loc, numM, cIdx(1));
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  LaunchPosition at = getLaunchPosition(warpSize);
+  lane = at.lane;
+  Value numN = at.numN, numM = at.numM;
   Value n = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, cIdx(kScalarRowsPerBlock)),
-      warp);
-  row = arith::MinUIOp::create(b, loc, n,
-                               arith::SubIOp::create(b, loc, numN, cIdx(1)));
+      b, loc,
+      arith::MulIOp::create(b, loc, at.block, cIdx(kScalarRowsPerBlock)),
+      at.warp);
+  row = arith::MinUIOp::create(b, loc, n, at.lastN);
   globalScale = buffers.globalScale ? loadGlobalScale() : Value();
   for (int64_t m = 0; m < spec.maxM; ++m)
-    activationRows.push_back(arith::MinUIOp::create(b, loc, cIdx(m), lastM));
+    activationRows.push_back(arith::MinUIOp::create(b, loc, cIdx(m), at.lastM));
 
   SmallVector<Value> partials =
       spec.usesChunkedDot() ? emitChunkLoop() : emitElementLoop();
