@@ -9,6 +9,9 @@
 //     (n0, k0), swept over every K position of a warp step and every row
 //     of two column tiles, for every compiled variant of the N = 40 nvfp4
 //     layers: Y must be exactly 0.5 * A[:, k0] in column n0 and 0 elsewhere;
+//  2b. decoded weights: every element of the N = 512 and K != 5120 layers
+//     with scales over their whole range, one-hot activations (Y = W's
+//     column), compared bit for bit with lib/Reference;
 //  3. time (main bundle, K = 5120 tensor-core layers, M = 1, 4, 8): the
 //     policy's variant and every variant (override), CUDA events over
 //     batches that rotate through weight copies larger than L2, against
@@ -202,6 +205,88 @@ struct Probe {
   }
 };
 
+/// makeWeight with scales drawn over each format's range (subnormal, zero,
+/// negative where the format has them, and large), bounded only so that
+/// every dequantized weight stays finite in the activation type.
+QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed) {
+  QuantizedWeight w = makeWeight(s, seed);
+  uint64_t state = seed ^ 0xD1CE;
+  bool f16 = s.act == ActType::F16;
+  for (uint8_t &byte : w.scaleBytes) {
+    uint8_t v = uint8_t(splitmix(state));
+    if (s.scheme == Scheme::NVFP4)
+      byte = (v & 0x7F) == 0x7F ? uint8_t(v & 0xFE) : v; // e4m3, not NaN
+    else // e8m0: 6 * 2^(e - 127) is finite up to e = 140 (f16), 252 (bf16)
+      byte = f16 ? uint8_t(127 - 40 + v % 54) : uint8_t(v % 253);
+  }
+  for (float &scale : w.scaleF32) {
+    uint64_t v = splitmix(state);
+    int exponent = f16 ? -34 + int(v % 41) : -120 + int(v % 230);
+    scale = std::ldexp(1.0f + float((v >> 8) % 1024) / 1024.0f, exponent) *
+            ((v >> 20) & 1 ? -1.0f : 1.0f);
+  }
+  for (uint16_t &scale : w.scaleAct) {
+    // Bit patterns: exponent field 0 (subnormal) up to where 15 * scale
+    // stays finite.
+    uint64_t v = splitmix(state);
+    uint16_t sign = (v >> 40) & 1 ? 0x8000 : 0;
+    scale = f16 ? uint16_t(sign | (v % 27) << 10 | ((v >> 16) & 0x3FF))
+                : uint16_t(sign | (v % 241) << 7 | ((v >> 16) & 0x7F));
+  }
+  return w;
+}
+
+/// Every weight the kernel decodes, compared bit for bit with the reference:
+/// activation row r is one-hot at k = 8j + r, so Y[r, n] is the decoded
+/// w[n, k] itself (one exact product, the other terms exact zeros). Returns
+/// the elements that differ (+0 and -0 count as equal: the fp32 sum of a
+/// -0 product and +0 terms is +0).
+int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
+                            uint64_t seed, int64_t &compared) {
+  const LayerShape &s = l.shape;
+  QuantizedWeight w = makeWideRangeWeight(s, seed);
+  std::vector<uint16_t> wBits = dequantizeParallel(w);
+  DeviceWeight dw(w, 1);
+  const int64_t m = 8;
+  uint16_t one = roundToAct(s.act, 1.0f);
+  std::vector<uint16_t> aBits(size_t(m) * s.k), got(size_t(m) * s.n);
+  uint16_t *a, *y;
+  CUDA_CHECK(cudaMalloc(&a, aBits.size() * 2));
+  CUDA_CHECK(cudaMalloc(&y, got.size() * 2));
+  int64_t mismatches = 0, reported = 0;
+  compared = 0;
+  for (int64_t k0 = 0; k0 < s.k; k0 += m) {
+    std::fill(aBits.begin(), aBits.end(), 0);
+    for (int64_t r = 0; r < m && k0 + r < s.k; ++r)
+      aBits[r * s.k + k0 + r] = one;
+    CUDA_CHECK(
+        cudaMemcpy(a, aBits.data(), aBits.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(y, 0xFF, got.size() * 2));
+    if (runLayer(l, stream, m, a, dw, 0, y) != QMAT_OK) {
+      std::printf("decode check %s: %s\n", l.name, bench_last_error());
+      mismatches = -1;
+      break;
+    }
+    CUDA_CHECK(
+        cudaMemcpy(got.data(), y, got.size() * 2, cudaMemcpyDeviceToHost));
+    for (int64_t r = 0; r < m && k0 + r < s.k; ++r)
+      for (int64_t n = 0; n < s.n; ++n) {
+        uint16_t want = wBits[size_t(n) * s.k + k0 + r];
+        uint16_t have = got[r * s.n + n];
+        ++compared;
+        if (have == want || ((have | want) & 0x7FFF) == 0)
+          continue;
+        if (reported++ < 5)
+          std::printf("decode check %s: w[%ld, %ld] = 0x%04x, kernel 0x%04x\n",
+                      l.name, long(n), long(k0 + r), want, have);
+        ++mismatches;
+      }
+  }
+  cudaFree(a);
+  cudaFree(y);
+  return mismatches;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -346,6 +431,25 @@ int main(int argc, char **argv) {
     bench_set_gemv_override(0, 0);
   }
 
+  // 2b. Decoded weights, bit for bit, over every element of the small
+  // layers (one-hot activations), scales over their whole range.
+  bool decodeExact = true;
+  for (const LayerEntry &l : kLayers) {
+    const LayerShape &s = l.shape;
+    if (wide || (s.n != 512 && s.k == 5120) ||
+        (!only.empty() && std::string(l.name).find(only) == std::string::npos))
+      continue;
+    int64_t compared = 0;
+    int64_t mismatches =
+        checkDecodedWeights(l, stream, seed ^ 0xDEC0, compared);
+    decodeExact &= mismatches == 0;
+    std::printf("decoded weights %-22s: %ld of %ld differ\n", l.name,
+                long(mismatches), long(compared));
+    emit("{\"decoded_weights\": \"" + std::string(l.name) +
+         "\", \"compared\": " + std::to_string(compared) +
+         ", \"differ\": " + std::to_string(mismatches) + "}");
+  }
+
   // 3. Time.
   for (const LayerEntry &l : kLayers) {
     const LayerShape &s = l.shape;
@@ -430,10 +534,13 @@ int main(int argc, char **argv) {
 
   json << "\n  ],\n  \"all_within_bounds\": " << (allWithin ? "true" : "false")
        << ",\n  \"probes_exact\": " << (probesClean ? "true" : "false")
-       << "\n}\n";
+       << ",\n  \"decoded_weights_bitwise\": "
+       << (decodeExact ? "true" : "false") << "\n}\n";
   std::ofstream(outPath) << json.str();
-  std::printf("all_within_bounds: %s, probes_exact: %s\n",
-              allWithin ? "true" : "false", probesClean ? "true" : "false");
+  std::printf("all_within_bounds: %s, probes_exact: %s, "
+              "decoded_weights_bitwise: %s\n",
+              allWithin ? "true" : "false", probesClean ? "true" : "false",
+              decodeExact ? "true" : "false");
   bench_unload();
-  return allWithin && probesClean ? 0 : 3;
+  return allWithin && probesClean && decodeExact ? 0 : 3;
 }

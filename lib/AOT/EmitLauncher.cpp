@@ -34,8 +34,8 @@ bool usesPackedGemvDecode(const Bundle &bundle, const Layer &layer,
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
           .getElementFormat();
-  return isPackedFp4GemvDecode(layer.scheme, v.tensorCore,
-                               getDefaultGemvDecode(format));
+  return isPackedGemvDecode(layer.scheme, layer.bf16, v.tensorCore,
+                            getDefaultGemvDecode(format));
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {

@@ -19,7 +19,7 @@ struct GemvVariantDesc {
   int splitK;   // warps sharing one tile's K range
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
-  /// Weights decoded straight into the activation type (packed fp4): the
+  /// Weights decoded straight into the activation type (packed decode): the
   /// per-row work is small enough that sharing activations across column
   /// tiles pays once M grows.
   bool packedDecode;

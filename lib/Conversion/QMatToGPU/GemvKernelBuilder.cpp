@@ -10,14 +10,21 @@
 // The packed fp4 decode pairs elements 4 apart (k, k + 4) because that is
 // what one shift-and-mask produces from a 32-bit word of codes.
 //
-// Packed fp4 decode (exact): the nibble's sign lands on bit 15 of a 16-bit
-// half and its three magnitude bits under the exponent (f16: bits 11..9,
-// bf16: bits 8..6), which is code * 2^-14 (f16) or code * 2^-126 (bf16),
-// subnormal 0.5 included. The block scale is applied as a packed multiply
-// by scale * 2^(E - 7) (E = 14 or 126), exact because the product has at
-// most 6 significant bits and stays in range; the factor 2^7 and the global
-// scale are applied to the fp32 sums.
-//
+// Packed decodes (exact: each pair holds the reference's rounded weights):
+// - fp4: the nibble's sign lands on bit 15 of a 16-bit half and its three
+//   magnitude bits under the exponent (f16: bits 11..9, bf16: bits 8..6),
+//   which is code * 2^-14 (f16) or code * 2^-126 (bf16), subnormal 0.5
+//   included. nvfp4 applies the block scale as a packed multiply by
+//   scale * 2^(E - 7) (E = 14 or 126), exact because the product has at most
+//   6 significant bits and stays in range; the factor 2^7 and the global
+//   scale are applied to the fp32 sums. mxfp4 (bf16 only) first multiplies
+//   by 2^126, which gives the code's own value, then by 2^(e - 127): one
+//   rounding of the exact product, as the reference's, including overflow
+//   to infinity and underflow; 2^(e-127) alone would not fit one factor.
+// - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
+//   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
+//   exactly, and the multiply by the act-typed scale rounds the exact
+//   product once, as the reference does in fp32.
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
@@ -90,14 +97,25 @@ int64_t GemvKernelSpec::getSharedBytes() const {
   return tensorCore ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM) : 0;
 }
 
-bool mlir::qmat::isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
-                                       DecodeMethod decode) {
-  return tensorCore && scheme == SchemeKind::nvfp4 &&
-         decode == DecodeMethod::magic_bias;
+bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool bf16,
+                                    bool tensorCore, DecodeMethod decode) {
+  if (!tensorCore || decode != DecodeMethod::magic_bias)
+    return false;
+  switch (scheme) {
+  case SchemeKind::nvfp4:
+  case SchemeKind::int4:
+    return true;
+  case SchemeKind::mxfp4:
+    return bf16;
+  case SchemeKind::fp8:
+    return false;
+  }
+  llvm_unreachable("unknown scheme");
 }
 
-bool GemvKernelSpec::usesPackedFp4Decode() const {
-  return isPackedFp4GemvDecode(scheme.getKind(), tensorCore, decode);
+bool GemvKernelSpec::usesPackedDecode() const {
+  return isPackedGemvDecode(scheme.getKind(), actType.isBF16(), tensorCore,
+                            decode);
 }
 
 bool GemvKernelSpec::usesChunkedDot() const {
@@ -250,22 +268,35 @@ private:
   /// Decodes and multiplies one step into `acc`.
   void computeStep(const StepLoads &loads, Value kc, SmallVector<Value> &acc);
 
+  /// What the packed decode of one 8-element word applies after the bit
+  /// placement: pair = (pair - offset) * multiplier, both vector<2 x act>
+  /// (offset only for int4).
+  struct WordFactors {
+    Value multiplier, offset;
+  };
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk, Value kc,
-                                    ArrayRef<Value> wordScales);
-  SmallVector<Value> decodePackedFp4(const RowChunk &chunk,
-                                     ArrayRef<Value> wordScales);
-  /// Per chunk and word, the packed multiplier scale * 2^(E - 7) as a
-  /// vector<2 x act>, converting the distinct scales two at a time.
-  SmallVector<SmallVector<Value>> packedFp4Scales(ArrayRef<RowChunk> chunks);
+                                    ArrayRef<WordFactors> factors);
+  SmallVector<Value> decodePacked(const RowChunk &chunk,
+                                  ArrayRef<WordFactors> factors);
+  /// Per chunk and word, the factors of the packed decode, each distinct
+  /// scale converted once.
+  SmallVector<SmallVector<WordFactors>> packedFactors(ArrayRef<RowChunk> chunks,
+                                                      Value kc);
+  /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
+  /// converting two at a time.
+  void addNvfp4Multipliers(ArrayRef<Value> distinct,
+                           DenseMap<Value, Value> &multiplier);
+  /// Both halves of a vector<2 x act> set to the 16-bit pattern `bits`
+  /// (an i32 below 2^16).
+  Value splatHalves(Value bits);
   /// decodeWordsThroughF32's words as pairs.
   SmallVector<Value> decodeThroughF32(const RowChunk &chunk, Value kc);
   /// The activation pairs of one row group, in the weights' pair order.
   SmallVector<Value> activationPairs(ArrayRef<Value> words);
 
   PairOrder order() const {
-    return spec.usesPackedFp4Decode() ? PairOrder::strided
-                                      : PairOrder::adjacent;
+    return spec.usesPackedDecode() ? PairOrder::strided : PairOrder::adjacent;
   }
 };
 
@@ -328,20 +359,21 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   return chunk;
 }
 
-SmallVector<SmallVector<Value>>
-TensorCoreGemvEmitter::packedFp4Scales(ArrayRef<RowChunk> chunks) {
+Value TensorCoreGemvEmitter::splatHalves(Value bits) {
+  Value both = arith::OrIOp::create(
+      b, loc, bits, arith::ShLIOp::create(b, loc, bits, cI32(16)));
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({2}, act),
+      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), both));
+}
+
+void TensorCoreGemvEmitter::addNvfp4Multipliers(
+    ArrayRef<Value> distinct, DenseMap<Value, Value> &multiplier) {
   bool f16 = act.isF16();
   int64_t exponent = f16 ? 14 : 126;
   float fold = std::ldexp(1.0f, exponent - kPackedFp4ResidualExponent);
   auto pairType = VectorType::get({2}, act);
   auto f32Pair = VectorType::get({2}, f32);
-  // Distinct raw scales of the step, in order of first use.
-  SmallVector<Value> distinct;
-  for (const RowChunk &chunk : chunks)
-    for (Value raw : chunk.rawScales)
-      if (!llvm::is_contained(distinct, raw))
-        distinct.push_back(raw);
-  DenseMap<Value, Value> multiplier;
   auto broadcastHalf = [&](Value pair, int64_t half) {
     return vector::ShuffleOp::create(b, loc, pair, pair,
                                      ArrayRef<int64_t>{half, half});
@@ -375,26 +407,118 @@ TensorCoreGemvEmitter::packedFp4Scales(ArrayRef<RowChunk> chunks) {
     if (second != first)
       multiplier[second] = broadcastHalf(packed, 1);
   }
-  SmallVector<SmallVector<Value>> perChunk;
-  for (const RowChunk &chunk : chunks) {
-    SmallVector<Value> words;
+}
+
+SmallVector<SmallVector<TensorCoreGemvEmitter::WordFactors>>
+TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
+  SchemeKind kind = spec.scheme.getKind();
+  // Distinct raw scales of the step, in order of first use.
+  SmallVector<Value> distinct;
+  for (const RowChunk &chunk : chunks)
     for (Value raw : chunk.rawScales)
-      words.push_back(multiplier.lookup(raw));
+      if (!llvm::is_contained(distinct, raw))
+        distinct.push_back(raw);
+  DenseMap<Value, Value> multiplier;
+  if (kind == SchemeKind::nvfp4) {
+    addNvfp4Multipliers(distinct, multiplier);
+  } else if (kind == SchemeKind::mxfp4) {
+    // bf16 2^(e - 127): the exponent field for e >= 1, the subnormal
+    // 2^-127 for e == 0, NaN for 0xFF.
+    for (Value raw : distinct) {
+      Value e = arith::ExtUIOp::create(
+          b, loc, i32, arith::BitcastOp::create(b, loc, i8, raw));
+      auto isEqual = [&](int64_t v) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                     cI32(v));
+      };
+      Value bits = arith::SelectOp::create(
+          b, loc, isEqual(0), cI32(0x0040),
+          arith::SelectOp::create(b, loc, isEqual(0xFF), cI32(0x7FC0),
+                                  arith::ShLIOp::create(b, loc, e, cI32(7))));
+      multiplier[raw] = splatHalves(bits);
+    }
+  } else {
+    // int4: the act-typed scale itself.
+    for (Value raw : distinct)
+      multiplier[raw] =
+          vector::BroadcastOp::create(b, loc, VectorType::get({2}, act), raw);
+  }
+
+  SmallVector<SmallVector<WordFactors>> perChunk;
+  SmallVector<Value> blocks;
+  if (kind == SchemeKind::int4 && spec.hasZeroPoints)
+    blocks = wordBlocks(kc);
+  int64_t magic = act.isF16() ? 0x6400 : 0x4300;
+  Value noZeroPoint = kind == SchemeKind::int4 && !spec.hasZeroPoints
+                          ? splatHalves(cI32(magic | 8))
+                          : Value();
+  for (const RowChunk &chunk : chunks) {
+    SmallVector<WordFactors> words;
+    Value lastZeroPoint, lastBlock, offset = noZeroPoint;
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      if (!blocks.empty() &&
+          (chunk.rawZeroPoints[w] != lastZeroPoint || blocks[w] != lastBlock)) {
+        lastZeroPoint = chunk.rawZeroPoints[w];
+        lastBlock = blocks[w];
+        // The block's u4 zero point under the magic bias: bias + zp.
+        Value byte = arith::ExtUIOp::create(b, loc, i32, lastZeroPoint);
+        Value shift = arith::ShLIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, toI32(lastBlock), cI32(1)),
+            cI32(2));
+        Value zeroPoint = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, byte, shift), cI32(15));
+        offset =
+            splatHalves(arith::OrIOp::create(b, loc, zeroPoint, cI32(magic)));
+      }
+      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset});
+    }
     perChunk.push_back(words);
   }
   return perChunk;
 }
 
 SmallVector<Value>
-TensorCoreGemvEmitter::decodePackedFp4(const RowChunk &chunk,
-                                       ArrayRef<Value> wordScales) {
+TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
+                                    ArrayRef<WordFactors> factors) {
   bool f16 = act.isF16();
-  int64_t magnitudeShift = f16 ? 3 : 6;
+  SchemeKind kind = spec.scheme.getKind();
   auto pairType = VectorType::get({2}, act);
   Value words = vector::BitCastOp::create(
       b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
-  Value signMask = cI32(0x80008000), magnitudeMask = cI32(0x70007000);
+  auto toPair = [&](Value bits) {
+    return vector::BitCastOp::create(
+        b, loc, pairType,
+        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
+  };
   SmallVector<Value> pairs(kLaneK / 2);
+  if (kind == SchemeKind::int4) {
+    Value nibbles = cI32(0x000F000F);
+    Value magic = cI32(f16 ? 0x64006400 : 0x43004300);
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+      for (int64_t j = 0; j < 4; ++j) {
+        // Nibbles j and j + 4 under the magic bias of each 16-bit half.
+        Value v =
+            j == 0 ? x : Value(arith::ShRUIOp::create(b, loc, x, cI32(4 * j)));
+        Value biased = toPair(arith::OrIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, v, nibbles), magic));
+        Value centered =
+            arith::SubFOp::create(b, loc, biased, factors[w].offset);
+        pairs[4 * w + j] =
+            arith::MulFOp::create(b, loc, centered, factors[w].multiplier);
+      }
+    }
+    return pairs;
+  }
+
+  int64_t magnitudeShift = f16 ? 3 : 6;
+  Value signMask = cI32(0x80008000), magnitudeMask = cI32(0x70007000);
+  Value codeValue;
+  if (kind == SchemeKind::mxfp4)
+    codeValue = arith::ConstantOp::create(
+        b, loc,
+        SplatElementsAttr::get(pairType,
+                               b.getFloatAttr(act, std::ldexp(1.0, 126))));
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
     for (int64_t j = 3; j >= 0; --j) {
@@ -406,11 +530,11 @@ TensorCoreGemvEmitter::decodePackedFp4(const RowChunk &chunk,
       Value magnitude = arith::ShRUIOp::create(
           b, loc, arith::AndIOp::create(b, loc, v, magnitudeMask),
           cI32(magnitudeShift));
-      Value bits = arith::OrIOp::create(b, loc, sign, magnitude);
-      Value pair = vector::BitCastOp::create(
-          b, loc, pairType,
-          vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
-      pairs[4 * w + j] = arith::MulFOp::create(b, loc, pair, wordScales[w]);
+      Value pair = toPair(arith::OrIOp::create(b, loc, sign, magnitude));
+      if (codeValue)
+        pair = arith::MulFOp::create(b, loc, pair, codeValue);
+      pairs[4 * w + j] =
+          arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
     }
   }
   return pairs;
@@ -491,9 +615,9 @@ TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
 
 SmallVector<Value>
 TensorCoreGemvEmitter::decodeRowChunk(const RowChunk &chunk, Value kc,
-                                      ArrayRef<Value> wordScales) {
-  return spec.usesPackedFp4Decode() ? decodePackedFp4(chunk, wordScales)
-                                    : decodeThroughF32(chunk, kc);
+                                      ArrayRef<WordFactors> factors) {
+  return spec.usesPackedDecode() ? decodePacked(chunk, factors)
+                                 : decodeThroughF32(chunk, kc);
 }
 
 TensorCoreGemvEmitter::StepLoads
@@ -511,12 +635,12 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads, Value kc,
                                         SmallVector<Value> &acc) {
   int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
-  SmallVector<SmallVector<Value>> wordScales(loads.chunks.size());
-  if (spec.usesPackedFp4Decode())
-    wordScales = packedFp4Scales(loads.chunks);
+  SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
+  if (spec.usesPackedDecode())
+    factors = packedFactors(loads.chunks, kc);
   SmallVector<SmallVector<Value>> weightPairs;
-  for (auto [chunk, scales] : llvm::zip(loads.chunks, wordScales))
-    weightPairs.push_back(decodeRowChunk(chunk, kc, scales));
+  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
+    weightPairs.push_back(decodeRowChunk(chunk, kc, chunkFactors));
   SmallVector<SmallVector<Value>> actPairs;
   for (ArrayRef<Value> words : loads.activationWords)
     actPairs.push_back(activationPairs(words));
@@ -575,7 +699,7 @@ void TensorCoreGemvEmitter::emit() {
   Value epilogueFactor;
   if (buffers.globalScale) {
     Value global = loadGlobalScale();
-    if (spec.usesPackedFp4Decode())
+    if (spec.usesPackedDecode())
       epilogueFactor = arith::MulFOp::create(
           b, loc, global, cF32(std::ldexp(1.0f, kPackedFp4ResidualExponent)));
     else

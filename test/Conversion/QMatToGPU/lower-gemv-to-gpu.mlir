@@ -98,6 +98,57 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 
 // -----
 
+// int4 decodes into bf16 pairs: the nibbles under the magic bias 128
+// (0x4300), minus 128 + zp (the block's zero-point nibble, both halves),
+// times the scale broadcast to both halves; no fp32 on the way.
+// CHECK-LABEL: func.func @int4_packed(
+// CHECK: gpu.func @gemv_int4_bs128_k256_bf16_tc_magic_bias_zp_m8_s1_c1(
+// CHECK: %[[SCALE:.+]] = vector.broadcast %{{.+}} : bf16 to vector<2xbf16>
+// CHECK: %[[ZP:.+]] = arith.andi %{{.+}}, %c15_i32
+// CHECK: %[[ZPBIASED:.+]] = arith.ori %[[ZP]], %c17152_i32
+// CHECK: %[[OFFSET:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
+// CHECK: %[[NIBBLES:.+]] = arith.andi %{{.+}}, %c983055_i32
+// CHECK: %[[BIASED:.+]] = arith.ori %[[NIBBLES]], %c1124090624_i32
+// CHECK: %[[PAIR:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
+// CHECK: %[[CENTERED:.+]] = arith.subf %[[PAIR]], %[[OFFSET]] : vector<2xbf16>
+// CHECK: arith.mulf %[[CENTERED]], %[[SCALE]] : vector<2xbf16>
+// CHECK-NOT: arith.truncf {{.*}} to vector<8xbf16>
+// CHECK: nvvm.mma.sync
+func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x2xbf16>, %z: memref<48x1xi8>, %y: memref<?x48xbf16>) {
+  qmat.gemv <int4, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x2xbf16>)
+      zero_points(%z : memref<48x1xi8>) outs(%y : memref<?x48xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// mxfp4 with bf16 activations: the fp4 bit placement (code * 2^-126), times
+// 2^126, times the bf16 2^(e - 127) of the scale byte.
+// CHECK-LABEL: func.func @mxfp4_packed(
+// CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
+// CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: %[[NORMAL:.+]] = arith.shli %[[E]], %c7_i32
+// CHECK: %[[NOTNAN:.+]] = arith.select %{{.+}}, %c32704_i32, %[[NORMAL]]
+// CHECK: arith.select %{{.+}}, %c64_i32, %[[NOTNAN]]
+// CHECK: %[[POW:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
+// CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
+// CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>
+// CHECK: arith.mulf %[[VALUE]], %[[POW]] : vector<2xbf16>
+// With f16 activations (2^(e-127) leaves f16's range), through fp32.
+// CHECK: gpu.func @gemv_mxfp4_bs32_k256_f16_tc_magic_bias_m8_s1_c1(
+// CHECK-NOT: vector<2xf16>
+// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
+func.func @mxfp4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>, %y: memref<?x48xbf16>,
+                        %ah: memref<?x256xf16>, %yh: memref<?x48xf16>) {
+  qmat.gemv <mxfp4, block = 32> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x8xf8E8M0FNU>)
+      outs(%y : memref<?x48xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+  qmat.gemv <mxfp4, block = 32> ins(%ah, %w, %s : memref<?x256xf16>, memref<48x128xi8>, memref<48x8xf8E8M0FNU>)
+      outs(%yh : memref<?x48xf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
 // Scalar: one warp per row, four rows per block, a butterfly of shuffles
 // per activation row.
 // CHECK-LABEL: func.func @scalar(

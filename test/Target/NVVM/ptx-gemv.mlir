@@ -29,7 +29,40 @@
 // SM90-COUNT-16: cvt.rn.f16x2.e4m3x2
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// NOSPILL-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
+// mxfp4 (bf16): the fp4 bit placement, then 2^126 (0x7E80) for the code's
+// own value, then the bf16 2^(e - 127) built from the scale byte (0x0040
+// for e = 0, NaN 0x7FC0 for 0xFF).
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m8_s4_c1(
+// SM90-DAG: selp.b32 {{.*}}, 2143322048,
+// SM90-DAG: selp.b32 {{.*}}, 4194368,
+// SM90: mov.b32 [[CODE:%r[0-9]+]], 2122350208;
+// SM90-NEXT: mul.rn.bf16x2 [[VALUE:%r[0-9]+]], {{%r[0-9]+}}, [[CODE]];
+// SM90-NEXT: mul.rn.bf16x2 {{%r[0-9]+}}, [[VALUE]],
+// SM90-NOT: cvt.f32.bf16
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// mxfp4 with f16 activations stays on the fp32 decode.
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_f16_tc_magic_bias_m8_s4_c1(
+// SM90-NOT: mul.rn.f16x2
+// SM90: cvt.rn.f16x2.f32
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// int4 (bf16, zero points): nibble pairs under 128 (0x4300), minus
+// 128 + zp splatted to both halves, times the scale.
+// SM90-LABEL: .visible .entry gemv_int4_bs128_k5120_bf16_tc_magic_bias_zp_m8_s4_c1(
+// SM90: mad.lo.s32 [[OFFSET:%r[0-9]+]], {{%r[0-9]+}}, 65537, 1124090624;
+// SM90: and.b32 [[NIBBLES:%r[0-9]+]], {{%r[0-9]+}}, 983055;
+// SM90-NEXT: or.b32 [[BIASED:%r[0-9]+]], [[NIBBLES]], 1124090624;
+// SM90-NEXT: sub.rn.bf16x2 [[CENTERED:%r[0-9]+]], [[BIASED]], [[OFFSET]];
+// SM90-NEXT: mul.rn.bf16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTERED]];
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// int4 (f16, no zero points): under 1024 (0x6400), plus -1032 (0xE408).
+// SM90-LABEL: .visible .entry gemv_int4_bs32_k5120_f16_tc_magic_bias_m8_s4_c1(
+// SM90: or.b32 [[BIASED16:%r[0-9]+]], {{%r[0-9]+}}, 1677747200;
+// SM90-NEXT: mov.b32 [[MINUS:%r[0-9]+]], -469179384;
+// SM90-NEXT: add.rn.f16x2 [[CENTERED16:%r[0-9]+]], [[BIASED16]], [[MINUS]];
+// SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTERED16]];
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// NOSPILL-COUNT-9: 0 bytes spill stores, 0 bytes spill loads
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -53,5 +86,19 @@ func.func @decode(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref
       zero_points(%z5 : memref<17408x358xi8>) outs(%y5 : memref<?x17408xbf16>) max_m = 8 split_k = 1 col_tiles = 1
   qmat.gemv <fp8, block = 128> ins(%a, %w8, %s8 : memref<?x5120xbf16>, memref<512x5120xf8E4M3FN>, memref<512x40xf32>)
       outs(%y8 : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  return
+}
+
+func.func @packed(%a: memref<?x5120xbf16>, %w: memref<512x2560xi8>, %sx: memref<512x160xf8E8M0FNU>,
+                  %s: memref<512x40xbf16>, %z: memref<512x20xi8>, %y: memref<?x512xbf16>,
+                  %ah: memref<?x5120xf16>, %sh: memref<512x160xf16>, %yh: memref<?x512xf16>) {
+  qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<512x2560xi8>, memref<512x160xf8E8M0FNU>)
+      outs(%y : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <mxfp4, block = 32> ins(%ah, %w, %sx : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x160xf8E8M0FNU>)
+      outs(%yh : memref<?x512xf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <int4, block = 128> ins(%a, %w, %s : memref<?x5120xbf16>, memref<512x2560xi8>, memref<512x40xbf16>)
+      zero_points(%z : memref<512x20xi8>) outs(%y : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <int4, block = 32> ins(%ah, %w, %sh : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x160xf16>)
+      outs(%yh : memref<?x512xf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   return
 }

@@ -43,10 +43,9 @@ struct GemvKernelSpec {
   int64_t getRowsPerBlock() const;
   /// Bytes of workgroup memory for the split-K reduction.
   int64_t getSharedBytes() const;
-  /// Whether nvfp4 weights are decoded straight into the activation type
-  /// (the magic-bias shift, the block scale applied as a packed multiply
-  /// and the global scale in the epilogue) rather than through fp32.
-  bool usesPackedFp4Decode() const;
+  /// Whether the weights are decoded straight into pairs of the activation
+  /// type (isPackedGemvDecode) rather than through fp32.
+  bool usesPackedDecode() const;
   /// Whether the scalar GEMV walks K in 32-element chunks (16-byte code
   /// loads, 8-wide products): K % 32 == 0 and a block that is a multiple
   /// of 8, so that every 8-element word has one scale.
@@ -67,10 +66,12 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
                         const GemvKernelSpec &spec, const GemvBuffers &buffers,
                         const TargetInfo &target);
 
-/// Whether a GEMV of `scheme` decodes straight into the activation type:
-/// nvfp4 on the tensor-core path with the magic-bias decode.
-bool isPackedFp4GemvDecode(SchemeKind scheme, bool tensorCore,
-                           DecodeMethod decode);
+/// Whether a tensor-core GEMV decodes its weights straight into pairs of the
+/// activation type, each pair rounded as the reference rounds it, instead
+/// of through fp32: the magic-bias decode of nvfp4 (fp16, bf16), of mxfp4
+/// with bf16 activations (2^(e-127) leaves fp16's range) and of int4.
+bool isPackedGemvDecode(SchemeKind scheme, bool bf16, bool tensorCore,
+                        DecodeMethod decode);
 
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
 /// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
