@@ -24,12 +24,14 @@ const char *kGemvPolicy =
 #include "GemvPolicySource.inc"
     ;
 
-/// Whether the variant's kernel decodes straight into the activation type
-/// (the expansion leaves the GEMV decode to the target default). Only the
-/// 16x8x16 (NVIDIA) mapping does; the AMD matrix GEMV decodes through fp32.
-bool usesPackedGemvDecode(const Bundle &bundle, const Layer &layer,
-                          const GemvVariant &v) {
-  if (bundle.vendor != Vendor::cuda)
+/// Whether the variant's kernel gains from two column tiles once M grows
+/// (GemvVariantDesc::wideTiles): the packed nvfp4 decode of the 16x8x16
+/// (NVIDIA) mapping, whose per-weight work is the lightest, so that sharing
+/// the activations across tiles pays. The expansion leaves the GEMV decode
+/// to the target default; the AMD matrix GEMV decodes through fp32.
+bool usesWideGemvTiles(const Bundle &bundle, const Layer &layer,
+                       const GemvVariant &v) {
+  if (bundle.vendor != Vendor::cuda || layer.scheme != SchemeKind::nvfp4)
     return false;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
@@ -250,8 +252,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const GemvVariant &v : layer.gemvVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.maxM, v.splitK,
                           v.colTiles, v.tensorCore ? "true" : "false",
-                          usesPackedGemvDecode(bundle, layer, v) ? "true"
-                                                                 : "false");
+                          usesWideGemvTiles(bundle, layer, v) ? "true"
+                                                              : "false");
   if (gemvCount == 0)
     os << "    {0, 0, 0, false, false},\n";
   os << "};\n"

@@ -16,8 +16,14 @@
 // RUN: %cxx -std=c++17 -shared -fPIC %S/Inputs/mock_hipblaslt.cpp -o %t/libhipblaslt.so
 // RUN: %cxx %t/driver.o %t/hipargs.o %t/mock.o -ldl -o %t/run
 // RUN: env MOCK_BASE=0x10000000 LD_LIBRARY_PATH=%t %t/run | FileCheck %s
+// RUN: env MOCK_BASE=0x10000000 MOCK_FAIL_OCCUPANCY=1 LD_LIBRARY_PATH=%t %t/run | FileCheck %s --check-prefix=OCCUPANCY
 // RUN: env LD_LIBRARY_PATH= %t/run no-hipblaslt | FileCheck %s --check-prefix=NOLT
 // RUN: %cxx %t/driver.o %t/hipargs.o -lamdhip64 -ldl -o %t/linked
+
+// Loading the module asks HIP how many wavefronts of each GEMV kernel a
+// compute unit holds (the policy counts rounds of them); its failure is
+// reported.
+// OCCUPANCY: launch failure: 6 gate: hipModuleOccupancyMaxActiveBlocksPerMultiprocessor failed with hipErrorUnknown (1): mock failure
 
 // SUMMARY: gate             mxfp4/32            300     2048 bf16      256     2     33.0 MiB mma x1        dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
 // SUMMARY-NEXT: target gfx942: hsaco {{[0-9]+}} bytes

@@ -10,6 +10,8 @@
 // RUN: %cxx -std=c++17 -I%cuda_path/include -c %S/Inputs/mock_cuda.cpp -o %t/mock.o
 // RUN: %cxx %t/driver.o %t/args.o %t/mock.o -o %t/run
 // RUN: %t/run | FileCheck %s
+// RUN: env MOCK_RESIDENT_WARPS=16 %t/run | FileCheck %s --check-prefix=RESIDENT16
+// RUN: env MOCK_FAIL_OCCUPANCY=1 %t/run | FileCheck %s --check-prefix=OCCUPANCY
 // RUN: %nvcc -std=c++17 -I%t -c %t/args.cpp -o %t/args.nvcc.o
 // RUN: %cxx %t/driver.o %t/args.nvcc.o -L%cuda_path/lib64/stubs -L%cuda_path/lib64 -lcuda -lcublasLt -o %t/linked
 
@@ -45,9 +47,18 @@
 // CHECK-NEXT: launch grid=(172,1,1) block=(64,1,1) view0=+318767104 rows=1
 // CHECK-NEXT: gemv overridden: 0 ok
 // CHECK-NEXT: override off: 0 ok
-// M = 1: one column tile (688 blocks) x split-K 8.
-// CHECK-NEXT: launch grid=(688,1,1) block=(256,1,1) view0=+318767104 rows=1
+// M = 1: one column tile (688 blocks) x split-K 4: one round of 4 K steps
+// at the mock's 36 resident warps per SM (split 8: 2 rounds of 2, a tie the
+// smaller split wins).
+// CHECK-NEXT: launch grid=(688,1,1) block=(128,1,1) view0=+318767104 rows=1
 // CHECK-NEXT: gemv m=1: 0 ok
+
+// With 16 resident warps per SM split 4 needs 2 rounds of 4, split 8 3 of 2.
+// RESIDENT16: override off: 0 ok
+// RESIDENT16-NEXT: launch grid=(688,1,1) block=(256,1,1) view0=+318767104 rows=1
+
+// The occupancy query's failure is reported, not guessed around.
+// OCCUPANCY: launch failure: 4 gate: cuOccupancyMaxActiveBlocksPerMultiprocessor failed with {{.*}}: mock failure
 
 func.func @gate(%a: memref<?x2048xf16>, %w: memref<11008x1024xi8>,
                 %s: memref<11008x128xf8E4M3FN>, %g: memref<f32>,

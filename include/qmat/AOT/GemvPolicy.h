@@ -19,39 +19,47 @@ struct GemvVariantDesc {
   int splitK;   // warps sharing one tile's K range
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
-  /// Weights decoded straight into the activation type (packed decode): the
-  /// per-row work is small enough that sharing activations across column
-  /// tiles pays once M grows.
-  bool packedDecode;
+  /// Whether two column tiles per block pay from kTwoTilesFromM rows on
+  /// (the tiles share activation loads). qmat-aot sets it where the H200
+  /// measured it: the packed nvfp4 decode. The heavier packed decodes
+  /// (mxfp4's two multiplies, int4's subtract) were measured faster with
+  /// one tile.
+  bool wideTiles;
 };
 
-/// 16-row weight tiles in flight per multiprocessor (warps times column
-/// tiles) that the split-K factor aims for, so that enough weight loads are
-/// outstanding to cover memory latency.
-constexpr int64_t kTargetTilesPerSM = 32;
 /// A warp owns at most this many 128-element K steps (longer K: more
 /// split-K) and, when split, at least kMinStepsPerWarp.
 constexpr int64_t kMaxStepsPerWarp = 10;
 constexpr int64_t kMinStepsPerWarp = 2;
-/// From this many activation rows on, packed-decode layers use two column
-/// tiles per block.
+/// From this many activation rows on, wide-tile layers use two column tiles
+/// per block.
 constexpr int64_t kTwoTilesFromM = 4;
+/// Resident warps per multiprocessor assumed for a variant whose occupancy
+/// is unknown (the launcher queries the driver for every kernel).
+constexpr int64_t kDefaultResidentWarps = 32;
 
 /// The index of the variant to launch for an [m, k] x [n, k]^T product on a
 /// GPU with `multiprocessors` SMs, or -1 when none handles m rows.
+/// `residentWarps[i]` is how many warps of variant i one SM holds at once
+/// (null, or an entry <= 0: kDefaultResidentWarps).
 ///
-/// Among the variants of the smallest row capacity that holds m: one column
-/// tile (two for packed-decode layers at m >= kTwoTilesFromM), and the
-/// smallest split-K that gives every SM kTargetTilesPerSM tiles in flight
-/// and every warp at most kMaxStepsPerWarp K steps, without leaving a warp
-/// fewer than kMinStepsPerWarp. Fitted on the H200 (bench/results,
-/// 2026-11-30-gemv-sm90-*.json): at K = 5120 split-K 4 was best or within
-/// 3% of the best for N = 17408 and for the 248320-row lm_head, one tile
-/// except for nvfp4 at M >= 4. When the wanted tiling was not compiled, the
-/// nearest compiled one.
+/// Among the variants of the smallest row capacity that holds m, in order:
+/// the wanted column tiling (two tiles for wide-tile variants at m >=
+/// kTwoTilesFromM, else one; the nearest compiled one when it was not
+/// compiled), warps that keep kMinStepsPerWarp K steps and at most
+/// kMaxStepsPerWarp, then the fewest wave-steps: the rounds of resident
+/// warps the grid needs, ceil(warps / (resident x SMs)), times the K steps
+/// each warp walks. A grid just past a whole wave pays a second round of
+/// long warps; a larger split makes the rounds shorter. Ties go to the
+/// smaller split (less reduction). Fitted on the H200 (bench/results,
+/// 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has 58 registers,
+/// 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x 10 steps)
+/// where split-K 8 needs 3 rounds x 5 steps: 8 was measured 11% faster;
+/// nvfp4 with 56 registers fits split-K 4 in one wave (10 against 15).
 inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                              int64_t multiprocessors,
-                             const GemvVariantDesc *variants, int count) {
+                             const GemvVariantDesc *variants, int count,
+                             const int *residentWarps = nullptr) {
   int capacity = 0;
   for (int i = 0; i < count; ++i)
     if (variants[i].maxM >= m && (capacity == 0 || variants[i].maxM < capacity))
@@ -61,30 +69,39 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
   int64_t steps = k / 128 > 0 ? k / 128 : 1;
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   int chosen = -1;
-  int64_t chosenScore = 0;
+  // Lexicographic key, smaller is better.
+  int64_t chosenKey[5] = {0, 0, 0, 0, 0};
   for (int i = 0; i < count; ++i) {
     const GemvVariantDesc &v = variants[i];
     if (v.maxM != capacity)
       continue;
     if (!v.tensorCore)
       return i;
-    int64_t wantTiles = v.packedDecode && m >= kTwoTilesFromM ? 2 : 1;
+    int64_t wantTiles = v.wideTiles && m >= kTwoTilesFromM ? 2 : 1;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;
-    bool enoughWarps = warps * v.colTiles >= kTargetTilesPerSM * sms;
-    bool shortEnough = stepsPerWarp <= kMaxStepsPerWarp;
-    bool longEnough = v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp;
-    // Lexicographic: the tiling wanted, then a feasible split, then the
-    // smallest split that is feasible (or the largest when none is).
-    int64_t tileMiss = v.colTiles > wantTiles ? v.colTiles - wantTiles
-                                              : wantTiles - v.colTiles;
-    bool feasible = enoughWarps && shortEnough && longEnough;
-    int64_t score = -tileMiss * 1000000 + (longEnough ? 100000 : 0) +
-                    (feasible ? 10000 - v.splitK : v.splitK);
-    if (chosen < 0 || score > chosenScore) {
+    int64_t resident = residentWarps && residentWarps[i] > 0
+                           ? residentWarps[i]
+                           : kDefaultResidentWarps;
+    int64_t perRound = resident * sms;
+    int64_t rounds = (warps + perRound - 1) / perRound;
+    int64_t key[5] = {v.colTiles > wantTiles ? v.colTiles - wantTiles
+                                             : wantTiles - v.colTiles,
+                      v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
+                      stepsPerWarp <= kMaxStepsPerWarp ? 0 : 1,
+                      rounds * stepsPerWarp, v.splitK};
+    bool better = chosen < 0;
+    for (int j = 0; j < 5 && !better; ++j) {
+      if (key[j] != chosenKey[j]) {
+        better = key[j] < chosenKey[j];
+        break;
+      }
+    }
+    if (better) {
       chosen = i;
-      chosenScore = score;
+      for (int j = 0; j < 5; ++j)
+        chosenKey[j] = key[j];
     }
   }
   return chosen;

@@ -81,6 +81,17 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule, const char *name) {
   *function = reinterpret_cast<CUfunction>(&fakeFunction);
   return CUDA_SUCCESS;
 }
+// 36 resident warps per SM (the nvfp4 GEMV's occupancy on an H200), or
+// MOCK_RESIDENT_WARPS; MOCK_FAIL_OCCUPANCY fails the query.
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction, int blockSize,
+                                                     size_t) {
+  if (std::getenv("MOCK_FAIL_OCCUPANCY"))
+    return CUDA_ERROR_INVALID_VALUE;
+  const char *warps = std::getenv("MOCK_RESIDENT_WARPS");
+  int resident = warps ? std::atoi(warps) : 36;
+  *blocks = resident * 32 / blockSize;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned, CUstream, void **params, void **) {
   // The first memref descriptor (weights for a dequantization, A for a

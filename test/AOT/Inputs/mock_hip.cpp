@@ -39,6 +39,7 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t *properties, int) {
                 arch ? arch : "gfx942");
   const char *cus = std::getenv("MOCK_CUS");
   properties->multiProcessorCount = cus ? std::atoi(cus) : 304; // an MI300X
+  properties->warpSize = 64;
   return hipSuccess;
 }
 hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {
@@ -56,6 +57,17 @@ hipError_t hipModuleUnload(hipModule_t) {
 hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t, const char *name) {
   std::printf("function %s\n", name);
   *function = reinterpret_cast<hipFunction_t>(&fakeFunction);
+  return hipSuccess;
+}
+// 8 resident wavefronts per compute unit, or MOCK_RESIDENT_WARPS;
+// MOCK_FAIL_OCCUPANCY fails the query.
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, hipFunction_t,
+                                                              int blockSize, size_t) {
+  if (std::getenv("MOCK_FAIL_OCCUPANCY"))
+    return hipErrorInvalidValue;
+  const char *waves = std::getenv("MOCK_RESIDENT_WARPS");
+  int resident = waves ? std::atoi(waves) : 8;
+  *blocks = resident * 64 / blockSize;
   return hipSuccess;
 }
 hipError_t hipModuleLaunchKernel(hipFunction_t, unsigned gx, unsigned gy, unsigned gz,

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -18,14 +20,13 @@ using qmat_policy::GemvVariantDesc;
 
 namespace {
 
-std::vector<GemvVariantDesc> table(bool packed,
-                                   std::vector<int> capacities = {8},
+std::vector<GemvVariantDesc> table(bool wide, std::vector<int> capacities = {8},
                                    std::vector<int> colTiles = {1, 2, 4}) {
   std::vector<GemvVariantDesc> out;
   for (int capacity : capacities)
     for (int c : colTiles)
       for (int s : {1, 2, 4, 8, 16})
-        out.push_back({capacity, s, c, true, packed});
+        out.push_back({capacity, s, c, true, wide});
   return out;
 }
 
@@ -41,50 +42,109 @@ std::ostream &operator<<(std::ostream &os, const Choice &c) {
             << ", max_m " << c.maxM;
 }
 
+/// Warps of a `threads`-thread kernel using `registers` per thread that one
+/// H200 SM holds, as the driver's occupancy query computes it (64 K
+/// registers allocated per warp in units of 256, at most 32 blocks).
+int residentOnH200(int registers, int threads) {
+  int perWarp = (registers * 32 + 255) / 256 * 256;
+  int warpsPerBlock = threads / 32;
+  int blocks = std::min(65536 / perWarp / warpsPerBlock, 32);
+  return blocks * warpsPerBlock;
+}
+
+/// Registers of the nvfp4 bf16 max_m = 8 kernels for sm_90 (cuobjdump
+/// -res-usage, 2026-11-30), by split-K and column tiles.
+int nvfp4Registers(int splitK, int colTiles) {
+  static const std::map<std::pair<int, int>, int> registers = {
+      {{1, 1}, 57},  {{2, 1}, 56},  {{4, 1}, 56},  {{8, 1}, 50},
+      {{16, 1}, 86}, {{1, 2}, 95},  {{2, 2}, 71},  {{4, 2}, 71},
+      {{8, 2}, 80},  {{16, 2}, 98}, {{1, 4}, 160}, {{2, 4}, 106},
+      {{4, 4}, 106}, {{8, 4}, 127}, {{16, 4}, 106}};
+  return registers.at({splitK, colTiles});
+}
+
+/// The variant chosen with the nvfp4 kernels' H200 occupancy, or with
+/// `warps` resident warps for every variant when warps >= 0 (0: unknown).
 Choice choose(const std::vector<GemvVariantDesc> &variants, int64_t n,
-              int64_t k, int64_t m, int64_t sms) {
-  int i =
-      chooseGemvVariant(n, k, m, sms, variants.data(), int(variants.size()));
+              int64_t k, int64_t m, int64_t sms, int warps = -1) {
+  std::vector<int> resident;
+  for (const GemvVariantDesc &v : variants)
+    resident.push_back(
+        warps >= 0 ? warps
+                   : residentOnH200(nvfp4Registers(v.splitK, v.colTiles),
+                                    32 * v.splitK));
+  int i = chooseGemvVariant(n, k, m, sms, variants.data(), int(variants.size()),
+                            resident.data());
   if (i < 0)
     return {-1, -1, -1};
   return {variants[i].splitK, variants[i].colTiles, variants[i].maxM};
 }
 
 TEST(GemvPolicy, Gate17408OnH200) {
-  // 1088 tiles x 4 warps = 4352 >= 32 x 132 tiles in flight; 10 steps each.
+  // Split 4 (56 registers, 36 resident warps): 1088 tiles x 4 warps = 4352
+  // fit one round of 132 x 36 = 4752, 10 steps each; split 8 (32 resident
+  // in blocks of 8) needs 3 rounds of 5.
   EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132), (Choice{4, 1, 8}));
   EXPECT_EQ(choose(table(true), 17408, 5120, 1, 132), (Choice{4, 1, 8}));
-  // Packed decode from M = 4: two tiles, 544 x 4 x 2 = 4352 tiles in flight.
+  // Wide tiles from M = 4: 544 tiles x 4 = 2176 warps, one round of 10
+  // (split 8 at 24 resident warps: 2 rounds of 5, a tie the smaller wins).
   EXPECT_EQ(choose(table(true), 17408, 5120, 3, 132), (Choice{4, 1, 8}));
   EXPECT_EQ(choose(table(true), 17408, 5120, 4, 132), (Choice{4, 2, 8}));
   EXPECT_EQ(choose(table(true), 17408, 5120, 8, 132), (Choice{4, 2, 8}));
   EXPECT_EQ(choose(table(false), 17408, 5120, 8, 132), (Choice{4, 1, 8}));
 }
 
+TEST(GemvPolicy, JustPastAWaveSplitsMore) {
+  // 32 resident warps (int4's 58 registers): 4352 warps are 1.03 waves,
+  // 2 rounds x 10 steps; split 8 is 3 rounds x 5 (measured 11% faster).
+  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132, 32), (Choice{8, 1, 8}));
+  // Unknown occupancy is taken as 32 resident warps.
+  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132, 0), (Choice{8, 1, 8}));
+  std::vector<GemvVariantDesc> variants = table(false);
+  EXPECT_EQ(chooseGemvVariant(17408, 5120, 1, 132, variants.data(),
+                              int(variants.size()), nullptr),
+            chooseGemvVariant(17408, 5120, 1, 132, variants.data(),
+                              int(variants.size()),
+                              std::vector<int>(variants.size(), 32).data()));
+  // Per-variant occupancy: split 4 at 36 warps, the others at 32.
+  std::vector<int> mixed(variants.size(), 32);
+  for (size_t i = 0; i < variants.size(); ++i)
+    if (variants[i].splitK == 4 && variants[i].colTiles == 1)
+      mixed[i] = 36;
+  int i = chooseGemvVariant(17408, 5120, 1, 132, variants.data(),
+                            int(variants.size()), mixed.data());
+  EXPECT_EQ(variants[i].splitK, 4);
+}
+
 TEST(GemvPolicy, LongKSplitsMore) {
-  // K = 8192: 64 steps, at most 10 per warp -> split-K 8.
+  // K = 8192: 64 steps, at most 10 per warp -> split-K 8 (3 rounds of 8
+  // steps; split 16 at 16 resident warps is 9 rounds of 4).
   EXPECT_EQ(choose(table(false), 17408, 8192, 1, 132), (Choice{8, 1, 8}));
-  // K = 32768: 256 steps; no compiled split keeps 10 per warp -> the largest.
-  EXPECT_EQ(choose(table(false), 17408, 32768, 1, 132), (Choice{16, 1, 8}));
+  // K = 32768: 256 steps; no compiled split keeps 10 per warp: the fewest
+  // wave-steps, 1 round x 64 (split 4; split 8: 3 x 32, 16: 9 x 16).
+  EXPECT_EQ(choose(table(false), 17408, 32768, 1, 132), (Choice{4, 1, 8}));
 }
 
 TEST(GemvPolicy, SmallerPartNeedsLessSplit) {
-  // K = 2048 (16 steps): 132 SMs need 4224 tiles in flight (split 4),
-  // 64 SMs need 2048 (split 2: 2176, 8 steps per warp).
+  // K = 2048 (16 steps): split 4 is one round of 4 steps on 132 SMs.
   EXPECT_EQ(choose(table(false), 17408, 2048, 1, 132), (Choice{4, 1, 8}));
+  // 64 SMs (2304 warps a round at 36): split 2 is 1 round of 8, split 4
+  // 2 rounds of 4: a tie the smaller split wins.
   EXPECT_EQ(choose(table(false), 17408, 2048, 1, 64), (Choice{2, 1, 8}));
-  // 5120 is step-bound on both.
+  // K = 5120 on 64 SMs: split 4 is 2 rounds x 10, split 8 5 rounds x 5.
   EXPECT_EQ(choose(table(false), 17408, 5120, 1, 64), (Choice{4, 1, 8}));
 }
 
 TEST(GemvPolicy, LmHead) {
+  // 15520 tiles: split 4 is 14 rounds x 10 (split 8: 30 x 5; split 2
+  // keeps 20 steps per warp).
   EXPECT_EQ(choose(table(false), 248320, 5120, 1, 132), (Choice{4, 1, 8}));
   EXPECT_EQ(choose(table(true), 248320, 5120, 8, 132), (Choice{4, 2, 8}));
 }
 
 TEST(GemvPolicy, SmallNTakesTheMostWarps) {
-  // N = 40: 3 tiles; nothing reaches the target, the largest split whose
-  // warps keep two steps wins.
+  // N = 40: 3 tiles, one round at any split: the largest split whose warps
+  // keep two steps (16: 3 steps each).
   EXPECT_EQ(choose(table(false), 40, 5120, 1, 132), (Choice{16, 1, 8}));
   // K = 256: 2 steps; split 2 leaves one step per warp, so no split.
   EXPECT_EQ(choose(table(false), 40, 256, 1, 132), (Choice{1, 1, 8}));
@@ -100,7 +160,7 @@ TEST(GemvPolicy, RowCapacity) {
 }
 
 TEST(GemvPolicy, NearestCompiledTiling) {
-  // Packed M = 8 wants two tiles; only one and four exist: one is as near
+  // Wide M = 8 wants two tiles; only one and four exist: one is as near
   // and comes first.
   auto oneOrFour = table(true, {8}, {1, 4});
   EXPECT_EQ(choose(oneOrFour, 17408, 5120, 8, 132).colTiles, 1);
@@ -115,7 +175,8 @@ TEST(GemvPolicy, ScalarAndBadArguments) {
   EXPECT_EQ(choose(table(false), 2048, 0, 1, 132), (Choice{-1, -1, -1}));
   EXPECT_EQ(chooseGemvVariant(2048, 5120, 1, 132, nullptr, 0), -1);
   // An unknown SM count (0) counts as one SM rather than dividing by zero.
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 0), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 0),
+            choose(table(false), 17408, 5120, 1, 1));
 }
 
 } // namespace
