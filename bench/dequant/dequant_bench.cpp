@@ -306,6 +306,34 @@ double timeIt(CUstream stream, int warmup, int reps, F fn) {
   return median(ms);
 }
 
+/// Median over `batches` of the mean time (ms) of `perBatch` back-to-back
+/// calls `fn(i)` between two events, after `warmup` calls: launch latency
+/// and event overhead stay out, as when kernels are queued in a model.
+template <typename F>
+double timeBatched(CUstream stream, int warmup, int batches, int perBatch,
+                   F fn) {
+  CUevent start, stop;
+  CU_CHECK(cuEventCreate(&start, 0));
+  CU_CHECK(cuEventCreate(&stop, 0));
+  int call = 0;
+  for (int i = 0; i < warmup; ++i)
+    fn(call++);
+  std::vector<double> ms;
+  for (int b = 0; b < batches; ++b) {
+    CU_CHECK(cuEventRecord(start, stream));
+    for (int i = 0; i < perBatch; ++i)
+      fn(call++);
+    CU_CHECK(cuEventRecord(stop, stream));
+    CU_CHECK(cuEventSynchronize(stop));
+    float t;
+    CU_CHECK(cuEventElapsedTime(&t, start, stop));
+    ms.push_back(t / perBatch);
+  }
+  cuEventDestroy(start);
+  cuEventDestroy(stop);
+  return median(ms);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -422,11 +450,20 @@ int main(int argc, char **argv) {
                                copyBytes, stream));
   });
   double copyBw = 2.0 * copyBytes / (copyMs * 1e-3);
+  double copyBatchedMs = timeBatched(stream, 2, 9, 4, [&](int i) {
+    CU_CHECK(cuMemcpyDtoDAsync(copyBufs[(i + 1) % 4]->ptr, copyBufs[i % 4]->ptr,
+                               copyBytes, stream));
+  });
+  double copyBatchedBw = 2.0 * copyBytes / (copyBatchedMs * 1e-3);
   copyBufs.clear();
   json << "  \"copy\": {\"bytes_each_way\": " << copyBytes
        << ", \"median_ms\": " << copyMs
-       << ", \"bandwidth_bytes_per_s\": " << copyBw << "},\n";
-  std::printf("copy: %.3f ms, %.3f TB/s (read+write)\n", copyMs, copyBw / 1e12);
+       << ", \"bandwidth_bytes_per_s\": " << copyBw
+       << ", \"median_ms_batched\": " << copyBatchedMs
+       << ", \"bandwidth_bytes_per_s_batched\": " << copyBatchedBw << "},\n";
+  std::printf("copy: %.3f ms, %.3f TB/s (read+write); batched %.3f ms, %.3f "
+              "TB/s\n",
+              copyMs, copyBw / 1e12, copyBatchedMs, copyBatchedBw / 1e12);
   // Context for write-heavy kernels: a pure fill of 1 GiB (write only).
   std::vector<std::unique_ptr<DeviceBuffer>> fillBufs;
   for (int i = 0; i < 2; ++i)
@@ -482,9 +519,22 @@ int main(int argc, char **argv) {
                                    stream));
       });
       double copySameBw = 2.0 * half / (copySameMs * 1e-3);
-      std::printf("%-56s %-22s %5ldx%-5ld %9.4f %7.3f %7.3f\n", kn.name.c_str(),
-                  kn.cubin.c_str(), long(s.n), long(s.k), ms, bw / copyBw,
-                  bw / copySameBw);
+      // The same, 20 launches back to back per event pair (batches rotate
+      // through the input sets, so L2 never holds the next one).
+      double batchedMs = timeBatched(stream, 5, 15, 20, [&](int i) {
+        launch(kn, *sets[i % sets.size()], stream);
+      });
+      double copySameBatchedMs = timeBatched(stream, 3, 15, 20, [&](int i) {
+        CU_CHECK(cuMemcpyDtoDAsync(cb[(i + 1) % 8]->ptr, cb[i % 8]->ptr, half,
+                                   stream));
+      });
+      double batchedBw = sets[0]->bytesMoved() / (batchedMs * 1e-3);
+      double copySameBatchedBw = 2.0 * half / (copySameBatchedMs * 1e-3);
+      std::printf("%-56s %-22s %5ldx%-5ld %9.4f %7.3f %7.3f | batched %9.4f "
+                  "%7.3f %7.3f\n",
+                  kn.name.c_str(), kn.cubin.c_str(), long(s.n), long(s.k), ms,
+                  bw / copyBw, bw / copySameBw, batchedMs,
+                  batchedBw / copyBatchedBw, batchedBw / copySameBatchedBw);
       json << (timed++ ? ",\n" : "") << "    {\"kernel\": \"" << kn.name
            << "\", \"cubin\": \"" << kn.cubin << "\", \"scheme\": \""
            << kn.scheme << "\", \"act\": \"" << kn.act
@@ -495,7 +545,12 @@ int main(int argc, char **argv) {
            << ", \"dequant_bw_over_copy\": " << bw / copyBw
            << ", \"copy_same_bytes_ms\": " << copySameMs
            << ", \"dequant_bw_over_copy_same_bytes\": " << bw / copySameBw
-           << "}";
+           << ", \"median_ms_batched\": " << batchedMs
+           << ", \"dequant_bw_over_copy_batched\": "
+           << batchedBw / copyBatchedBw
+           << ", \"copy_same_bytes_ms_batched\": " << copySameBatchedMs
+           << ", \"dequant_bw_over_copy_same_bytes_batched\": "
+           << batchedBw / copySameBatchedBw << "}";
     }
   }
   json << "\n  ]\n}\n";
