@@ -24,20 +24,31 @@ const char *kGemvPolicy =
 #include "GemvPolicySource.inc"
     ;
 
-/// Whether the variant's kernel gains from two column tiles once M grows
-/// (GemvVariantDesc::wideTiles): the packed nvfp4 decode of the 16x8x16
-/// (NVIDIA) mapping, whose per-weight work is the lightest, so that sharing
-/// the activations across tiles pays. The expansion leaves the GEMV decode
-/// to the target default; the AMD matrix GEMV decodes through fp32.
-bool usesWideGemvTiles(const Bundle &bundle, const Layer &layer,
-                       const GemvVariant &v) {
-  if (bundle.vendor != Vendor::cuda || layer.scheme != SchemeKind::nvfp4)
-    return false;
+/// When the variant's kernel gains from two column tiles
+/// (qmat_policy::WideTiles, measured on the H200): the packed fp4 decodes
+/// of the 16x8x16 (NVIDIA) mapping, whose per-weight work is the lightest,
+/// so that sharing the activations across tiles pays. The expansion leaves
+/// the GEMV decode to the target default; the AMD matrix GEMV decodes
+/// through fp32.
+StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
+                           const GemvVariant &v) {
+  StringRef never = "qmat_policy::WideTiles::never";
+  if (bundle.vendor != Vendor::cuda)
+    return never;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
           .getElementFormat();
-  return isPackedGemvDecode(layer.scheme, layer.bf16, v.tensorCore,
-                            getDefaultGemvDecode(format));
+  if (!isPackedGemvDecode(layer.scheme, layer.bf16, v.tensorCore,
+                          getDefaultGemvDecode(format)))
+    return never;
+  switch (layer.scheme) {
+  case SchemeKind::nvfp4:
+    return "qmat_policy::WideTiles::manyTilesOrRows";
+  case SchemeKind::mxfp4:
+    return "qmat_policy::WideTiles::manyTiles";
+  default:
+    return never;
+  }
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {
@@ -252,10 +263,9 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const GemvVariant &v : layer.gemvVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.maxM, v.splitK,
                           v.colTiles, v.tensorCore ? "true" : "false",
-                          usesWideGemvTiles(bundle, layer, v) ? "true"
-                                                              : "false");
+                          getWideGemvTiles(bundle, layer, v));
   if (gemvCount == 0)
-    os << "    {0, 0, 0, false, false},\n";
+    os << "    {0, 0, 0, false, qmat_policy::WideTiles::never},\n";
   os << "};\n"
      << "const GemvKernelDesc kGemvKernels[kNumTargets]["
      << std::max<size_t>(gemvCount, 1) << "] = {\n";

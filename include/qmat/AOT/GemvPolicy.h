@@ -13,27 +13,39 @@
 
 namespace qmat_policy {
 
+/// When two column tiles per block (tiles sharing activation loads) are
+/// wanted over one. Fitted on the H200 per packed decode (bench/results,
+/// 2026-11-30-gemv-sm90-*.json): nvfp4 gains from two tiles on the lm_head
+/// at every M and at 17408 rows from M = 4; mxfp4 (bf16) on the lm_head
+/// only; int4 and the fp32 decodes never.
+enum class WideTiles : int {
+  never = 0,
+  /// When there are kWideTilesPerSM two-tile blocks per SM or more.
+  manyTiles = 1,
+  /// manyTiles, and from kTwoTilesFromM activation rows on.
+  manyTilesOrRows = 2,
+};
+
 /// One compiled decode-GEMV variant.
 struct GemvVariantDesc {
   int maxM;     // activation rows it handles (8, 16, 32, 64)
   int splitK;   // warps sharing one tile's K range
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
-  /// Whether two column tiles per block pay from kTwoTilesFromM rows on
-  /// (the tiles share activation loads). qmat-aot sets it where the H200
-  /// measured it: the packed nvfp4 decode. The heavier packed decodes
-  /// (mxfp4's two multiplies, int4's subtract) were measured faster with
-  /// one tile.
-  bool wideTiles;
+  WideTiles wideTiles;
 };
 
 /// A warp owns at most this many 128-element K steps (longer K: more
 /// split-K) and, when split, at least kMinStepsPerWarp.
 constexpr int64_t kMaxStepsPerWarp = 10;
 constexpr int64_t kMinStepsPerWarp = 2;
-/// From this many activation rows on, wide-tile layers use two column tiles
-/// per block.
+/// From this many activation rows on, WideTiles::manyTilesOrRows variants
+/// use two column tiles per block.
 constexpr int64_t kTwoTilesFromM = 4;
+/// Two-tile blocks per SM from which WideTiles::manyTiles variants use two
+/// column tiles (the lm_head, 248320 rows, has 59 on 132 SMs; 17408 rows
+/// have 4, where halving the warps costs more than sharing saves).
+constexpr int64_t kWideTilesPerSM = 16;
 /// Resident warps per multiprocessor assumed for a variant whose occupancy
 /// is unknown (the launcher queries the driver for every kernel).
 constexpr int64_t kDefaultResidentWarps = 32;
@@ -44,18 +56,17 @@ constexpr int64_t kDefaultResidentWarps = 32;
 /// (null, or an entry <= 0: kDefaultResidentWarps).
 ///
 /// Among the variants of the smallest row capacity that holds m, in order:
-/// the wanted column tiling (two tiles for wide-tile variants at m >=
-/// kTwoTilesFromM, else one; the nearest compiled one when it was not
-/// compiled), warps that keep kMinStepsPerWarp K steps and at most
-/// kMaxStepsPerWarp, then the fewest wave-steps: the rounds of resident
-/// warps the grid needs, ceil(warps / (resident x SMs)), times the K steps
-/// each warp walks. A grid just past a whole wave pays a second round of
-/// long warps; a larger split makes the rounds shorter. Ties go to the
-/// smaller split (less reduction). Fitted on the H200 (bench/results,
-/// 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has 58 registers,
-/// 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x 10 steps)
-/// where split-K 8 needs 3 rounds x 5 steps: 8 was measured 11% faster;
-/// nvfp4 with 56 registers fits split-K 4 in one wave (10 against 15).
+/// the wanted column tiling (two tiles as the variant's WideTiles says, else
+/// one; the nearest compiled one when it was not compiled), warps that keep
+/// kMinStepsPerWarp K steps and at most kMaxStepsPerWarp, then the fewest
+/// wave-steps: the rounds of resident warps the grid needs, ceil(warps /
+/// (resident x SMs)), times the K steps each warp walks. A grid just past a
+/// whole wave pays a second round of long warps; a larger split makes the
+/// rounds shorter. Ties go to the smaller split (less reduction). Fitted on the
+/// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
+/// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
+/// 10 steps) where split-K 8 needs 3 rounds x 5 steps: 8 was measured 11%
+/// faster; nvfp4 with 56 registers fits split-K 4 in one wave (10 against 15).
 inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                              int64_t multiprocessors,
                              const GemvVariantDesc *variants, int count,
@@ -77,7 +88,11 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
       continue;
     if (!v.tensorCore)
       return i;
-    int64_t wantTiles = v.wideTiles && m >= kTwoTilesFromM ? 2 : 1;
+    bool manyTiles = (n + 31) / 32 >= kWideTilesPerSM * sms;
+    bool wide =
+        (v.wideTiles != WideTiles::never && manyTiles) ||
+        (v.wideTiles == WideTiles::manyTilesOrRows && m >= kTwoTilesFromM);
+    int64_t wantTiles = wide ? 2 : 1;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;

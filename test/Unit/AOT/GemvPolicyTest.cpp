@@ -17,10 +17,12 @@
 
 using qmat_policy::chooseGemvVariant;
 using qmat_policy::GemvVariantDesc;
+using qmat_policy::WideTiles;
 
 namespace {
 
-std::vector<GemvVariantDesc> table(bool wide, std::vector<int> capacities = {8},
+std::vector<GemvVariantDesc> table(WideTiles wide,
+                                   std::vector<int> capacities = {8},
                                    std::vector<int> colTiles = {1, 2, 4}) {
   std::vector<GemvVariantDesc> out;
   for (int capacity : capacities)
@@ -84,23 +86,31 @@ TEST(GemvPolicy, Gate17408OnH200) {
   // Split 4 (56 registers, 36 resident warps): 1088 tiles x 4 warps = 4352
   // fit one round of 132 x 36 = 4752, 10 steps each; split 8 (32 resident
   // in blocks of 8) needs 3 rounds of 5.
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132), (Choice{4, 1, 8}));
-  EXPECT_EQ(choose(table(true), 17408, 5120, 1, 132), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 1, 132),
+            (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 1, 132),
+            (Choice{4, 1, 8}));
   // Wide tiles from M = 4: 544 tiles x 4 = 2176 warps, one round of 10
   // (split 8 at 24 resident warps: 2 rounds of 5, a tie the smaller wins).
-  EXPECT_EQ(choose(table(true), 17408, 5120, 3, 132), (Choice{4, 1, 8}));
-  EXPECT_EQ(choose(table(true), 17408, 5120, 4, 132), (Choice{4, 2, 8}));
-  EXPECT_EQ(choose(table(true), 17408, 5120, 8, 132), (Choice{4, 2, 8}));
-  EXPECT_EQ(choose(table(false), 17408, 5120, 8, 132), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 3, 132),
+            (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 4, 132),
+            (Choice{4, 2, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 8, 132),
+            (Choice{4, 2, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 8, 132),
+            (Choice{4, 1, 8}));
 }
 
 TEST(GemvPolicy, JustPastAWaveSplitsMore) {
   // 32 resident warps (int4's 58 registers): 4352 warps are 1.03 waves,
   // 2 rounds x 10 steps; split 8 is 3 rounds x 5 (measured 11% faster).
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132, 32), (Choice{8, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 1, 132, 32),
+            (Choice{8, 1, 8}));
   // Unknown occupancy is taken as 32 resident warps.
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 132, 0), (Choice{8, 1, 8}));
-  std::vector<GemvVariantDesc> variants = table(false);
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 1, 132, 0),
+            (Choice{8, 1, 8}));
+  std::vector<GemvVariantDesc> variants = table(WideTiles::never);
   EXPECT_EQ(chooseGemvVariant(17408, 5120, 1, 132, variants.data(),
                               int(variants.size()), nullptr),
             chooseGemvVariant(17408, 5120, 1, 132, variants.data(),
@@ -119,64 +129,103 @@ TEST(GemvPolicy, JustPastAWaveSplitsMore) {
 TEST(GemvPolicy, LongKSplitsMore) {
   // K = 8192: 64 steps, at most 10 per warp -> split-K 8 (3 rounds of 8
   // steps; split 16 at 16 resident warps is 9 rounds of 4).
-  EXPECT_EQ(choose(table(false), 17408, 8192, 1, 132), (Choice{8, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 8192, 1, 132),
+            (Choice{8, 1, 8}));
   // K = 32768: 256 steps; no compiled split keeps 10 per warp: the fewest
   // wave-steps, 1 round x 64 (split 4; split 8: 3 x 32, 16: 9 x 16).
-  EXPECT_EQ(choose(table(false), 17408, 32768, 1, 132), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 32768, 1, 132),
+            (Choice{4, 1, 8}));
 }
 
 TEST(GemvPolicy, SmallerPartNeedsLessSplit) {
   // K = 2048 (16 steps): split 4 is one round of 4 steps on 132 SMs.
-  EXPECT_EQ(choose(table(false), 17408, 2048, 1, 132), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 2048, 1, 132),
+            (Choice{4, 1, 8}));
   // 64 SMs (2304 warps a round at 36): split 2 is 1 round of 8, split 4
   // 2 rounds of 4: a tie the smaller split wins.
-  EXPECT_EQ(choose(table(false), 17408, 2048, 1, 64), (Choice{2, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 2048, 1, 64),
+            (Choice{2, 1, 8}));
   // K = 5120 on 64 SMs: split 4 is 2 rounds x 10, split 8 5 rounds x 5.
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 64), (Choice{4, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 1, 64),
+            (Choice{4, 1, 8}));
 }
 
 TEST(GemvPolicy, LmHead) {
   // 15520 tiles: split 4 is 14 rounds x 10 (split 8: 30 x 5; split 2
   // keeps 20 steps per warp).
-  EXPECT_EQ(choose(table(false), 248320, 5120, 1, 132), (Choice{4, 1, 8}));
-  EXPECT_EQ(choose(table(true), 248320, 5120, 8, 132), (Choice{4, 2, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 248320, 5120, 1, 132),
+            (Choice{4, 1, 8}));
+  // 7760 two-tile blocks, 59 per SM (>= 16): two tiles at any M where the
+  // kernel gains from them, split 4 (9 rounds x 10 at 28 resident warps).
+  EXPECT_EQ(choose(table(WideTiles::manyTiles), 248320, 5120, 1, 132),
+            (Choice{4, 2, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 1, 132),
+            (Choice{4, 2, 8}));
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 8, 132),
+            (Choice{4, 2, 8}));
+}
+
+TEST(GemvPolicy, WideTilesBoundaries) {
+  // 16 two-tile blocks per SM on 132 SMs: 2112 blocks, 67584 rows.
+  EXPECT_EQ(choose(table(WideTiles::manyTiles), 67584, 5120, 1, 132).colTiles,
+            2);
+  EXPECT_EQ(choose(table(WideTiles::manyTiles), 67552, 5120, 1, 132).colTiles,
+            1);
+  // manyTiles ignores M; manyTilesOrRows takes two tiles from M = 4.
+  EXPECT_EQ(choose(table(WideTiles::manyTiles), 17408, 5120, 8, 132).colTiles,
+            1);
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 3, 132).colTiles,
+      1);
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 4, 132).colTiles,
+      2);
+  // A smaller part has fewer SMs to fill: 17408 rows are 544 blocks, 17 per
+  // SM on 32 SMs.
+  EXPECT_EQ(choose(table(WideTiles::manyTiles), 17408, 5120, 1, 32).colTiles,
+            2);
 }
 
 TEST(GemvPolicy, SmallNTakesTheMostWarps) {
   // N = 40: 3 tiles, one round at any split: the largest split whose warps
   // keep two steps (16: 3 steps each).
-  EXPECT_EQ(choose(table(false), 40, 5120, 1, 132), (Choice{16, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 40, 5120, 1, 132),
+            (Choice{16, 1, 8}));
   // K = 256: 2 steps; split 2 leaves one step per warp, so no split.
-  EXPECT_EQ(choose(table(false), 40, 256, 1, 132), (Choice{1, 1, 8}));
+  EXPECT_EQ(choose(table(WideTiles::never), 40, 256, 1, 132),
+            (Choice{1, 1, 8}));
 }
 
 TEST(GemvPolicy, RowCapacity) {
-  auto wide = table(false, {8, 16, 32, 64}, {1});
+  auto wide = table(WideTiles::never, {8, 16, 32, 64}, {1});
   EXPECT_EQ(choose(wide, 2048, 5120, 8, 132).maxM, 8);
   EXPECT_EQ(choose(wide, 2048, 5120, 9, 132).maxM, 16);
   EXPECT_EQ(choose(wide, 2048, 5120, 33, 132).maxM, 64);
   EXPECT_EQ(choose(wide, 2048, 5120, 65, 132), (Choice{-1, -1, -1}));
-  EXPECT_EQ(choose(table(false), 2048, 5120, 9, 132), (Choice{-1, -1, -1}));
+  EXPECT_EQ(choose(table(WideTiles::never), 2048, 5120, 9, 132),
+            (Choice{-1, -1, -1}));
 }
 
 TEST(GemvPolicy, NearestCompiledTiling) {
   // Wide M = 8 wants two tiles; only one and four exist: one is as near
   // and comes first.
-  auto oneOrFour = table(true, {8}, {1, 4});
+  auto oneOrFour = table(WideTiles::manyTilesOrRows, {8}, {1, 4});
   EXPECT_EQ(choose(oneOrFour, 17408, 5120, 8, 132).colTiles, 1);
-  auto onlyFour = table(true, {8}, {4});
+  auto onlyFour = table(WideTiles::manyTilesOrRows, {8}, {4});
   EXPECT_EQ(choose(onlyFour, 17408, 5120, 8, 132).colTiles, 4);
 }
 
 TEST(GemvPolicy, ScalarAndBadArguments) {
-  std::vector<GemvVariantDesc> scalar = {{8, 1, 1, false, false}};
+  std::vector<GemvVariantDesc> scalar = {{8, 1, 1, false, WideTiles::never}};
   EXPECT_EQ(choose(scalar, 2048, 1000, 3, 132), (Choice{1, 1, 8}));
-  EXPECT_EQ(choose(table(false), 0, 5120, 1, 132), (Choice{-1, -1, -1}));
-  EXPECT_EQ(choose(table(false), 2048, 0, 1, 132), (Choice{-1, -1, -1}));
+  EXPECT_EQ(choose(table(WideTiles::never), 0, 5120, 1, 132),
+            (Choice{-1, -1, -1}));
+  EXPECT_EQ(choose(table(WideTiles::never), 2048, 0, 1, 132),
+            (Choice{-1, -1, -1}));
   EXPECT_EQ(chooseGemvVariant(2048, 5120, 1, 132, nullptr, 0), -1);
   // An unknown SM count (0) counts as one SM rather than dividing by zero.
-  EXPECT_EQ(choose(table(false), 17408, 5120, 1, 0),
-            choose(table(false), 17408, 5120, 1, 1));
+  EXPECT_EQ(choose(table(WideTiles::never), 17408, 5120, 1, 0),
+            choose(table(WideTiles::never), 17408, 5120, 1, 1));
 }
 
 } // namespace
