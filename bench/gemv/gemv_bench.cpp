@@ -216,8 +216,27 @@ QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed) {
     uint8_t v = uint8_t(splitmix(state));
     if (s.scheme == Scheme::NVFP4)
       byte = (v & 0x7F) == 0x7F ? uint8_t(v & 0xFE) : v; // e4m3, not NaN
-    else // e8m0: 6 * 2^(e - 127) is finite up to e = 140 (f16), 252 (bf16)
-      byte = f16 ? uint8_t(127 - 40 + v % 54) : uint8_t(v % 253);
+    else // e8m0, past where the largest codes overflow (see below)
+      byte = f16 ? uint8_t(127 - 40 + v % 57) : uint8_t(v % 255);
+  }
+  if (s.scheme == Scheme::MXFP4) {
+    // Where 2^(e - 127) would overflow some codes, those codes shrink to the
+    // largest that stays finite: every weight finite, large e still seen.
+    static const float magnitudes[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+    double largest = f16 ? 65504.0 : 3.3895313892515355e38;
+    int64_t blocks = w.numScaleBlocks();
+    for (int64_t r = 0; r < s.n; ++r)
+      for (int64_t c = 0; c < s.k; ++c) {
+        double scale = std::ldexp(
+            1.0, int(w.scaleBytes[r * blocks + c / s.blockSize]) - 127);
+        uint8_t &byte = w.codes[r * (s.k / 2) + c / 2];
+        int shift = c % 2 ? 4 : 0;
+        int code = (byte >> shift) & 0xF, magnitude = code & 7;
+        while (magnitude > 0 && magnitudes[magnitude] * scale > largest)
+          --magnitude;
+        byte = uint8_t((byte & ~(0xF << shift)) | ((code & 8) | magnitude)
+                                                      << shift);
+      }
   }
   for (float &scale : w.scaleF32) {
     uint64_t v = splitmix(state);

@@ -17,10 +17,12 @@
 //   included. nvfp4 applies the block scale as a packed multiply by
 //   scale * 2^(E - 7) (E = 14 or 126), exact because the product has at most
 //   6 significant bits and stays in range; the factor 2^7 and the global
-//   scale are applied to the fp32 sums. mxfp4 (bf16 only) first multiplies
-//   by 2^126, which gives the code's own value, then by 2^(e - 127): one
-//   rounding of the exact product, as the reference's, including overflow
-//   to infinity and underflow; 2^(e-127) alone would not fit one factor.
+//   scale are applied to the fp32 sums. mxfp4 first multiplies by 2^E,
+//   which gives the code's own value, then by 2^(e - 127): one rounding of
+//   the exact product, as the reference's, including overflow to infinity
+//   and underflow (2^(e - 127) alone would not fit one factor). f16 cannot
+//   hold 2^(e - 127) either: it takes two factors 2^a 2^b, the first
+//   keeping the product exact, the second rounding it once.
 // - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
 //   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
 //   exactly, and the multiply by the act-typed scale rounds the exact
@@ -97,16 +99,15 @@ int64_t GemvKernelSpec::getSharedBytes() const {
   return tensorCore ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM) : 0;
 }
 
-bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool bf16,
-                                    bool tensorCore, DecodeMethod decode) {
+bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
+                                    DecodeMethod decode) {
   if (!tensorCore || decode != DecodeMethod::magic_bias)
     return false;
   switch (scheme) {
   case SchemeKind::nvfp4:
   case SchemeKind::int4:
-    return true;
   case SchemeKind::mxfp4:
-    return bf16;
+    return true;
   case SchemeKind::fp8:
     return false;
   }
@@ -114,8 +115,7 @@ bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool bf16,
 }
 
 bool GemvKernelSpec::usesPackedDecode() const {
-  return isPackedGemvDecode(scheme.getKind(), actType.isBF16(), tensorCore,
-                            decode);
+  return isPackedGemvDecode(scheme.getKind(), tensorCore, decode);
 }
 
 bool GemvKernelSpec::usesChunkedDot() const {
@@ -273,6 +273,8 @@ private:
   /// (offset only for int4).
   struct WordFactors {
     Value multiplier, offset;
+    /// mxfp4 with f16 activations: a second power of two, applied last.
+    Value lastMultiplier;
   };
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk, Value kc,
@@ -418,9 +420,35 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
     for (Value raw : chunk.rawScales)
       if (!llvm::is_contained(distinct, raw))
         distinct.push_back(raw);
-  DenseMap<Value, Value> multiplier;
+  DenseMap<Value, Value> multiplier, lastMultiplier;
   if (kind == SchemeKind::nvfp4) {
     addNvfp4Multipliers(distinct, multiplier);
+  } else if (kind == SchemeKind::mxfp4 && act.isF16()) {
+    // f16 2^a and 2^b with a + b = e - 127 clamped to [-28, 17] (below,
+    // every code rounds to zero; above, every nonzero code overflows),
+    // a = clamp(e - 127, -14, 13): code * 2^a is exact (no overflow, no
+    // bits below 2^-24) and the product by 2^b rounds once. NaN for 0xFF.
+    for (Value raw : distinct) {
+      Value e = arith::ExtUIOp::create(
+          b, loc, i32, arith::BitcastOp::create(b, loc, i8, raw));
+      auto clamp = [&](Value v, int64_t lo, int64_t hi) {
+        return arith::MinSIOp::create(
+            b, loc, arith::MaxSIOp::create(b, loc, v, cI32(lo)), cI32(hi));
+      };
+      Value total = clamp(arith::SubIOp::create(b, loc, e, cI32(127)), -28, 17);
+      Value first = clamp(total, -14, 13);
+      Value second = arith::SubIOp::create(b, loc, total, first);
+      auto powerOfTwo = [&](Value exponent) {
+        return arith::ShLIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, exponent, cI32(15)),
+            cI32(10));
+      };
+      Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                          cI32(0xFF));
+      multiplier[raw] = splatHalves(arith::SelectOp::create(
+          b, loc, isNaN, cI32(0x7E00), powerOfTwo(first)));
+      lastMultiplier[raw] = splatHalves(powerOfTwo(second));
+    }
   } else if (kind == SchemeKind::mxfp4) {
     // bf16 2^(e - 127): the exponent field for e >= 1, the subnormal
     // 2^-127 for e == 0, NaN for 0xFF.
@@ -470,7 +498,8 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
         offset =
             splatHalves(arith::OrIOp::create(b, loc, zeroPoint, cI32(magic)));
       }
-      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset});
+      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset,
+                       lastMultiplier.lookup(chunk.rawScales[w])});
     }
     perChunk.push_back(words);
   }
@@ -513,12 +542,13 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
 
   int64_t magnitudeShift = f16 ? 3 : 6;
   Value signMask = cI32(0x80008000), magnitudeMask = cI32(0x70007000);
+  // mxfp4: the bit placement's 2^-E undone first, for the code's value.
   Value codeValue;
   if (kind == SchemeKind::mxfp4)
     codeValue = arith::ConstantOp::create(
         b, loc,
-        SplatElementsAttr::get(pairType,
-                               b.getFloatAttr(act, std::ldexp(1.0, 126))));
+        SplatElementsAttr::get(
+            pairType, b.getFloatAttr(act, std::ldexp(1.0, f16 ? 14 : 126))));
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
     for (int64_t j = 3; j >= 0; --j) {
@@ -533,8 +563,10 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       Value pair = toPair(arith::OrIOp::create(b, loc, sign, magnitude));
       if (codeValue)
         pair = arith::MulFOp::create(b, loc, pair, codeValue);
-      pairs[4 * w + j] =
-          arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
+      pair = arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
+      if (factors[w].lastMultiplier)
+        pair = arith::MulFOp::create(b, loc, pair, factors[w].lastMultiplier);
+      pairs[4 * w + j] = pair;
     }
   }
   return pairs;

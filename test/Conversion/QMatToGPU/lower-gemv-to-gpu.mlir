@@ -123,7 +123,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // -----
 
 // mxfp4 with bf16 activations: the fp4 bit placement (code * 2^-126), times
-// 2^126, times the bf16 2^(e - 127) of the scale byte.
+// 2^126, times the bf16 2^(e - 127) of the scale byte (exact: one rounding).
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
 // CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
@@ -134,10 +134,23 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
 // CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>
 // CHECK: arith.mulf %[[VALUE]], %[[POW]] : vector<2xbf16>
-// With f16 activations (2^(e-127) leaves f16's range), through fp32.
+// With f16 activations 2^(e - 127) takes two factors 2^a 2^b: e - 127
+// clamped to [-28, 17], a to [-14, 13]; NaN (0x7E00) for 0xFF. The code's
+// value first (2^14), then 2^a (exact), then 2^b (the one rounding).
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_f16_tc_magic_bias_m8_s1_c1(
-// CHECK-NOT: vector<2xf16>
-// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
+// CHECK: %[[UNBIASED:.+]] = arith.subi %{{.+}}, %c127_i32
+// CHECK: %[[LOW:.+]] = arith.maxsi %[[UNBIASED]], %c-28_i32
+// CHECK: %[[TOTAL:.+]] = arith.minsi %[[LOW]], %c17_i32
+// CHECK: %[[ALOW:.+]] = arith.maxsi %[[TOTAL]], %c-14_i32
+// CHECK: %[[A:.+]] = arith.minsi %[[ALOW]], %c13_i32
+// CHECK: arith.subi %[[TOTAL]], %[[A]]
+// CHECK: arith.select %{{.+}}, %c32256_i32,
+// CHECK: %[[CODE16:.+]] = arith.constant dense<1.638400e+04> : vector<2xf16>
+// CHECK: %[[VALUE16:.+]] = arith.mulf %{{.+}}, %[[CODE16]] : vector<2xf16>
+// CHECK: %[[EXACT:.+]] = arith.mulf %[[VALUE16]], %{{.+}} : vector<2xf16>
+// CHECK: arith.mulf %[[EXACT]], %{{.+}} : vector<2xf16>
+// CHECK-NOT: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
+// CHECK: nvvm.mma.sync
 func.func @mxfp4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>, %y: memref<?x48xbf16>,
                         %ah: memref<?x256xf16>, %yh: memref<?x48xf16>) {
   qmat.gemv <mxfp4, block = 32> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x8xf8E8M0FNU>)

@@ -40,10 +40,17 @@
 // SM90-NEXT: mul.rn.bf16x2 {{%r[0-9]+}}, [[VALUE]],
 // SM90-NOT: cvt.f32.bf16
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// mxfp4 with f16 activations stays on the fp32 decode.
+// mxfp4 with f16 activations: 2^14 (0x7400) for the code's value, then the
+// two factors 2^a (exact) and 2^b (one rounding); NaN factor 0x7E00.
 // SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_f16_tc_magic_bias_m8_s4_c1(
-// SM90-NOT: mul.rn.f16x2
-// SM90: cvt.rn.f16x2.f32
+// SM90: max.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, -14;
+// SM90-NEXT: min.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 13;
+// SM90: selp.b32 {{%r[0-9]+}}, 32256,
+// SM90: mov.b32 [[CODE16:%r[0-9]+]], 1946186752;
+// SM90-NEXT: mul.rn.f16x2 [[VALUE16:%r[0-9]+]], {{%r[0-9]+}}, [[CODE16]];
+// SM90-NEXT: mul.rn.f16x2 [[EXACT16:%r[0-9]+]], [[VALUE16]],
+// SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, [[EXACT16]],
+// SM90-NOT: cvt.rn.f16x2.f32
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // int4 (bf16, zero points): nibble pairs under 128 (0x4300), minus
 // 128 + zp splatted to both halves, times the scale.

@@ -68,9 +68,8 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
 
 /// Whether a tensor-core GEMV decodes its weights straight into pairs of the
 /// activation type, each pair rounded as the reference rounds it, instead
-/// of through fp32: the magic-bias decode of nvfp4 (fp16, bf16), of mxfp4
-/// with bf16 activations (2^(e-127) leaves fp16's range) and of int4.
-bool isPackedGemvDecode(SchemeKind scheme, bool bf16, bool tensorCore,
+/// of through fp32: the magic-bias decode of nvfp4, mxfp4 and int4.
+bool isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
                         DecodeMethod decode);
 
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
