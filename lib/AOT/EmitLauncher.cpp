@@ -41,11 +41,9 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
     return never;
-  // mxfp4 with f16 activations (three multiplies) was not measured: one
-  // tile, the default.
   if (layer.scheme == SchemeKind::nvfp4)
     return "qmat_policy::WideTiles::manyTilesOrRows";
-  if (layer.scheme == SchemeKind::mxfp4 && layer.bf16)
+  if (layer.scheme == SchemeKind::mxfp4)
     return "qmat_policy::WideTiles::manyTiles";
   return never;
 }
