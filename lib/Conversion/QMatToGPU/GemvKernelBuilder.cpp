@@ -712,17 +712,25 @@ void TensorCoreGemvEmitter::emit() {
       getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
-  Value firstRow = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles)), g);
+  Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
+  Value firstRow = arith::AddIOp::create(b, loc, blockFirst, g);
 
   // Rows past N and activation rows past M read row N-1 / M-1 instead of
-  // branching; their results are never stored.
-  SmallVector<Value> weightRows; // [tile][half]
-  for (int64_t c = 0; c < colTiles; ++c)
-    for (int64_t h = 0; h < 2; ++h)
-      weightRows.push_back(arith::MinUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * h)),
-          lastN));
+  // branching; their results are never stored. Only the last block can have
+  // such rows: the others take every row at a constant distance from the
+  // first, which the loads fold into their address (no per-row address
+  // arithmetic in the loop).
+  auto weightRowsOf = [&](bool clamp) {
+    SmallVector<Value> rows; // [tile][half]
+    for (int64_t c = 0; c < colTiles; ++c)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row =
+            arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * h));
+        rows.push_back(clamp ? Value(arith::MinUIOp::create(b, loc, row, lastN))
+                             : row);
+      }
+    return rows;
+  };
   SmallVector<Value> activationRows;
   for (int64_t r = 0; r < groups; ++r)
     activationRows.push_back(arith::MinUIOp::create(
@@ -749,9 +757,9 @@ void TensorCoreGemvEmitter::emit() {
   // arithmetic. (Carrying the next step's loads through the loop was
   // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
   // at M = 1, bench/results/2026-11-30-gemv-sm90-prefetch.json.)
-  auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
-                                 cIdx(spec.splitK), zeros);
-  {
+  auto emitLoop = [&](ArrayRef<Value> weightRows) {
+    auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
+                                   cIdx(spec.splitK), zeros);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
@@ -759,8 +767,22 @@ void TensorCoreGemvEmitter::emit() {
     Value kc = stepK(loop.getInductionVar());
     computeStep(loadStep(kc, weightRows, activationRows), kc, acc);
     scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(loop.getResults());
+  };
+  Value wholeBlock = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ule,
+      arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * colTiles)), numN);
+  auto rowsInside = scf::IfOp::create(
+      b, loc, SmallVector<Type>(accumulators, f32), wholeBlock,
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rowsInside.thenBlock());
+    scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/false)));
+    b.setInsertionPointToStart(rowsInside.elseBlock());
+    scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/true)));
   }
-  SmallVector<Value> sums(loop.getResults().begin(), loop.getResults().end());
+  SmallVector<Value> sums(rowsInside.getResults());
 
   // Split-K: every warp parks its partial sums, warp 0 adds them up.
   Value isFirstWarp =

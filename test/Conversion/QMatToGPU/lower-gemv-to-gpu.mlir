@@ -38,10 +38,16 @@
 // CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// Blocks whose 32 rows all lie below N take every row at a constant
+// distance from the first; only the last block clamps rows to N - 1.
+// CHECK: %[[END:.+]] = arith.addi %{{.+}}, %c32{{.*}} : index
+// CHECK: %[[WHOLE:.+]] = arith.cmpi ule, %[[END]], %{{.+}} : index
+// CHECK: scf.if %[[WHOLE]] -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NOT: arith.minui
 // Warps take K steps warp, warp + 4, ... (K = 256: two steps); a step's
 // loads (4 rows of 16 code bytes, their scales, 4 activation words) come
 // before its arithmetic.
-// CHECK: scf.for %{{.+}} = %{{.+}} to %c2 step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-COUNT-4: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
 // Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
@@ -57,6 +63,11 @@
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4] : vector<8xbf16>, vector<8xbf16>
 // CHECK: nvvm.mma.sync A[{{.+}}]  B[{{.+}}]  C[{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-15: nvvm.mma.sync
+// The last block: the 4 rows clamped, the same loop.
+// CHECK: } else {
+// CHECK-COUNT-4: arith.minui %{{.+}}, %{{.+}} : index
+// CHECK: scf.for
+// CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // Split-K: park, barrier, warp 0 adds and stores with 2^7 x global and bias.
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
@@ -86,8 +97,11 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// Two row groups (max_m = 16): 8 steps x 2 groups.
+// Two row groups (max_m = 16): 8 steps x 2 groups, in each of the two
+// loops (whole blocks, the last block).
 // CHECK-COUNT-15: nvvm.mma.sync
+// CHECK: } else {
+// CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: gpu.barrier
 func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>, %y: memref<?x48xf16>) {

@@ -8,6 +8,11 @@
 
 // SM90: .target sm_90
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c1(
+// In whole blocks row g + 8 is one pointer away from row g: 8 x 2560 code
+// bytes, 8 x 320 scale bytes, offsets folded into the loads.
+// SM90: ld.global.v4.b32 {{.*}}, [{{%rd[0-9]+}}+20480];
+// SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2560];
+// SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2561];
 // Both scales of a lane's chunk in one conversion; sign and magnitude masks.
 // SM90: cvt.rn.f16x2.e4m3x2
 // SM90: and.b32 {{.*}}-2147450880;
