@@ -25,11 +25,10 @@ const char *kGemvPolicy =
     ;
 
 /// When the variant's kernel gains from two column tiles
-/// (qmat_policy::WideTiles, measured on the H200): the packed fp4 decodes
-/// of the 16x8x16 (NVIDIA) mapping, whose per-weight work is the lightest,
-/// so that sharing the activations across tiles pays. The expansion leaves
-/// the GEMV decode to the target default; the AMD matrix GEMV decodes
-/// through fp32.
+/// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
+/// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
+/// sharing the activations across tiles pays on many-tile layers and from
+/// M = 4. The fp32 decodes (fp8) and the AMD matrix GEMV keep one tile.
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
@@ -41,11 +40,7 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
     return never;
-  if (layer.scheme == SchemeKind::nvfp4)
-    return "qmat_policy::WideTiles::manyTilesOrRows";
-  if (layer.scheme == SchemeKind::mxfp4)
-    return "qmat_policy::WideTiles::manyTiles";
-  return never;
+  return "qmat_policy::WideTiles::manyTilesOrRows";
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {

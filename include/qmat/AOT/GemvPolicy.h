@@ -14,10 +14,11 @@
 namespace qmat_policy {
 
 /// When two column tiles per block (tiles sharing activation loads) are
-/// wanted over one. Fitted on the H200 per packed decode (bench/results,
-/// 2026-11-30-gemv-sm90-*.json): nvfp4 gains from two tiles on the lm_head
-/// at every M and at 17408 rows from M = 4; mxfp4 (bf16, f16) on the lm_head
-/// only; int4 and the fp32 decodes never.
+/// wanted over one. Fitted on the H200 (bench/results,
+/// 2026-11-30-gemv-sm90-session4-final-main.json): the packed decodes
+/// (nvfp4, mxfp4, int4) gain from two tiles on the lm_head at every M and
+/// at 17408 rows from M = 8 (equal at M = 4); the fp32 decode (fp8) was
+/// not consistently faster with two.
 enum class WideTiles : int {
   never = 0,
   /// When there are kWideTilesPerSM two-tile blocks per SM or more.
