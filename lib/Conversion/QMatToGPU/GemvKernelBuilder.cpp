@@ -7,7 +7,7 @@
 // needs A and B to agree on which logical K sits at each physical position,
 // and the physical positions of lane l depend on t alone; so each lane may
 // feed its own K range in any pairing, as long as A and B use the same one.
-// The packed fp4 decode pairs elements 4 apart (k, k + 4) because that is
+// The packed decodes pair elements 4 apart (k, k + 4) because that is
 // what one shift-and-mask produces from a 32-bit word of codes.
 //
 // Packed decodes (exact: each pair holds the reference's rounded weights):
