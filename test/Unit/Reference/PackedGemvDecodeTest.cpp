@@ -1,0 +1,136 @@
+//===- PackedGemvDecodeTest.cpp - The GEMV's packed decodes, exhaustively -===//
+//
+// The tensor-core GEMV decodes 4-bit weights straight into f16/bf16 pairs
+// (GemvKernelBuilder.cpp): a bit placement, then multiplies (and for int4 a
+// subtraction) in the activation type, each rounding once as the GPU's
+// mul.rn / sub.rn do. This replays that arithmetic with the constants the
+// emitter uses (lit checks them in the IR and PTX) for every code and every
+// scale, and compares with lib/Reference: the pairs must hold the reference's
+// rounded weights (nvfp4: code x scale x 2^-7, the rest applied to the fp32
+// sums).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RefRound.h"
+#include "qmat/Reference/Numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace qmat::ref;
+using qmat::testing::refBF16;
+using qmat::testing::refF16;
+
+namespace {
+
+double valueOf(ActType act, uint16_t bits) {
+  return double(actBitsToFloat(act, bits));
+}
+uint16_t roundTo(ActType act, double x) {
+  return act == ActType::F16 ? refF16(x) : refBF16(x);
+}
+/// One rounding of the exact result (two f16/bf16 operands: the double
+/// product and difference are exact).
+uint16_t mul(ActType act, uint16_t a, uint16_t b) {
+  return roundTo(act, valueOf(act, a) * valueOf(act, b));
+}
+uint16_t sub(ActType act, uint16_t a, uint16_t b) {
+  return roundTo(act, valueOf(act, a) - valueOf(act, b));
+}
+bool isNaN(ActType act, uint16_t bits) {
+  return std::isnan(actBitsToFloat(act, bits));
+}
+/// Equal bits, or both NaN.
+bool sameWeight(ActType act, uint16_t got, uint16_t want) {
+  return got == want || (isNaN(act, got) && isNaN(act, want));
+}
+
+/// The fp4 bit placement: sign on bit 15, magnitude under the exponent
+/// (code x 2^-14 in f16, code x 2^-126 in bf16).
+uint16_t placeE2M1(ActType act, int code) {
+  int shift = act == ActType::F16 ? 9 : 6;
+  return uint16_t((code & 8) << 12 | (code & 7) << shift);
+}
+
+const ActType kActs[] = {ActType::F16, ActType::BF16};
+
+TEST(PackedGemvDecode, Nvfp4IsCodeTimesScaleTimes2ToMinus7) {
+  for (ActType act : kActs) {
+    int exponent = act == ActType::F16 ? 14 : 126;
+    for (int scale = 0; scale < 256; ++scale) {
+      if ((scale & 0x7F) == 0x7F)
+        continue; // NaN scale: the fp32 sum carries it, not the pair
+      float s = decodeE4M3FN(uint8_t(scale));
+      uint16_t multiplier =
+          roundTo(act, double(s) * std::ldexp(1.0, exponent - 7));
+      for (int code = 0; code < 16; ++code) {
+        uint16_t got = mul(act, placeE2M1(act, code), multiplier);
+        double want = double(decodeE2M1(uint8_t(code))) * s / 128.0;
+        EXPECT_EQ(valueOf(act, got), want)
+            << "act " << int(act) << " code " << code << " scale " << scale;
+      }
+    }
+  }
+}
+
+TEST(PackedGemvDecode, Mxfp4Bf16IsTheReferenceWeight) {
+  ActType act = ActType::BF16;
+  for (int e = 0; e < 256; ++e) {
+    uint16_t power = e == 0 ? 0x0040 : e == 255 ? 0x7FC0 : uint16_t(e << 7);
+    for (int code = 0; code < 16; ++code) {
+      uint16_t value = mul(act, placeE2M1(act, code), 0x7E80); // x 2^126
+      uint16_t got = mul(act, value, power);
+      uint16_t want =
+          roundToBF16(decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
+      EXPECT_TRUE(sameWeight(act, got, want))
+          << "code " << code << " e " << e << ": 0x" << std::hex << got
+          << " want 0x" << want;
+    }
+  }
+}
+
+TEST(PackedGemvDecode, Mxfp4F16IsTheReferenceWeight) {
+  ActType act = ActType::F16;
+  for (int e = 0; e < 256; ++e) {
+    int total = std::clamp(e - 127, -28, 17);
+    int first = std::clamp(total, -14, 13), second = total - first;
+    uint16_t power1 = e == 255 ? 0x7E00 : uint16_t((first + 15) << 10);
+    uint16_t power2 = uint16_t((second + 15) << 10);
+    for (int code = 0; code < 16; ++code) {
+      uint16_t value = mul(act, placeE2M1(act, code), 0x7400); // x 2^14
+      uint16_t got = mul(act, mul(act, value, power1), power2);
+      uint16_t want =
+          roundToF16(decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
+      EXPECT_TRUE(sameWeight(act, got, want))
+          << "code " << code << " e " << e << ": 0x" << std::hex << got
+          << " want 0x" << want;
+    }
+  }
+}
+
+TEST(PackedGemvDecode, Int4IsTheReferenceWeightForEveryScale) {
+  for (ActType act : kActs) {
+    uint16_t magic = act == ActType::F16 ? 0x6400 : 0x4300;
+    int64_t wrong = 0;
+    for (int scale = 0; scale < 65536; ++scale) {
+      float s = actBitsToFloat(act, uint16_t(scale));
+      for (int zp = 0; zp < 16; ++zp) {
+        uint16_t offset = uint16_t(magic | zp);
+        for (int q = 0; q < 16; ++q) {
+          uint16_t centered = sub(act, uint16_t(magic | q), offset);
+          uint16_t got = mul(act, centered, uint16_t(scale));
+          uint16_t want = roundToAct(act, (float(q) - float(zp)) * s);
+          if (!sameWeight(act, got, want) && wrong++ < 5)
+            ADD_FAILURE() << "act " << int(act) << " q " << q << " zp " << zp
+                          << " scale 0x" << std::hex << scale << ": 0x" << got
+                          << " want 0x" << want;
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0);
+  }
+}
+
+} // namespace
