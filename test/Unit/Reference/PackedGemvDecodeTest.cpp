@@ -75,39 +75,39 @@ TEST(PackedGemvDecode, Nvfp4IsCodeTimesScaleTimes2ToMinus7) {
   }
 }
 
-TEST(PackedGemvDecode, Mxfp4Bf16IsTheReferenceWeight) {
-  ActType act = ActType::BF16;
-  for (int e = 0; e < 256; ++e) {
-    uint16_t power = e == 0 ? 0x0040 : e == 255 ? 0x7FC0 : uint16_t(e << 7);
+/// Every code under every e8m0 byte: `decode(code, e)` against the
+/// reference's rne(e2m1 x 2^(e - 127)).
+template <typename Decode> void checkMxfp4(ActType act, Decode decode) {
+  for (int e = 0; e < 256; ++e)
     for (int code = 0; code < 16; ++code) {
-      uint16_t value = mul(act, placeE2M1(act, code), 0x7E80); // x 2^126
-      uint16_t got = mul(act, value, power);
+      uint16_t got = decode(code, e);
       uint16_t want =
-          roundToBF16(decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
+          roundToAct(act, decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
       EXPECT_TRUE(sameWeight(act, got, want))
           << "code " << code << " e " << e << ": 0x" << std::hex << got
           << " want 0x" << want;
     }
-  }
+}
+
+TEST(PackedGemvDecode, Mxfp4Bf16IsTheReferenceWeight) {
+  ActType act = ActType::BF16;
+  checkMxfp4(act, [&](int code, int e) {
+    uint16_t power = e == 0 ? 0x0040 : e == 255 ? 0x7FC0 : uint16_t(e << 7);
+    uint16_t value = mul(act, placeE2M1(act, code), 0x7E80); // x 2^126
+    return mul(act, value, power);
+  });
 }
 
 TEST(PackedGemvDecode, Mxfp4F16IsTheReferenceWeight) {
   ActType act = ActType::F16;
-  for (int e = 0; e < 256; ++e) {
+  checkMxfp4(act, [&](int code, int e) {
     int total = std::clamp(e - 127, -28, 17);
     int first = std::clamp(total, -14, 13), second = total - first;
     uint16_t power1 = e == 255 ? 0x7E00 : uint16_t((first + 15) << 10);
     uint16_t power2 = uint16_t((second + 15) << 10);
-    for (int code = 0; code < 16; ++code) {
-      uint16_t value = mul(act, placeE2M1(act, code), 0x7400); // x 2^14
-      uint16_t got = mul(act, mul(act, value, power1), power2);
-      uint16_t want =
-          roundToF16(decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
-      EXPECT_TRUE(sameWeight(act, got, want))
-          << "code " << code << " e " << e << ": 0x" << std::hex << got
-          << " want 0x" << want;
-    }
-  }
+    uint16_t value = mul(act, placeE2M1(act, code), 0x7400); // x 2^14
+    return mul(act, mul(act, value, power1), power2);
+  });
 }
 
 TEST(PackedGemvDecode, Int4IsTheReferenceWeightForEveryScale) {
