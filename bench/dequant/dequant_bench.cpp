@@ -283,29 +283,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Median time (ms) of `fn(i)` over `reps` runs after `warmup`, with events.
-template <typename F>
-double timeIt(CUstream stream, int warmup, int reps, F fn) {
-  CUevent start, stop;
-  CU_CHECK(cuEventCreate(&start, 0));
-  CU_CHECK(cuEventCreate(&stop, 0));
-  for (int i = 0; i < warmup; ++i)
-    fn(i);
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    CU_CHECK(cuEventRecord(start, stream));
-    fn(i);
-    CU_CHECK(cuEventRecord(stop, stream));
-    CU_CHECK(cuEventSynchronize(stop));
-    float t;
-    CU_CHECK(cuEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  cuEventDestroy(start);
-  cuEventDestroy(stop);
-  return median(ms);
-}
-
 /// Median over `batches` of the mean time (ms) of `perBatch` back-to-back
 /// calls `fn(i)` between two events, after `warmup` calls: launch latency
 /// and event overhead stay out, as when kernels are queued in a model.
@@ -332,6 +309,12 @@ double timeBatched(CUstream stream, int warmup, int batches, int perBatch,
   cuEventDestroy(start);
   cuEventDestroy(stop);
   return median(ms);
+}
+
+/// Median time (ms) of `fn(i)` over `reps` single calls after `warmup`.
+template <typename F>
+double timeIt(CUstream stream, int warmup, int reps, F fn) {
+  return timeBatched(stream, warmup, reps, 1, fn);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #ifndef QMAT_AOT_GEMVPOLICY_H
 #define QMAT_AOT_GEMVPOLICY_H
 
+#include <array>
 #include <cstdint>
 
 namespace qmat_policy {
@@ -81,15 +82,15 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
   int64_t steps = k / 128 > 0 ? k / 128 : 1;
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   int chosen = -1;
+  bool manyTiles = (n + 31) / 32 >= kWideTilesPerSM * sms;
   // Lexicographic key, smaller is better.
-  int64_t chosenKey[5] = {0, 0, 0, 0, 0};
+  std::array<int64_t, 5> chosenKey{};
   for (int i = 0; i < count; ++i) {
     const GemvVariantDesc &v = variants[i];
     if (v.maxM != capacity)
       continue;
     if (!v.tensorCore)
       return i;
-    bool manyTiles = (n + 31) / 32 >= kWideTilesPerSM * sms;
     bool wide =
         (v.wideTiles != WideTiles::never && manyTiles) ||
         (v.wideTiles == WideTiles::manyTilesOrRows && m >= kTwoTilesFromM);
@@ -102,22 +103,15 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                            : kDefaultResidentWarps;
     int64_t perRound = resident * sms;
     int64_t rounds = (warps + perRound - 1) / perRound;
-    int64_t key[5] = {v.colTiles > wantTiles ? v.colTiles - wantTiles
-                                             : wantTiles - v.colTiles,
-                      v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
-                      stepsPerWarp <= kMaxStepsPerWarp ? 0 : 1,
-                      rounds * stepsPerWarp, v.splitK};
-    bool better = chosen < 0;
-    for (int j = 0; j < 5 && !better; ++j) {
-      if (key[j] != chosenKey[j]) {
-        better = key[j] < chosenKey[j];
-        break;
-      }
-    }
-    if (better) {
+    std::array<int64_t, 5> key = {
+        v.colTiles > wantTiles ? v.colTiles - wantTiles
+                               : wantTiles - v.colTiles,
+        v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
+        stepsPerWarp <= kMaxStepsPerWarp ? 0 : 1, rounds * stepsPerWarp,
+        v.splitK};
+    if (chosen < 0 || key < chosenKey) {
       chosen = i;
-      for (int j = 0; j < 5; ++j)
-        chosenKey[j] = key[j];
+      chosenKey = key;
     }
   }
   return chosen;

@@ -357,10 +357,7 @@ constexpr int64_t kMagicBiasF32Exponent = 126;
 
 Value mlir::qmat::emitScaleToF32(OpBuilder &b, Location loc, SchemeAttr scheme,
                                  Value raw) {
-  Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto constI32 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v);
-  };
+  Type i8 = b.getI8Type(), f32 = b.getF32Type();
   switch (scheme.getKind()) {
   case SchemeKind::nvfp4: {
     // Decoding the e4m3 scale is the same exact decode as the fp8 codes.
@@ -372,21 +369,9 @@ Value mlir::qmat::emitScaleToF32(OpBuilder &b, Location loc, SchemeAttr scheme,
                          vec, 0, DecodeMethodAttr());
     return vector::ExtractOp::create(b, loc, decoded, ArrayRef<int64_t>{0});
   }
-  case SchemeKind::mxfp4: {
-    // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
-    // e == 0, NaN for 0xFF.
-    Value byte = arith::BitcastOp::create(b, loc, i8, raw);
-    Value e = arith::ExtUIOp::create(b, loc, i32, byte);
-    Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
-    Value isZero =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
-    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
-                                        constI32(255));
-    Value bits =
-        arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
-    bits = arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
-    return arith::BitcastOp::create(b, loc, f32, bits);
-  }
+  case SchemeKind::mxfp4:
+    return arith::BitcastOp::create(b, loc, f32,
+                                    emitE8M0ToF32Bits(b, loc, raw));
   case SchemeKind::fp8:
     return raw;
   case SchemeKind::int4:
@@ -395,8 +380,27 @@ Value mlir::qmat::emitScaleToF32(OpBuilder &b, Location loc, SchemeAttr scheme,
   llvm_unreachable("unknown scheme");
 }
 
-Value mlir::qmat::emitZeroPointToF32(OpBuilder &b, Location loc, Value byte,
-                                     Value block) {
+Value mlir::qmat::emitE8M0ToF32Bits(OpBuilder &b, Location loc, Value raw) {
+  // 2^(e-127): the exponent field for e >= 1, the subnormal 2^-127 for
+  // e == 0, NaN for 0xFF.
+  Type i32 = b.getI32Type();
+  auto constI32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), raw);
+  Value e = arith::ExtUIOp::create(b, loc, i32, byte);
+  Value normal = arith::ShLIOp::create(b, loc, e, constI32(23));
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(0));
+  Value isNaN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, constI32(255));
+  Value bits =
+      arith::SelectOp::create(b, loc, isZero, constI32(0x00400000), normal);
+  return arith::SelectOp::create(b, loc, isNaN, constI32(0x7FC00000), bits);
+}
+
+Value mlir::qmat::emitZeroPointNibble(OpBuilder &b, Location loc, Value byte,
+                                      Value block) {
   Type i32 = b.getI32Type();
   auto constI32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v);
@@ -404,9 +408,14 @@ Value mlir::qmat::emitZeroPointToF32(OpBuilder &b, Location loc, Value byte,
   Value word = arith::ExtUIOp::create(b, loc, i32, byte);
   Value shift = arith::ShLIOp::create(
       b, loc, arith::AndIOp::create(b, loc, block, constI32(1)), constI32(2));
-  Value nibble = arith::AndIOp::create(
+  return arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, word, shift), constI32(15));
-  return arith::UIToFPOp::create(b, loc, b.getF32Type(), nibble);
+}
+
+Value mlir::qmat::emitZeroPointToF32(OpBuilder &b, Location loc, Value byte,
+                                     Value block) {
+  return arith::UIToFPOp::create(b, loc, b.getF32Type(),
+                                 emitZeroPointNibble(b, loc, byte, block));
 }
 
 Value mlir::qmat::emitCodesToF32(OpBuilder &b, Location loc,

@@ -289,6 +289,8 @@ private:
   /// converting two at a time.
   void addNvfp4Multipliers(ArrayRef<Value> distinct,
                            DenseMap<Value, Value> &multiplier);
+  /// An i32 as a vector<2 x act> (low half first).
+  Value toPair(Value bits);
   /// Both halves of a vector<2 x act> set to the 16-bit pattern `bits`
   /// (an i32 below 2^16).
   Value splatHalves(Value bits);
@@ -361,12 +363,15 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   return chunk;
 }
 
-Value TensorCoreGemvEmitter::splatHalves(Value bits) {
-  Value both = arith::OrIOp::create(
-      b, loc, bits, arith::ShLIOp::create(b, loc, bits, cI32(16)));
+Value TensorCoreGemvEmitter::toPair(Value bits) {
   return vector::BitCastOp::create(
       b, loc, VectorType::get({2}, act),
-      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), both));
+      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
+}
+
+Value TensorCoreGemvEmitter::splatHalves(Value bits) {
+  return toPair(arith::OrIOp::create(
+      b, loc, bits, arith::ShLIOp::create(b, loc, bits, cI32(16))));
 }
 
 void TensorCoreGemvEmitter::addNvfp4Multipliers(
@@ -450,21 +455,11 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
       lastMultiplier[raw] = splatHalves(powerOfTwo(second));
     }
   } else if (kind == SchemeKind::mxfp4) {
-    // bf16 2^(e - 127): the exponent field for e >= 1, the subnormal
-    // 2^-127 for e == 0, NaN for 0xFF.
-    for (Value raw : distinct) {
-      Value e = arith::ExtUIOp::create(
-          b, loc, i32, arith::BitcastOp::create(b, loc, i8, raw));
-      auto isEqual = [&](int64_t v) {
-        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
-                                     cI32(v));
-      };
-      Value bits = arith::SelectOp::create(
-          b, loc, isEqual(0), cI32(0x0040),
-          arith::SelectOp::create(b, loc, isEqual(0xFF), cI32(0x7FC0),
-                                  arith::ShLIOp::create(b, loc, e, cI32(7))));
-      multiplier[raw] = splatHalves(bits);
-    }
+    // bf16 2^(e - 127): the top half of the fp32 pattern (exact, its low
+    // half is zero).
+    for (Value raw : distinct)
+      multiplier[raw] = splatHalves(arith::ShRUIOp::create(
+          b, loc, emitE8M0ToF32Bits(b, loc, raw), cI32(16)));
   } else {
     // int4: the act-typed scale itself.
     for (Value raw : distinct)
@@ -489,12 +484,8 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
         lastZeroPoint = chunk.rawZeroPoints[w];
         lastBlock = blocks[w];
         // The block's u4 zero point under the magic bias: bias + zp.
-        Value byte = arith::ExtUIOp::create(b, loc, i32, lastZeroPoint);
-        Value shift = arith::ShLIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, toI32(lastBlock), cI32(1)),
-            cI32(2));
-        Value zeroPoint = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, byte, shift), cI32(15));
+        Value zeroPoint =
+            emitZeroPointNibble(b, loc, lastZeroPoint, toI32(lastBlock));
         offset =
             splatHalves(arith::OrIOp::create(b, loc, zeroPoint, cI32(magic)));
       }
@@ -514,11 +505,6 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
   auto pairType = VectorType::get({2}, act);
   Value words = vector::BitCastOp::create(
       b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
-  auto toPair = [&](Value bits) {
-    return vector::BitCastOp::create(
-        b, loc, pairType,
-        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
-  };
   SmallVector<Value> pairs(kLaneK / 2);
   if (kind == SchemeKind::int4) {
     Value nibbles = cI32(0x000F000F);

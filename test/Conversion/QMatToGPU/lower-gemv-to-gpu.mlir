@@ -140,10 +140,13 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // 2^126, times the bf16 2^(e - 127) of the scale byte (exact: one rounding).
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
+// The bf16 pattern is the top half of the fp32 one: e << 23, 2^-127
+// (0x00400000) for e = 0, NaN (0x7FC00000) for 0xFF.
 // CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[NORMAL:.+]] = arith.shli %[[E]], %c7_i32
-// CHECK: %[[NOTNAN:.+]] = arith.select %{{.+}}, %c32704_i32, %[[NORMAL]]
-// CHECK: arith.select %{{.+}}, %c64_i32, %[[NOTNAN]]
+// CHECK: %[[NORMAL:.+]] = arith.shli %[[E]], %c23_i32
+// CHECK: %[[NOTZERO:.+]] = arith.select %{{.+}}, %c4194304_i32, %[[NORMAL]]
+// CHECK: %[[F32BITS:.+]] = arith.select %{{.+}}, %c2143289344_i32, %[[NOTZERO]]
+// CHECK: arith.shrui %[[F32BITS]], %c16_i32
 // CHECK: %[[POW:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
 // CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
 // CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>

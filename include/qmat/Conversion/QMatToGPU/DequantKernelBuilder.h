@@ -55,8 +55,14 @@ struct DequantBuffers {
 /// e8m0 byte, f32 or the activation type), exactly.
 Value emitScaleToF32(OpBuilder &builder, Location loc, SchemeAttr scheme,
                      Value raw);
-/// The fp32 value of the u4 zero point of block `block` (i32) inside its
-/// packed byte (low nibble = even block).
+/// The fp32 bit pattern (i32) of an e8m0 scale element, 2^(e-127), NaN for
+/// 0xFF. Its low 16 bits are zero: the top half is the bf16 pattern.
+Value emitE8M0ToF32Bits(OpBuilder &builder, Location loc, Value raw);
+/// The u4 zero point (i32, 0..15) of block `block` (i32) inside its packed
+/// byte (low nibble = even block).
+Value emitZeroPointNibble(OpBuilder &builder, Location loc, Value byte,
+                          Value block);
+/// emitZeroPointNibble as an fp32 value.
 Value emitZeroPointToF32(OpBuilder &builder, Location loc, Value byte,
                          Value block);
 /// `numElements` codes of `format` (vector<Bxi8>) as exact fp32 values,
