@@ -1,6 +1,8 @@
 // A recording stand-in for the CUDA driver and cuBLASLt, so that a generated
 // launcher runs on a machine without a GPU: every launch and GEMM is printed
 // (one line each) for FileCheck, and nothing is executed.
+#include "mock_base.h"
+
 #include <cublasLt.h>
 #include <cuda.h>
 
@@ -21,10 +23,6 @@ int64_t deviceMajor() {
 int64_t deviceMinor() {
   const char *cc = std::getenv("MOCK_CC");
   return cc ? std::atoi(cc) % 10 : 0;
-}
-uintptr_t base() {
-  const char *b = std::getenv("MOCK_BASE");
-  return b ? std::strtoull(b, nullptr, 0) : 0;
 }
 } // namespace
 
@@ -99,7 +97,7 @@ CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsig
   int64_t view = *static_cast<int64_t *>(params[1]);
   int64_t rows = *static_cast<int64_t *>(params[3]);
   std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld\n", gx, gy, gz,
-              bx, by, bz, static_cast<long long>(view - int64_t(base())),
+              bx, by, bz, static_cast<long long>(view - int64_t(mockBase())),
               static_cast<long long>(rows));
   if (std::getenv("MOCK_FAIL_LAUNCH"))
     return CUDA_ERROR_LAUNCH_FAILED;
@@ -183,10 +181,10 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const
               (unsigned long long)a->rows, (unsigned long long)a->cols, (long long)a->ld,
               (unsigned long long)b->rows, (unsigned long long)b->cols, (long long)b->ld,
               (unsigned long long)y->rows, (unsigned long long)y->cols, (long long)y->ld,
-              (long long)(reinterpret_cast<uintptr_t>(c) - base()),
+              (long long)(reinterpret_cast<uintptr_t>(c) - mockBase()),
               d->bias ? "+" : "none");
   if (d->bias)
-    std::printf("  bias=+%lld\n", (long long)(reinterpret_cast<uintptr_t>(d->biasPointer) - base()));
+    std::printf("  bias=+%lld\n", (long long)(reinterpret_cast<uintptr_t>(d->biasPointer) - mockBase()));
   return CUBLAS_STATUS_SUCCESS;
 }
 

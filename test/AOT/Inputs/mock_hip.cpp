@@ -1,6 +1,8 @@
 // A recording stand-in for the HIP runtime (the module API the generated
 // AMD launcher calls), so that it runs on a machine without a GPU: loads
 // and launches are printed for FileCheck and nothing is executed.
+#include "mock_base.h"
+
 #include <hip/hip_runtime_api.h>
 
 #include <cstdint>
@@ -12,10 +14,6 @@ namespace {
 int fakeModule;
 int fakeFunction;
 int currentDevice;
-uintptr_t base() {
-  const char *b = std::getenv("MOCK_BASE");
-  return b ? std::strtoull(b, nullptr, 0) : 0;
-}
 } // namespace
 
 extern "C" {
@@ -76,7 +74,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t, unsigned gx, unsigned gy, unsign
   int64_t view = *static_cast<int64_t *>(params[1]);
   int64_t rows = *static_cast<int64_t *>(params[3]);
   std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld\n", gx, gy, gz, bx,
-              by, bz, static_cast<long long>(view - int64_t(base())),
+              by, bz, static_cast<long long>(view - int64_t(mockBase())),
               static_cast<long long>(rows));
   if (std::getenv("MOCK_FAIL_LAUNCH"))
     return hipErrorLaunchFailure;

@@ -1,6 +1,8 @@
 // A recording stand-in for libhipblaslt.so, declared from hipBLASLt's public
 // C API independently of the launcher: the launcher dlopens it, and every
 // value it passes (types, operations, epilogue, layouts) is printed.
+#include "mock_base.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,10 +21,6 @@ struct Desc {
   const void *bias = nullptr;
 };
 int fakeHandle;
-uintptr_t base() {
-  const char *b = std::getenv("MOCK_BASE");
-  return b ? std::strtoull(b, nullptr, 0) : 0;
-}
 } // namespace
 
 extern "C" {
@@ -96,11 +94,11 @@ int hipblasLtMatmul(void *, void *desc, const void *alpha, const void *, void *a
               (unsigned long long)a->cols, (long long)a->ld, (unsigned long long)b->rows,
               (unsigned long long)b->cols, (long long)b->ld, (unsigned long long)y->rows,
               (unsigned long long)y->cols, (long long)y->ld,
-              (long long)(reinterpret_cast<uintptr_t>(d) - base()),
+              (long long)(reinterpret_cast<uintptr_t>(d) - mockBase()),
               *static_cast<const float *>(alpha), *static_cast<const float *>(beta),
               workspaceSize, m->epilogue == 4 ? "+" : "none");
   if (m->epilogue == 4)
-    std::printf("  bias=+%lld\n", (long long)(reinterpret_cast<uintptr_t>(m->bias) - base()));
+    std::printf("  bias=+%lld\n", (long long)(reinterpret_cast<uintptr_t>(m->bias) - mockBase()));
   (void)c;
   (void)cLayout;
   return std::getenv("MOCK_FAIL_GEMM") ? 13 : 0; // HIPBLAS_STATUS_EXECUTION_FAILED-like
