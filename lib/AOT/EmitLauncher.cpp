@@ -28,18 +28,19 @@ const char *kGemvPolicy =
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4. The fp32 decodes (fp8) and the AMD matrix GEMV keep one tile.
+/// M = 4; the fp32 decode (fp8) only where both hold. The AMD matrix GEMV
+/// (not measured) keeps one tile.
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
-  if (bundle.vendor != Vendor::cuda)
+  if (bundle.vendor != Vendor::cuda || !v.tensorCore)
     return never;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
           .getElementFormat();
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
-    return never;
+    return "qmat_policy::WideTiles::manyTilesFromRows";
   return "qmat_policy::WideTiles::manyTilesOrRows";
 }
 

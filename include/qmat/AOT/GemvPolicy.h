@@ -16,16 +16,19 @@ namespace qmat_policy {
 
 /// When two column tiles per block (tiles sharing activation loads) are
 /// wanted over one. Fitted on the H200 (bench/results,
-/// 2026-11-30-gemv-sm90-session4-final-main.json): the packed decodes
-/// (nvfp4, mxfp4, int4) gain from two tiles on the lm_head at every M and
-/// at 17408 rows from M = 8 (equal at M = 4); the fp32 decode (fp8) was
-/// not consistently faster with two.
+/// 2026-11-30-gemv-sm90-session4-final-main.json and
+/// ...-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4, int4) gain
+/// from two tiles on the lm_head at every M and at 17408 rows from M = 8
+/// (equal at M = 4); the fp32 decode (fp8) only on the lm_head from M = 4
+/// (M = 8: 312 against 347 us), losing at M = 1 (311 against 298 us).
 enum class WideTiles : int {
   never = 0,
   /// When there are kWideTilesPerSM two-tile blocks per SM or more.
   manyTiles = 1,
-  /// manyTiles, and from kTwoTilesFromM activation rows on.
+  /// manyTiles, or from kTwoTilesFromM activation rows on.
   manyTilesOrRows = 2,
+  /// manyTiles, and from kTwoTilesFromM activation rows on.
+  manyTilesFromRows = 3,
 };
 
 /// One compiled decode-GEMV variant.
@@ -41,8 +44,8 @@ struct GemvVariantDesc {
 /// split-K) and, when split, at least kMinStepsPerWarp.
 constexpr int64_t kMaxStepsPerWarp = 10;
 constexpr int64_t kMinStepsPerWarp = 2;
-/// From this many activation rows on, WideTiles::manyTilesOrRows variants
-/// use two column tiles per block.
+/// The activation rows from which WideTiles::manyTilesOrRows and
+/// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
 /// Two-tile blocks per SM from which WideTiles::manyTiles variants use two
 /// column tiles (the lm_head, 248320 rows, has 59 on 132 SMs; 17408 rows
@@ -51,6 +54,23 @@ constexpr int64_t kWideTilesPerSM = 16;
 /// Resident warps per multiprocessor assumed for a variant whose occupancy
 /// is unknown (the launcher queries the driver for every kernel).
 constexpr int64_t kDefaultResidentWarps = 32;
+
+/// Whether a variant of `wideTiles` wants two column tiles; `manyTiles`:
+/// the layer has kWideTilesPerSM two-tile blocks per SM or more.
+inline bool wantsTwoTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
+  bool manyRows = m >= kTwoTilesFromM;
+  switch (wideTiles) {
+  case WideTiles::never:
+    return false;
+  case WideTiles::manyTiles:
+    return manyTiles;
+  case WideTiles::manyTilesOrRows:
+    return manyTiles || manyRows;
+  case WideTiles::manyTilesFromRows:
+    return manyTiles && manyRows;
+  }
+  return false;
+}
 
 /// The index of the variant to launch for an [m, k] x [n, k]^T product on a
 /// GPU with `multiprocessors` SMs, or -1 when none handles m rows.
@@ -91,10 +111,7 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
       continue;
     if (!v.tensorCore)
       return i;
-    bool wide =
-        (v.wideTiles != WideTiles::never && manyTiles) ||
-        (v.wideTiles == WideTiles::manyTilesOrRows && m >= kTwoTilesFromM);
-    int64_t wantTiles = wide ? 2 : 1;
+    int64_t wantTiles = wantsTwoTiles(v.wideTiles, manyTiles, m) ? 2 : 1;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;

@@ -180,6 +180,18 @@ TEST(GemvPolicy, WideTilesBoundaries) {
   EXPECT_EQ(
       choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 4, 132).colTiles,
       2);
+  // manyTilesFromRows (the fp32 decode) needs both: the lm_head from M = 4.
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132)
+          .colTiles,
+      1);
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 4, 132)
+          .colTiles,
+      2);
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132).colTiles,
+      1);
   // A smaller part has fewer SMs to fill: 17408 rows are 544 blocks, 17 per
   // SM on 32 SMs.
   EXPECT_EQ(choose(table(WideTiles::manyTiles), 17408, 5120, 1, 32).colTiles,

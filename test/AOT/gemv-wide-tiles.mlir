@@ -1,0 +1,54 @@
+// The launcher's GEMV variant table says, per variant, when the policy wants
+// two column tiles (qmat_policy::WideTiles): the packed fp4 decode on
+// many-tile layers or from M = 4, the fp32 decode (fp8) only where both
+// hold, the FMA GEMV never (it has one variant).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide -o %t > /dev/null
+// RUN: FileCheck %s < %t/wide.cpp
+
+// CHECK-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRows},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRows},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRows},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows},
+// CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never},
+// CHECK-NEXT: };
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][9] = {
+// CHECK-NEXT: {
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c2", 32, 32},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c2", 128, 32},
+// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16},
+// CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
+
+func.func @fp8_layer(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>,
+                     %s: memref<64x2xf32>, %y: memref<?x64xbf16>) {
+  qmat.matmul <fp8, block = 128>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>)
+  return
+}
+
+func.func @nvfp4_layer(%a: memref<?x256xbf16>, %w: memref<64x128xi8>,
+                       %s: memref<64x16xf8E4M3FN>, %g: memref<f32>,
+                       %y: memref<?x64xbf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+  return
+}
+
+// K = 96: K % 128 != 0, the FMA GEMV.
+func.func @scalar_layer(%a: memref<?x96xbf16>, %w: memref<64x48xi8>,
+                        %s: memref<64x6xf8E4M3FN>, %g: memref<f32>,
+                        %y: memref<?x64xbf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x96xbf16>, memref<64x48xi8>, memref<64x6xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+  return
+}
