@@ -4,13 +4,17 @@
 // kernel bit for bit against lib/Reference (all byte values against all
 // scale bytes, then random data at model shapes, outputs poisoned before
 // each run), then times the bandwidth-relevant kernels against a
-// device-to-device copy measured in the same run. Writes JSON.
+// device-to-device copy and the traffic ceiling (a kernel that only reads
+// the same input bytes and writes the same output, bench/common/ceiling.cu)
+// measured in the same run. Writes JSON.
 //
 // Build: nvcc -O2 -std=c++17 -I include bench/dequant/dequant_bench.cpp
-//            lib/Reference/Numerics.cpp -lcuda -o dequant_bench
+//            bench/common/ceiling.cu lib/Reference/Numerics.cpp -lcuda
+//            -o dequant_bench
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/ceiling.h"
 #include "qmat/Reference/Numerics.h"
 
 #include <cuda.h>
@@ -27,6 +31,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace qmat::ref;
@@ -467,6 +472,11 @@ int main(int argc, char **argv) {
     int64_t n, k;
   };
   std::vector<Shape> shapes = {{17408, 5120}, {4096, 4096}};
+  std::map<std::tuple<int64_t, int64_t, size_t>, std::pair<double, std::string>>
+      trafficCeilings;
+  int multiprocessors = 0;
+  CU_CHECK(cuDeviceGetAttribute(&multiprocessors,
+                                CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
   int timed = 0;
   std::printf("%-56s %-22s %11s %9s %7s %7s\n", "kernel", "cubin", "n x k",
               "ms", "bw/copy", "/same-bytes copy");
@@ -513,6 +523,35 @@ int main(int argc, char **argv) {
       });
       double batchedBw = sets[0]->bytesMoved() / (batchedMs * 1e-3);
       double copySameBatchedBw = 2.0 * half / (copySameBatchedMs * 1e-3);
+      // The traffic ceiling: a kernel that reads as many bytes as the
+      // dequantization reads and writes its output, and does nothing else
+      // (best of a sweep), on buffers rotated the same way; once per shape
+      // and input size.
+      size_t inputBytes = sets[0]->bytesMoved() - sets[0]->out->bytes;
+      auto key = std::make_tuple(s.n, s.k, inputBytes);
+      if (!trafficCeilings.count(key)) {
+        std::vector<std::unique_ptr<DeviceBuffer>> in, outBufs;
+        std::vector<void *> inPtrs, outPtrs;
+        for (size_t i = 0; i < sets.size(); ++i) {
+          in.push_back(std::make_unique<DeviceBuffer>(inputBytes));
+          outBufs.push_back(
+              std::make_unique<DeviceBuffer>(sets[0]->out->bytes));
+          inPtrs.push_back(reinterpret_cast<void *>(in.back()->ptr));
+          outPtrs.push_back(reinterpret_cast<void *>(outBufs.back()->ptr));
+        }
+        std::string config;
+        double ceilingMs = bench::trafficCeilingMs(
+            stream, inPtrs.data(), inputBytes, outPtrs.data(),
+            sets[0]->out->bytes, int(sets.size()), multiprocessors, config);
+        trafficCeilings[key] = {ceilingMs, config};
+        std::printf("traffic ceiling %ldx%ld, %zu input bytes: %.4f ms (%s), "
+                    "%.3f x copy\n",
+                    long(s.n), long(s.k), inputBytes, ceilingMs,
+                    config.c_str(),
+                    sets[0]->bytesMoved() / (ceilingMs * 1e-3) /
+                        copyBatchedBw);
+      }
+      auto [ceilingMs, ceilingConfig] = trafficCeilings[key];
       std::printf("%-56s %-22s %5ldx%-5ld %9.4f %7.3f %7.3f | batched %9.4f "
                   "%7.3f %7.3f\n",
                   kn.name.c_str(), kn.cubin.c_str(), long(s.n), long(s.k), ms,
@@ -533,7 +572,13 @@ int main(int argc, char **argv) {
            << batchedBw / copyBatchedBw
            << ", \"copy_same_bytes_ms_batched\": " << copySameBatchedMs
            << ", \"dequant_bw_over_copy_same_bytes_batched\": "
-           << batchedBw / copySameBatchedBw << "}";
+           << batchedBw / copySameBatchedBw
+           << ", \"traffic_ceiling_ms_batched\": " << ceilingMs
+           << ", \"traffic_ceiling_config\": \"" << ceilingConfig
+           << "\", \"traffic_ceiling_bw_over_copy_batched\": "
+           << sets[0]->bytesMoved() / (ceilingMs * 1e-3) / copyBatchedBw
+           << ", \"dequant_bw_over_traffic_ceiling\": "
+           << ceilingMs / batchedMs << "}";
     }
   }
   json << "\n  ]\n}\n";

@@ -8,7 +8,7 @@ out=$1; shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 for bundle in "$@"; do
   name=$(basename "$bundle")
-  nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundle" bench/gemv/gemv_bench.cpp \
+  nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundle" bench/gemv/gemv_bench.cpp bench/common/ceiling.cu \
     "$bundle/bench.cpp" lib/Reference/Numerics.cpp -lcuda -lcublasLt -lcublas \
     -o "/tmp/gemv_bench_$name" &
 done

@@ -15,14 +15,16 @@
 //  3. time (main bundle, K = 5120 tensor-core layers, M = 1, 4, 8): the
 //     policy's variant and every variant (override), CUDA events over
 //     batches that rotate through weight copies larger than L2, against
-//     cuBLAS bf16/f16 on the dequantized weights and a device copy, all in
-//     the same run.
+//     cuBLAS bf16/f16 on the dequantized weights, a device copy and the
+//     layer's read ceiling (a kernel that only reads the same code and
+//     scale bytes, best of a small sweep), all in the same run.
 // Usage: gemv_bench OUT.json [main|wide] [LAYER_FILTER]
 //
 //===----------------------------------------------------------------------===//
 
 #include "../common/harness.h"
 #include "../common/layers.h"
+#include "../common/ceiling.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -488,6 +490,13 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc(&a, size_t(8) * s.k * 2));
     CUDA_CHECK(cudaMalloc(&y, size_t(8) * s.n * 2));
     CUDA_CHECK(cudaMemset(a, 0, size_t(8) * s.k * 2));
+    std::string readConfig;
+    double readMs =
+        readCeilingMs(stream, dw.codes.data(), dw.codeBytes, dw.scales.data(),
+                      dw.scaleBytes, copies, multiprocessors, readConfig);
+    std::printf("%-24s read ceiling %.2f us (%s), %.2f TB/s\n", l.name,
+                readMs * 1e3, readConfig.c_str(),
+                (weightBytes + scaleBytes) / (readMs * 1e-3) / 1e12);
     for (int64_t m : {1, 4, 8}) {
       int perBatch = 20;
       auto timeVariant = [&] {
@@ -529,10 +538,12 @@ int main(int argc, char **argv) {
       double bandwidth = (weightBytes + scaleBytes) / (policyMs * 1e-3);
       std::printf("%-24s m=%ld policy %.2f us, best %s %.2f us (policy/best "
                   "%.3f), cublas %.2f "
-                  "us: gemv/cublas %.3f, bw/copy %.3f\n",
+                  "us: gemv/cublas %.3f, bw/copy %.3f, read ceiling/cublas "
+                  "%.3f, gemv/read ceiling %.3f\n",
                   l.name, long(m), policyMs * 1e3, best.c_str(), bestMs * 1e3,
                   policyMs / bestMs, blasMs * 1e3, policyMs / blasMs,
-                  bandwidth / copyBandwidth);
+                  bandwidth / copyBandwidth, readMs / blasMs,
+                  policyMs / readMs);
       emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
            std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
            std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
@@ -544,6 +555,10 @@ int main(int argc, char **argv) {
            ", \"gemv_over_cublas_" + (s.act == ActType::BF16 ? "bf16" : "f16") +
            "\": " + jsonNumber(policyMs / blasMs) +
            ", \"gemv_bw_over_copy\": " + jsonNumber(bandwidth / copyBandwidth) +
+           ", \"read_ceiling_us\": " + jsonNumber(readMs * 1e3) +
+           ", \"read_ceiling_config\": \"" + readConfig +
+           "\", \"read_ceiling_over_cublas\": " + jsonNumber(readMs / blasMs) +
+           ", \"gemv_over_read_ceiling\": " + jsonNumber(policyMs / readMs) +
            ", \"variants_us\": {" + variants.str() + "}}");
     }
     cudaFree(dense);

@@ -4,7 +4,7 @@
 # Usage: bench/gemv/profile.sh BUNDLE OUT LAYER...
 set -euo pipefail
 bundle=$1; out=$2; shift 2
-nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundle" bench/gemv/gemv_bench.cpp \
+nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundle" bench/gemv/gemv_bench.cpp bench/common/ceiling.cu \
   "$bundle/bench.cpp" lib/Reference/Numerics.cpp -lcuda -lcublasLt -lcublas \
   -o /tmp/gemv_profile
 for layer in "$@"; do

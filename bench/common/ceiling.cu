@@ -1,0 +1,166 @@
+//===- ceiling.cu - How fast a kernel can only read given bytes ------===//
+
+#include "harness.h"
+#include "ceiling.h"
+
+namespace bench {
+namespace {
+
+/// Reads two ranges of 16-byte words and nothing else; each thread keeps
+/// kLoads independent loads in flight per iteration.
+template <int kLoads>
+__global__ void readRanges(const uint4 *first, size_t firstWords,
+                           const uint4 *second, size_t secondWords,
+                           unsigned *sink) {
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t total = firstWords + secondWords;
+  unsigned acc = 0;
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (kLoads - 1) * stride < total; i += kLoads * stride) {
+    uint4 v[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      size_t j = i + u * stride;
+      v[u] = j < firstWords ? first[j] : second[j - firstWords];
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u)
+      acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  for (; i < total; i += stride) {
+    uint4 v = i < firstWords ? first[i] : second[i - firstWords];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  // A store the compiler cannot drop keeps the loads alive.
+  if (acc == 0x9E3779B9u)
+    *sink = acc;
+}
+
+template <int kLoads>
+void launchRead(size_t blocks, int threads, cudaStream_t stream,
+                const uint4 *first, size_t firstWords, const uint4 *second,
+                size_t secondWords, unsigned *sink) {
+  readRanges<kLoads><<<blocks, threads, 0, stream>>>(first, firstWords, second,
+                                                     secondWords, sink);
+}
+
+/// Output word i takes input word floor(i * step / 2^32), step =
+/// 2^32 inputWords / outputWords (a multiply, not a division), so that the
+/// reads are spread over the writes; kStores words per thread and
+/// iteration.
+template <int kStores>
+__global__ void moveWords(const uint4 *input, uint64_t step, uint4 *output,
+                          size_t outputWords) {
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i < outputWords; i += kStores * stride) {
+    uint4 v[kStores];
+#pragma unroll
+    for (int u = 0; u < kStores; ++u) {
+      size_t j = i + u * stride;
+      v[u] = j < outputWords ? input[(j * step) >> 32] : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < kStores; ++u) {
+      size_t j = i + u * stride;
+      if (j < outputWords)
+        output[j] = make_uint4(v[u].x ^ unsigned(j), v[u].y, v[u].z, v[u].w);
+    }
+  }
+}
+
+template <int kStores>
+void launchMove(size_t blocks, int threads, cudaStream_t stream,
+                const uint4 *input, uint64_t step, uint4 *output,
+                size_t outputWords) {
+  moveWords<kStores><<<blocks, threads, 0, stream>>>(input, step, output,
+                                                     outputWords);
+}
+
+} // namespace
+
+double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
+                        size_t inputBytes, void *const *outputs,
+                        size_t outputBytes, int copies, int multiprocessors,
+                        std::string &config) {
+  size_t inputWords = inputBytes / 16, outputWords = outputBytes / 16;
+  uint64_t step = (uint64_t(inputWords) << 32) / outputWords;
+  double bestMs = 1e30;
+  for (int threads : {128, 256, 512})
+    for (int perSM : {0, 2, 4, 8})
+      for (int stores : {1, 2, 4}) {
+        if (perSM == 0 && stores != 1)
+          continue;
+        if (perSM * threads > 2048)
+          continue;
+        size_t blocks = perSM == 0 ? (outputWords + threads - 1) / threads
+                                   : size_t(perSM) * multiprocessors;
+        auto move = [&](int i) {
+          auto input = static_cast<const uint4 *>(inputs[i % copies]);
+          auto output = static_cast<uint4 *>(outputs[i % copies]);
+          auto launch = stores == 1   ? launchMove<1>
+                        : stores == 2 ? launchMove<2>
+                                      : launchMove<4>;
+          launch(blocks, threads, stream, input, step, output, outputWords);
+        };
+        double ms = medianMs(stream, 2, 15, [&] {
+                      for (int i = 0; i < 20; ++i)
+                        move(i);
+                    }) /
+                    20;
+        CUDA_CHECK(cudaGetLastError());
+        if (ms < bestMs) {
+          bestMs = ms;
+          config = std::to_string(threads) + "_threads_" +
+                   (perSM == 0 ? std::string("one_word_per_thread")
+                               : std::to_string(perSM) + "_blocks_per_sm_" +
+                                     std::to_string(stores) + "_words");
+        }
+      }
+  return bestMs;
+}
+
+double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
+                     void *const *scales, size_t scaleBytes, int copies,
+                     int multiprocessors, std::string &config) {
+  unsigned *sink;
+  CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  size_t codeWords = codeBytes / 16, scaleWords = scaleBytes / 16;
+  size_t total = codeWords + scaleWords;
+  constexpr int threads = 512;
+  double bestMs = 1e30;
+  // Blocks per SM; 0: one load per thread over the whole range.
+  for (int perSM : {0, 1, 2, 4})
+    for (int loads : {1, 2, 4, 8}) {
+      if (perSM == 0 && loads != 1)
+        continue;
+      size_t blocks = perSM == 0 ? (total + threads - 1) / threads
+                                 : size_t(perSM) * multiprocessors;
+      auto read = [&](int i) {
+        auto first = static_cast<const uint4 *>(codes[i % copies]);
+        auto second = static_cast<const uint4 *>(scales[i % copies]);
+        auto launch = loads == 1   ? launchRead<1>
+                      : loads == 2 ? launchRead<2>
+                      : loads == 4 ? launchRead<4>
+                                   : launchRead<8>;
+        launch(blocks, threads, stream, first, codeWords, second, scaleWords,
+               sink);
+      };
+      double ms = medianMs(stream, 2, 15, [&] {
+                    for (int i = 0; i < 20; ++i)
+                      read(i);
+                  }) /
+                  20;
+      CUDA_CHECK(cudaGetLastError());
+      if (ms < bestMs) {
+        bestMs = ms;
+        config = perSM == 0 ? std::string("one_load_per_thread")
+                            : std::to_string(perSM) + "_blocks_per_sm_" +
+                                  std::to_string(loads) + "_loads";
+      }
+    }
+  cudaFree(sink);
+  return bestMs;
+}
+
+} // namespace bench

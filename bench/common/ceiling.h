@@ -1,0 +1,40 @@
+//===- ceiling.h - How fast a kernel can only move given bytes ------------===//
+//
+// Ceilings measured in the same run as the kernels they bound, on the same
+// buffers and timed the same way (batches rotating through copies larger
+// than L2): a kernel that only reads a GEMV's code and scale bytes, and one
+// that reads a dequantization's inputs and writes its output and does
+// nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_BENCH_CEILING_H
+#define QMAT_BENCH_CEILING_H
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace bench {
+
+/// The best mean time (ms) per read of codes[i] and scales[i] (i rotating
+/// over `copies`) over a sweep of grid sizes and loads in flight per
+/// thread; `config` names the winner. Whole 16-byte words only (a tail
+/// below 16 bytes is not read).
+double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
+                     void *const *scales, size_t scaleBytes, int copies,
+                     int multiprocessors, std::string &config);
+
+/// The same for a kernel that reads `inputs[i]` (inputBytes) and writes
+/// `outputs[i]` (outputBytes >= inputBytes), the reads spread evenly over
+/// the writes as a dequantization's are.
+double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
+                        size_t inputBytes, void *const *outputs,
+                        size_t outputBytes, int copies, int multiprocessors,
+                        std::string &config);
+
+} // namespace bench
+
+#endif // QMAT_BENCH_CEILING_H
