@@ -77,6 +77,18 @@ void launchMove(size_t blocks, int threads, cudaStream_t stream,
                                                      outputWords);
 }
 
+/// Mean time per call over batches of 20 back-to-back calls (median of 15
+/// batches), as the benches time kernels.
+template <typename F> double batchedCallMs(cudaStream_t stream, F call) {
+  constexpr int perBatch = 20;
+  return medianMs(stream, 2, 15,
+                  [&] {
+                    for (int i = 0; i < perBatch; ++i)
+                      call(i);
+                  }) /
+         perBatch;
+}
+
 } // namespace
 
 double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
@@ -103,11 +115,7 @@ double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
                                       : launchMove<4>;
           launch(blocks, threads, stream, input, step, output, outputWords);
         };
-        double ms = medianMs(stream, 2, 15, [&] {
-                      for (int i = 0; i < 20; ++i)
-                        move(i);
-                    }) /
-                    20;
+        double ms = batchedCallMs(stream, move);
         CUDA_CHECK(cudaGetLastError());
         if (ms < bestMs) {
           bestMs = ms;
@@ -146,11 +154,7 @@ double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
         launch(blocks, threads, stream, first, codeWords, second, scaleWords,
                sink);
       };
-      double ms = medianMs(stream, 2, 15, [&] {
-                    for (int i = 0; i < 20; ++i)
-                      read(i);
-                  }) /
-                  20;
+      double ms = batchedCallMs(stream, read);
       CUDA_CHECK(cudaGetLastError());
       if (ms < bestMs) {
         bestMs = ms;
