@@ -1,7 +1,7 @@
-//===- ceiling.cu - How fast a kernel can only read given bytes ------===//
+//===- ceiling.cu - How fast a kernel can only move given bytes -----------===//
 
-#include "harness.h"
 #include "ceiling.h"
+#include "harness.h"
 
 namespace bench {
 namespace {
@@ -73,8 +73,8 @@ template <int kStores>
 void launchMove(size_t blocks, int threads, cudaStream_t stream,
                 const uint4 *input, uint64_t step, uint4 *output,
                 size_t outputWords) {
-  moveWords<kStores><<<blocks, threads, 0, stream>>>(input, step, output,
-                                                     outputWords);
+  moveWords<kStores>
+      <<<blocks, threads, 0, stream>>>(input, step, output, outputWords);
 }
 
 /// Mean time per call over batches of 20 back-to-back calls (median of 15

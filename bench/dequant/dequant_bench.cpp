@@ -546,10 +546,8 @@ int main(int argc, char **argv) {
         trafficCeilings[key] = {ceilingMs, config};
         std::printf("traffic ceiling %ldx%ld, %zu input bytes: %.4f ms (%s), "
                     "%.3f x copy\n",
-                    long(s.n), long(s.k), inputBytes, ceilingMs,
-                    config.c_str(),
-                    sets[0]->bytesMoved() / (ceilingMs * 1e-3) /
-                        copyBatchedBw);
+                    long(s.n), long(s.k), inputBytes, ceilingMs, config.c_str(),
+                    sets[0]->bytesMoved() / (ceilingMs * 1e-3) / copyBatchedBw);
       }
       auto [ceilingMs, ceilingConfig] = trafficCeilings[key];
       std::printf("%-56s %-22s %5ldx%-5ld %9.4f %7.3f %7.3f | batched %9.4f "
@@ -577,8 +575,8 @@ int main(int argc, char **argv) {
            << ", \"traffic_ceiling_config\": \"" << ceilingConfig
            << "\", \"traffic_ceiling_bw_over_copy_batched\": "
            << sets[0]->bytesMoved() / (ceilingMs * 1e-3) / copyBatchedBw
-           << ", \"dequant_bw_over_traffic_ceiling\": "
-           << ceilingMs / batchedMs << "}";
+           << ", \"dequant_bw_over_traffic_ceiling\": " << ceilingMs / batchedMs
+           << "}";
     }
   }
   json << "\n  ]\n}\n";

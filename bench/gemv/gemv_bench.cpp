@@ -22,9 +22,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/ceiling.h"
 #include "../common/harness.h"
 #include "../common/layers.h"
-#include "../common/ceiling.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -181,14 +181,12 @@ TEST(GemvPolicy, WideTilesBoundaries) {
       choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 4, 132).colTiles,
       2);
   // manyTilesFromRows (the fp32 decode) needs both: the lm_head from M = 4.
-  EXPECT_EQ(
-      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132)
-          .colTiles,
-      1);
-  EXPECT_EQ(
-      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 4, 132)
-          .colTiles,
-      2);
+  EXPECT_EQ(choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132)
+                .colTiles,
+            1);
+  EXPECT_EQ(choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 4, 132)
+                .colTiles,
+            2);
   EXPECT_EQ(
       choose(table(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132).colTiles,
       1);
