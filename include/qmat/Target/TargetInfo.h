@@ -90,6 +90,14 @@ public:
     return Value();
   }
 
+  /// Whether the target has a global load that does not allocate in L1
+  /// (emitL1BypassLoad16), for data streamed once.
+  virtual bool hasL1BypassLoad() const { return false; }
+  /// 16 bytes (vector<16xi8>) from the global byte address `address` (i64,
+  /// 16-byte aligned), not kept in L1.
+  virtual Value emitL1BypassLoad16(OpBuilder &builder, Location loc,
+                                   Value address) const;
+
   /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
   /// instructions.
   virtual void

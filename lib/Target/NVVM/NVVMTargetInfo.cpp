@@ -147,6 +147,35 @@ public:
     return out;
   }
 
+  /// ld.global.L1::no_allocate (sm_70 on), through inline PTX: the NVPTX
+  /// backend drops `!nontemporal` on loads.
+  bool hasL1BypassLoad() const override { return true; }
+
+  Value emitL1BypassLoad16(OpBuilder &builder, Location loc,
+                           Value address) const override {
+    MLIRContext *context = builder.getContext();
+    Type i32 = builder.getI32Type();
+    auto words =
+        LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
+    auto load = LLVM::InlineAsmOp::create(
+        builder, loc, words, ValueRange{address},
+        builder.getStringAttr(
+            "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];"),
+        builder.getStringAttr("=r,=r,=r,=r,l"), /*has_side_effects=*/UnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(context,
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(
+          LLVM::ExtractValueOp::create(builder, loc, load.getResult(0), i));
+    Value vector = vector::FromElementsOp::create(
+        builder, loc, VectorType::get({4}, i32), parts);
+    return vector::BitCastOp::create(
+        builder, loc, VectorType::get({16}, builder.getI8Type()), vector);
+  }
+
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     patterns.add<BytePermToPrmt>(patterns.getContext());

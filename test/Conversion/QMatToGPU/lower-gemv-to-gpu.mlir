@@ -38,6 +38,11 @@
 // CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// The codes, read once per block, bypass L1: their loads take byte
+// addresses from the aligned pointer plus the descriptor's offset.
+// CHECK: %{{.+}}, %[[OFFSET:.+]], %{{.+}}:2, %{{.+}}:2 = memref.extract_strided_metadata %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>>
+// CHECK: %[[POINTER:.+]] = memref.extract_aligned_pointer_as_index %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>> -> index
+// CHECK: arith.addi %[[POINTER]], %[[OFFSET]] : index
 // Blocks whose 32 rows all lie below N take every row at a constant
 // distance from the first; only the last block clamps rows to N - 1.
 // CHECK: %[[END:.+]] = arith.addi %{{.+}}, %c32{{.*}} : index
@@ -48,7 +53,8 @@
 // loads (4 rows of 16 code bytes, their scales, 4 activation words) come
 // before its arithmetic.
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
-// CHECK-COUNT-4: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
+// CHECK-COUNT-4: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
 // Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK: arith.constant 6.64613997E+35 : f32

@@ -8,9 +8,13 @@
 
 // SM90: .target sm_90
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c1(
-// In whole blocks row g + 8 is one pointer away from row g: 8 x 2560 code
-// bytes, 8 x 320 scale bytes, offsets folded into the loads.
-// SM90: ld.global.v4.b32 {{.*}}, [{{%rd[0-9]+}}+20480];
+// The codes, read once per block, bypass L1 (inline PTX). In whole blocks
+// row g + 8 is one pointer away from row g: 8 x 2560 code bytes, 8 x 320
+// scale bytes, the scale offsets folded into the loads.
+// SM90: add.s64 [[NEXT:%rd[0-9]+]], {{%rd[0-9]+}}, 20480;
+// SM90-NEXT: // begin inline asm
+// SM90-NEXT: ld.global.L1::no_allocate.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[NEXT]]{{\]}};
+// SM90-NEXT: // end inline asm
 // SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2560];
 // SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2561];
 // Both scales of a lane's chunk in one conversion; sign and magnitude masks.
