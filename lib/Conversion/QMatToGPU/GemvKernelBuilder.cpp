@@ -741,8 +741,9 @@ void TensorCoreGemvEmitter::emit() {
   // The packed codes are read once per block: loads that bypass L1 leave it
   // to the activations and scales, which the block's warps and its
   // neighbours read again. Measured on the H200 in one run (bench/results,
-  // 2026-11-30-gemv-sm90-l1-bypass-*.json): nvfp4 17408 x 5120 at M = 1
-  // 22.1 -> 20.8 us, lm_head 222.6 -> 210.7 us, int4 17408 22.8 -> 21.8 us.
+  // 2026-11-30-gemv-sm90-ab-l1-bypass-{base,new}.json): nvfp4 17408 x 5120
+  // at M = 1 22.1 -> 20.8 us, lm_head 222.6 -> 210.7 us, int4 17408 22.8 ->
+  // 21.8 us. (fp8 loads 32-byte chunks and keeps plain loads: not measured.)
   if (spec.scheme.isPacked() && target.hasL1BypassLoad()) {
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
