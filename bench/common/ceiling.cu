@@ -9,29 +9,38 @@
 namespace bench {
 namespace {
 
-/// Reads two ranges of 16-byte words and nothing else; each thread keeps
-/// kLoads independent loads in flight per iteration.
+/// Up to three ranges of 16-byte words read as one (a layer's codes,
+/// scales and zero points).
+struct WordRanges {
+  const uint4 *begin[3];
+  size_t words[3];
+  __device__ uint4 operator[](size_t j) const {
+    if (j < words[0])
+      return begin[0][j];
+    j -= words[0];
+    return j < words[1] ? begin[1][j] : begin[2][j - words[1]];
+  }
+};
+
+/// Reads the ranges and nothing else; each thread keeps kLoads independent
+/// loads in flight per iteration.
 template <int kLoads>
-__global__ void readRanges(const uint4 *first, size_t firstWords,
-                           const uint4 *second, size_t secondWords,
-                           unsigned *sink) {
+__global__ void readRanges(WordRanges ranges, unsigned *sink) {
   size_t stride = size_t(gridDim.x) * blockDim.x;
-  size_t total = firstWords + secondWords;
+  size_t total = ranges.words[0] + ranges.words[1] + ranges.words[2];
   unsigned acc = 0;
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (kLoads - 1) * stride < total; i += kLoads * stride) {
     uint4 v[kLoads];
 #pragma unroll
-    for (int u = 0; u < kLoads; ++u) {
-      size_t j = i + u * stride;
-      v[u] = j < firstWords ? first[j] : second[j - firstWords];
-    }
+    for (int u = 0; u < kLoads; ++u)
+      v[u] = ranges[i + u * stride];
 #pragma unroll
     for (int u = 0; u < kLoads; ++u)
       acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
   for (; i < total; i += stride) {
-    uint4 v = i < firstWords ? first[i] : second[i - firstWords];
+    uint4 v = ranges[i];
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   // A store the compiler cannot drop keeps the loads alive.
@@ -41,10 +50,8 @@ __global__ void readRanges(const uint4 *first, size_t firstWords,
 
 template <int kLoads>
 void launchRead(size_t blocks, int threads, cudaStream_t stream,
-                const uint4 *first, size_t firstWords, const uint4 *second,
-                size_t secondWords, unsigned *sink) {
-  readRanges<kLoads><<<blocks, threads, 0, stream>>>(first, firstWords, second,
-                                                     secondWords, sink);
+                const WordRanges &ranges, unsigned *sink) {
+  readRanges<kLoads><<<blocks, threads, 0, stream>>>(ranges, sink);
 }
 
 /// Output word i takes input word floor(i * step / 2^32), step =
@@ -87,6 +94,7 @@ void launchMove(size_t blocks, int threads, cudaStream_t stream,
 template <int kChunkWords>
 __global__ void moveWordsBulk(const uint4 *input, uint64_t step, uint4 *output,
                               size_t outputWords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   __shared__ alignas(128) uint4 chunk[2][kChunkWords];
   size_t chunks = outputWords / kChunkWords;
   int buffer = 0;
@@ -122,25 +130,36 @@ __global__ void moveWordsBulk(const uint4 *input, uint64_t step, uint4 *output,
       uint4 v = input[(j * step) >> 32];
       output[j] = make_uint4(v.x ^ unsigned(j), v.y, v.z, v.w);
     }
+#endif
 }
 
-/// Whether `output` holds what the traffic kernels write, at 64 sampled
-/// words (first and last included): a kernel that skipped its stores
-/// would not count as a ceiling.
-bool movedWordsMatch(const uint4 *input, uint64_t step, const uint4 *output,
-                     size_t outputWords) {
-  CUDA_CHECK(cudaDeviceSynchronize());
-  for (int s = 0; s < 64; ++s) {
-    size_t j = s == 63 ? outputWords - 1 : outputWords / 63 * s + s;
-    uint4 in, out;
-    CUDA_CHECK(cudaMemcpy(&in, input + ((j * step) >> 32), 16,
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&out, output + j, 16, cudaMemcpyDeviceToHost));
+/// Counts the output words that differ from what the traffic kernels
+/// write.
+__global__ void countWrongWords(const uint4 *input, uint64_t step,
+                                const uint4 *output, size_t outputWords,
+                                unsigned long long *wrong) {
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+       j < outputWords; j += stride) {
+    uint4 in = input[(j * step) >> 32], out = output[j];
     if (out.x != (in.x ^ unsigned(j)) || out.y != in.y || out.z != in.z ||
         out.w != in.w)
-      return false;
+      atomicAdd(wrong, 1ull);
   }
-  return true;
+}
+
+/// Whether every word of `output` holds what the traffic kernels write: a
+/// kernel that skipped or raced its stores would not count as a ceiling.
+bool movedWordsMatch(const uint4 *input, uint64_t step, const uint4 *output,
+                     size_t outputWords) {
+  unsigned long long *wrong, host = 0;
+  CUDA_CHECK(cudaMalloc(&wrong, sizeof(host)));
+  CUDA_CHECK(cudaMemset(wrong, 0, sizeof(host)));
+  countWrongWords<<<1024, 256>>>(input, step, output, outputWords, wrong);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(&host, wrong, sizeof(host), cudaMemcpyDeviceToHost));
+  cudaFree(wrong);
+  return host == 0;
 }
 
 /// Mean time per call over batches of 20 back-to-back calls (median of 15
@@ -204,9 +223,16 @@ double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
                                  : std::to_string(perSM) + "_blocks_per_sm_" +
                                        std::to_string(stores) + "_words"));
       }
+  // Bulk copies from shared memory exist from sm_90 on.
+  int major = 0, device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                    device));
   for (int threads : {256, 512})
     for (int perSM : {2, 4, 6})
       for (int chunkWords : {512, 1024}) {
+        if (major < 9 || perSM * threads > 2048)
+          continue;
         size_t blocks = size_t(perSM) * multiprocessors;
         auto move = [&](int i) {
           auto input = static_cast<const uint4 *>(inputs[i % copies]);
@@ -227,12 +253,12 @@ double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
 }
 
 double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
-                     void *const *scales, size_t scaleBytes, int copies,
+                     void *const *scales, size_t scaleBytes,
+                     void *const *zeroPoints, size_t zeroPointBytes, int copies,
                      int multiprocessors, std::string &config) {
   unsigned *sink;
   CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  size_t codeWords = codeBytes / 16, scaleWords = scaleBytes / 16;
-  size_t total = codeWords + scaleWords;
+  size_t total = codeBytes / 16 + scaleBytes / 16 + zeroPointBytes / 16;
   constexpr int threads = 512;
   double bestMs = 1e30;
   // Blocks per SM; 0: one load per thread over the whole range.
@@ -243,14 +269,18 @@ double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
       size_t blocks = perSM == 0 ? (total + threads - 1) / threads
                                  : size_t(perSM) * multiprocessors;
       auto read = [&](int i) {
-        auto first = static_cast<const uint4 *>(codes[i % copies]);
-        auto second = static_cast<const uint4 *>(scales[i % copies]);
+        int c = i % copies;
+        WordRanges ranges = {
+            {static_cast<const uint4 *>(codes[c]),
+             static_cast<const uint4 *>(scales[c]),
+             zeroPoints ? static_cast<const uint4 *>(zeroPoints[c]) : nullptr},
+            {codeBytes / 16, scaleBytes / 16,
+             zeroPoints ? zeroPointBytes / 16 : 0}};
         auto launch = loads == 1   ? launchRead<1>
                       : loads == 2 ? launchRead<2>
                       : loads == 4 ? launchRead<4>
                                    : launchRead<8>;
-        launch(blocks, threads, stream, first, codeWords, second, scaleWords,
-               sink);
+        launch(blocks, threads, stream, ranges, sink);
       };
       double ms = batchedCallMs(stream, read);
       CUDA_CHECK(cudaGetLastError());

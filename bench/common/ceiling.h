@@ -19,12 +19,13 @@
 
 namespace bench {
 
-/// The best mean time (ms) per read of codes[i] and scales[i] (i rotating
-/// over `copies`) over a sweep of grid sizes and loads in flight per
-/// thread; `config` names the winner. Whole 16-byte words only (a tail
-/// below 16 bytes is not read).
+/// The best mean time (ms) per read of codes[i], scales[i] and (unless
+/// null) zeroPoints[i] (i rotating over `copies`) over a sweep of grid
+/// sizes and loads in flight per thread; `config` names the winner. Whole
+/// 16-byte words only (a tail below 16 bytes of each is not read).
 double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
-                     void *const *scales, size_t scaleBytes, int copies,
+                     void *const *scales, size_t scaleBytes,
+                     void *const *zeroPoints, size_t zeroPointBytes, int copies,
                      int multiprocessors, std::string &config);
 
 /// The same for a kernel that reads `inputs[i]` (inputBytes) and writes

@@ -8,7 +8,8 @@
 // the same input bytes and writes the same output, bench/common/ceiling.cu)
 // measured in the same run. Writes JSON.
 //
-// Build: nvcc -O2 -std=c++17 -I include bench/dequant/dequant_bench.cpp
+// Build: nvcc -O2 -std=c++17 -arch=sm_90 -I include
+//            bench/dequant/dequant_bench.cpp
 //            bench/common/ceiling.cu lib/Reference/Numerics.cpp -lcuda
 //            -o dequant_bench
 //

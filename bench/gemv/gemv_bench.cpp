@@ -491,9 +491,10 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc(&y, size_t(8) * s.n * 2));
     CUDA_CHECK(cudaMemset(a, 0, size_t(8) * s.k * 2));
     std::string readConfig;
-    double readMs =
-        readCeilingMs(stream, dw.codes.data(), dw.codeBytes, dw.scales.data(),
-                      dw.scaleBytes, copies, multiprocessors, readConfig);
+    double readMs = readCeilingMs(
+        stream, dw.codes.data(), dw.codeBytes, dw.scales.data(), dw.scaleBytes,
+        dw.zeroPointBytes ? dw.zeroPoints.data() : nullptr, dw.zeroPointBytes,
+        copies, multiprocessors, readConfig);
     std::printf("%-24s read ceiling %.2f us (%s), %.2f TB/s\n", l.name,
                 readMs * 1e3, readConfig.c_str(),
                 (weightBytes + scaleBytes) / (readMs * 1e-3) / 1e12);

@@ -17,9 +17,9 @@ namespace qmat_policy {
 /// When two column tiles per block (tiles sharing activation loads) are
 /// wanted over one. Fitted on the H200 (bench/results,
 /// 2026-11-30-gemv-sm90-session4-final-main.json and
-/// ...-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4, int4) gain
-/// from two tiles on the lm_head at every M and at 17408 rows from M = 8
-/// (equal at M = 4); the fp32 decode (fp8) only on the lm_head from M = 4
+/// 2026-11-30-gemv-sm90-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4,
+/// int4) gain from two tiles on the lm_head at every M and at 17408 rows from M
+/// = 8 (equal at M = 4); the fp32 decode (fp8) only on the lm_head from M = 4
 /// (M = 8: 312 against 347 us), losing at M = 1 (311 against 298 us).
 enum class WideTiles : int {
   never = 0,

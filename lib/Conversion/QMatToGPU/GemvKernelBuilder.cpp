@@ -225,9 +225,10 @@ protected:
 
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
-  /// The codes' first byte address (index), where their 16-byte loads
-  /// bypass L1 (TargetInfo::emitL1BypassLoad16); null otherwise.
-  Value codesBase;
+  /// The codes' first byte address and row stride in bytes (index), where
+  /// their 16-byte loads bypass L1 (TargetInfo::emitL1BypassLoad16); null
+  /// otherwise.
+  Value codesBase, codesRowStride;
 
   /// Where this thread sits in a launch whose lanes form groups of
   /// `lanes` (a warp, or a wavefront), and the operands' row counts.
@@ -345,13 +346,11 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   Value codes;
   if (codesBase && packed) {
-    // Byte (row, col) of the row-major codes, whose rows are K / 2 bytes.
+    // Byte (row, col) of the codes (i8 elements: offsets are bytes).
     Value address = arith::AddIOp::create(
         b, loc, codesBase,
         arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, row, cIdx(weightsType.getDimSize(1))),
-            col));
+            b, loc, arith::MulIOp::create(b, loc, row, codesRowStride), col));
     codes = target.emitL1BypassLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
   } else {
@@ -740,10 +739,11 @@ void TensorCoreGemvEmitter::emit() {
 
   // The packed codes are read once per block: loads that bypass L1 leave it
   // to the activations and scales, which the block's warps and its
-  // neighbours read again. Measured on the H200 in one run (bench/results,
-  // 2026-11-30-gemv-sm90-ab-l1-bypass-{base,new}.json): nvfp4 17408 x 5120
-  // at M = 1 22.1 -> 20.8 us, lm_head 222.6 -> 210.7 us, int4 17408 22.8 ->
-  // 21.8 us. (fp8 loads 32-byte chunks and keeps plain loads: not measured.)
+  // neighbours read again. Measured on the H200 (bench/results,
+  // 2026-11-30-gemv-sm90-ab-l1-bypass-{base,new}.json, one run): nvfp4
+  // 17408 x 5120 at M = 1 22.1 -> 20.8 us, int4 22.8 -> 21.8 us; the
+  // lm_head gain (222.6 -> 210.7 us) is within its run-to-run spread. fp8
+  // loads 32-byte chunks and keeps plain loads (not measured).
   if (spec.scheme.isPacked() && target.hasL1BypassLoad()) {
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
@@ -751,6 +751,7 @@ void TensorCoreGemvEmitter::emit() {
         b, loc,
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffers.weights),
         metadata.getOffset());
+    codesRowStride = metadata.getStrides()[0];
   }
   Value epilogueFactor;
   if (buffers.globalScale) {

@@ -148,7 +148,9 @@ public:
   }
 
   /// ld.global.L1::no_allocate (sm_70 on), through inline PTX: the NVPTX
-  /// backend drops `!nontemporal` on loads.
+  /// backend drops `!nontemporal` on loads. The asm is free of side effects
+  /// (the compiler may merge, drop or move it like arithmetic), which is
+  /// only right for memory the kernel does not write, as the codes.
   bool hasL1BypassLoad() const override { return true; }
 
   Value emitL1BypassLoad16(OpBuilder &builder, Location loc,

@@ -39,10 +39,11 @@
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // The codes, read once per block, bypass L1: their loads take byte
-// addresses from the aligned pointer plus the descriptor's offset.
-// CHECK: %{{.+}}, %[[OFFSET:.+]], %{{.+}}:2, %{{.+}}:2 = memref.extract_strided_metadata %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>>
+// addresses from the aligned pointer plus the descriptor's offset, and
+// rows at the descriptor's row stride.
+// CHECK: %{{.+}}, %[[OFFSET:[a-z_0-9]+]], %{{.+}}:2, %[[STRIDES:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>>
 // CHECK: %[[POINTER:.+]] = memref.extract_aligned_pointer_as_index %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>> -> index
-// CHECK: arith.addi %[[POINTER]], %[[OFFSET]] : index
+// CHECK: %[[BASE:.+]] = arith.addi %[[POINTER]], %[[OFFSET]] : index
 // Blocks whose 32 rows all lie below N take every row at a constant
 // distance from the first; only the last block clamps rows to N - 1.
 // CHECK: %[[END:.+]] = arith.addi %{{.+}}, %c32{{.*}} : index
@@ -53,7 +54,14 @@
 // loads (4 rows of 16 code bytes, their scales, 4 activation words) come
 // before its arithmetic.
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
-// CHECK-COUNT-4: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// Byte (row, K / 2) of the codes: row x stride + column, from the base.
+// CHECK: %[[COLUMN:.+]] = arith.shrui %{{.+}}, %c1{{.*}} : index
+// CHECK: %[[ROWBYTE:.+]] = arith.muli %{{.+}}, %[[STRIDES]]#0 : index
+// CHECK: %[[INBUFFER:.+]] = arith.addi %[[ROWBYTE]], %[[COLUMN]] : index
+// CHECK: %[[BYTE:.+]] = arith.addi %[[BASE]], %[[INBUFFER]] : index
+// CHECK: %[[ADDRESS:.+]] = arith.index_castui %[[BYTE]] : index to i64
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-3: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
 // Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
@@ -99,6 +107,9 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: gpu.func @gemv_fp8_bs128_k256_f16_tc_native_m16_s1_c1(
 // CHECK-NOT: workgroup
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// fp8 codes (32 bytes a lane) keep plain loads.
+// CHECK-NOT: llvm.inline_asm
+// CHECK: vector.load %{{.+}} : memref<?x256xf8E4M3FN, strided<[256, 1], offset: ?>>, vector<32xf8E4M3FN>
 // CHECK: qmat.decode e4m3 %{{.+}} method = native : vector<32xi8> -> vector<32xf32>
 // CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
@@ -123,6 +134,7 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 // times the scale broadcast to both halves; no fp32 on the way.
 // CHECK-LABEL: func.func @int4_packed(
 // CHECK: gpu.func @gemv_int4_bs128_k256_bf16_tc_magic_bias_zp_m8_s1_c1(
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
 // CHECK: %[[SCALE:.+]] = vector.broadcast %{{.+}} : bf16 to vector<2xbf16>
 // CHECK: %[[ZP:.+]] = arith.andi %{{.+}}, %c15_i32
 // CHECK: %[[ZPBIASED:.+]] = arith.ori %[[ZP]], %c17152_i32
@@ -146,6 +158,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // 2^126, times the bf16 2^(e - 127) of the scale byte (exact: one rounding).
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
 // The bf16 pattern is the top half of the fp32 one: e << 23, 2^-127
 // (0x00400000) for e = 0, NaN (0x7FC00000) for 0xFF.
 // CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
@@ -222,5 +235,23 @@ func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref
 func.func @dot(%a: memref<?x160xbf16>, %w: memref<40x80xi8>, %s: memref<40x10xf8E4M3FN>, %g: memref<f32>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x160xbf16>, memref<40x80xi8>, memref<40x10xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 2 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Codes whose row length is only known at run time: the row stride comes
+// from the descriptor.
+// CHECK-LABEL: func.func @dynamic_code_columns(
+// CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1(
+// CHECK-SAME: %arg1: memref<?x?xi8, strided<[?, 1], offset: ?>>
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}:2, %[[STRIDES:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %arg1 : memref<?x?xi8, strided<[?, 1], offset: ?>>
+// CHECK: scf.for
+// CHECK: arith.muli %{{.+}}, %[[STRIDES]]#0 : index
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
+func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s: memref<40x?xf8E4M3FN>,
+                                %g: memref<f32>, %y: memref<?x40xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x?xi8>, memref<40x?xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
   return
 }
