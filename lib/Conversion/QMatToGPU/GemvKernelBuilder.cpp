@@ -211,9 +211,10 @@ protected:
   /// only: the arithmetic comes after every load of a step is issued).
   struct RowChunk {
     Value codes;
-    /// Per 8-element word: the raw scale element and (int4 with zero
+    /// Per 8-element word: its scale block (the index the scale and
+    /// zero-point loads took), the raw scale element and (int4 with zero
     /// points) the raw zero-point byte; words of one block repeat the Value.
-    SmallVector<Value> rawScales, rawZeroPoints;
+    SmallVector<Value> blocks, rawScales, rawZeroPoints;
   };
   /// The scale block of each 8-element word of the chunk at `kc` (a
   /// multiple of 32).
@@ -221,7 +222,7 @@ protected:
   RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
   /// The chunk's weights as the reference rounds them (brief §2), one
   /// vector<8 x act> per 8-element word.
-  SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk, Value kc);
+  SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);
 
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
@@ -270,7 +271,7 @@ private:
   StepLoads loadStep(Value kc, ArrayRef<Value> weightRows,
                      ArrayRef<Value> activationRows);
   /// Decodes and multiplies one step into `acc`.
-  void computeStep(const StepLoads &loads, Value kc, SmallVector<Value> &acc);
+  void computeStep(const StepLoads &loads, SmallVector<Value> &acc);
 
   /// What the packed decode of one 8-element word applies after the bit
   /// placement: pair = (pair - offset) * multiplier, both vector<2 x act>
@@ -281,14 +282,14 @@ private:
     Value lastMultiplier;
   };
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
-  SmallVector<Value> decodeRowChunk(const RowChunk &chunk, Value kc,
+  SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
                                     ArrayRef<WordFactors> factors);
   SmallVector<Value> decodePacked(const RowChunk &chunk,
                                   ArrayRef<WordFactors> factors);
   /// Per chunk and word, the factors of the packed decode, each distinct
   /// scale converted once.
-  SmallVector<SmallVector<WordFactors>> packedFactors(ArrayRef<RowChunk> chunks,
-                                                      Value kc);
+  SmallVector<SmallVector<WordFactors>>
+  packedFactors(ArrayRef<RowChunk> chunks);
   /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
   /// converting two at a time.
   void addNvfp4Multipliers(ArrayRef<Value> distinct,
@@ -299,7 +300,7 @@ private:
   /// (an i32 below 2^16).
   Value splatHalves(Value bits);
   /// decodeWordsThroughF32's words as pairs.
-  SmallVector<Value> decodeThroughF32(const RowChunk &chunk, Value kc);
+  SmallVector<Value> decodeThroughF32(const RowChunk &chunk);
   /// The activation pairs of one row group, in the weights' pair order.
   SmallVector<Value> activationPairs(ArrayRef<Value> words);
 
@@ -345,7 +346,7 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   Value codes;
-  if (codesBase && packed) {
+  if (codesBase) {
     // Byte (row, col) of the codes (i8 elements: offsets are bytes).
     Value address = arith::AddIOp::create(
         b, loc, codesBase,
@@ -363,6 +364,7 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
     codes =
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
   chunk.codes = codes;
+  chunk.blocks.assign(blocks.begin(), blocks.end());
   Value lastBlock, lastRaw, lastZeroPoint;
   for (Value block : blocks) {
     if (block != lastBlock) {
@@ -432,7 +434,7 @@ void TensorCoreGemvEmitter::addNvfp4Multipliers(
 }
 
 SmallVector<SmallVector<TensorCoreGemvEmitter::WordFactors>>
-TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
+TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
   SchemeKind kind = spec.scheme.getKind();
   // Distinct raw scales of the step, in order of first use.
   SmallVector<Value> distinct;
@@ -483,9 +485,7 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
   }
 
   SmallVector<SmallVector<WordFactors>> perChunk;
-  SmallVector<Value> blocks;
-  if (kind == SchemeKind::int4 && spec.hasZeroPoints)
-    blocks = wordBlocks(kc);
+  bool zeroPoints = kind == SchemeKind::int4 && spec.hasZeroPoints;
   int64_t magic = act.isF16() ? 0x6400 : 0x4300;
   Value noZeroPoint = kind == SchemeKind::int4 && !spec.hasZeroPoints
                           ? splatHalves(cI32(magic | 8))
@@ -494,10 +494,10 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks, Value kc) {
     SmallVector<WordFactors> words;
     Value lastZeroPoint, lastBlock, offset = noZeroPoint;
     for (int64_t w = 0; w < kLaneK / 8; ++w) {
-      if (!blocks.empty() &&
-          (chunk.rawZeroPoints[w] != lastZeroPoint || blocks[w] != lastBlock)) {
+      if (zeroPoints && (chunk.rawZeroPoints[w] != lastZeroPoint ||
+                         chunk.blocks[w] != lastBlock)) {
         lastZeroPoint = chunk.rawZeroPoints[w];
-        lastBlock = blocks[w];
+        lastBlock = chunk.blocks[w];
         // The block's u4 zero point under the magic bias: bias + zp.
         Value zeroPoint =
             emitZeroPointNibble(b, loc, lastZeroPoint, toI32(lastBlock));
@@ -573,16 +573,14 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
   return pairs;
 }
 
-SmallVector<Value> GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk,
-                                                          Value kc) {
+SmallVector<Value>
+GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk) {
   // The reference's element value (brief §2), rounded once to the
   // activation type: the product then equals a GEMM on the dequantized W.
   Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
                                 spec.decode, chunk.codes, kLaneK);
   auto wordType = VectorType::get({8}, f32);
   bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
-  SmallVector<Value> blocks =
-      isInt4 && spec.hasZeroPoints ? wordBlocks(kc) : SmallVector<Value>();
   SmallVector<Value> words;
   Value lastRaw, scale, zeroPoint;
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
@@ -592,7 +590,7 @@ SmallVector<Value> GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk,
       if (isInt4)
         zeroPoint = spec.hasZeroPoints
                         ? emitZeroPointToF32(b, loc, chunk.rawZeroPoints[w],
-                                             toI32(blocks[w]))
+                                             toI32(chunk.blocks[w]))
                         : cF32(8.0f);
     }
     Value word = sliceOf(values, 8 * w, 8);
@@ -638,19 +636,19 @@ SmallVector<Value> GemvEmitterBase::loadActivationWords(Value row, Value kc) {
 }
 
 SmallVector<Value>
-TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk, Value kc) {
+TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk) {
   SmallVector<Value> pairs;
-  for (Value word : decodeWordsThroughF32(chunk, kc))
+  for (Value word : decodeWordsThroughF32(chunk))
     for (int64_t j = 0; j < 4; ++j)
       pairs.push_back(sliceOf(word, 2 * j, 2));
   return pairs;
 }
 
 SmallVector<Value>
-TensorCoreGemvEmitter::decodeRowChunk(const RowChunk &chunk, Value kc,
+TensorCoreGemvEmitter::decodeRowChunk(const RowChunk &chunk,
                                       ArrayRef<WordFactors> factors) {
   return spec.usesPackedDecode() ? decodePacked(chunk, factors)
-                                 : decodeThroughF32(chunk, kc);
+                                 : decodeThroughF32(chunk);
 }
 
 TensorCoreGemvEmitter::StepLoads
@@ -665,15 +663,15 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
   return loads;
 }
 
-void TensorCoreGemvEmitter::computeStep(const StepLoads &loads, Value kc,
+void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         SmallVector<Value> &acc) {
   int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
   SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
   if (spec.usesPackedDecode())
-    factors = packedFactors(loads.chunks, kc);
+    factors = packedFactors(loads.chunks);
   SmallVector<SmallVector<Value>> weightPairs;
   for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
-    weightPairs.push_back(decodeRowChunk(chunk, kc, chunkFactors));
+    weightPairs.push_back(decodeRowChunk(chunk, chunkFactors));
   SmallVector<SmallVector<Value>> actPairs;
   for (ArrayRef<Value> words : loads.activationWords)
     actPairs.push_back(activationPairs(words));
@@ -782,7 +780,7 @@ void TensorCoreGemvEmitter::emit() {
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
                            loop.getRegionIterArgs().end());
     Value kc = stepK(loop.getInductionVar());
-    computeStep(loadStep(kc, weightRows, activationRows), kc, acc);
+    computeStep(loadStep(kc, weightRows, activationRows), acc);
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(loop.getResults());
   };
@@ -917,7 +915,7 @@ void WaveMmaGemvEmitter::emit() {
       activationWords.push_back(loadActivationWords(row, kc));
     SmallVector<Value> acc(loop.getRegionIterArgs());
     for (auto [c, chunk] : llvm::enumerate(chunks)) {
-      SmallVector<Value> weights = decodeWordsThroughF32(chunk, kc);
+      SmallVector<Value> weights = decodeWordsThroughF32(chunk);
       for (int64_t i = 0; i < kLaneK / 4; ++i)
         for (int64_t g = 0; g < groups; ++g) {
           Value &sum = acc[c * groups + g];
@@ -1071,7 +1069,7 @@ SmallVector<Value> ScalarGemvEmitter::emitChunkLoop() {
     RowChunk chunk = loadRowChunk(row, kc, wordBlocks(kc));
     SmallVector<Value> acc(loop.getRegionIterArgs());
     SmallVector<Value> weights;
-    for (Value word : decodeWordsThroughF32(chunk, kc))
+    for (Value word : decodeWordsThroughF32(chunk))
       weights.push_back(arith::ExtFOp::create(b, loc, wideWord, word));
     for (int64_t m = 0; m < spec.maxM; ++m)
       for (auto [weight, a] :
