@@ -80,6 +80,15 @@ int64_t zeroPointCols(const Layer &l) { return (scaleCols(l) + 1) / 2; }
 int64_t tileCount(const Layer &l) {
   return (l.n + l.plan.getTileRows() - 1) / l.plan.getTileRows();
 }
+/// The scales' alignment on the GEMV path: one element, or the blocks of a
+/// chunk that the layer's GEMV kernels read with one load.
+int64_t gemvScaleAlignment(const Layer &l) {
+  int64_t elements = 1;
+  for (const GemvVariant &v : l.gemvVariants)
+    elements = std::max(
+        elements, getGemvScaleLoadElements(v.tensorCore, l.k, l.blockSize));
+  return elements * scaleElementBytes(l);
+}
 /// The widest load a dequant thread issues from the weights (vec8).
 int64_t weightAlignment(const Layer &l) {
   if (l.plan.getDequant() != DequantKernel::vec8)
@@ -196,6 +205,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "struct LayerDesc {\n  const char *name;\n  int64_t n, k;\n"
      << "  int64_t weightCols, scaleCols, scaleElementBytes, zeroPointCols;\n"
      << "  int64_t tileRows;\n  size_t scratchBytes;\n  int weightAlignment;\n"
+     << "  int gemvScaleAlignment;  // the prefill path: one element\n"
      << "  bool needsGlobal, needsZeroPoints, needsBias, bf16;\n"
      << "  size_t kernelIndex;\n"
      << "  int64_t gemvMaxM;  // 0: every M takes the prefill path\n"
@@ -302,14 +312,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     os << "static const LayerDesc kLayer_" << l.name << " = {"
        << llvm::formatv(
               "\"{0}\", {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}u, "
-              "{9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, {17}u};\n",
+              "{9}, {18}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, {17}u};\n",
               l.name, l.n, l.k, weightCols(l), scaleCols(l),
               scaleElementBytes(l), zeroPointCols(l), l.plan.getTileRows(),
               getScratchBytes(l), weightAlignment(l),
               l.scheme == SchemeKind::nvfp4 ? "true" : "false",
               l.hasZeroPoints ? "true" : "false", l.hasBias ? "true" : "false",
               l.bf16 ? "true" : "false", i, gemvMaxM, gemvFirst,
-              l.gemvVariants.size());
+              l.gemvVariants.size(), gemvScaleAlignment(l));
     gemvFirst += l.gemvVariants.size();
     // The scratch holds W tiles, so the size does not grow with M; the
     // decode GEMV needs none.

@@ -42,6 +42,7 @@
 // CHECK-NEXT: gemv without workspace: 0 ok
 // CHECK-NEXT: gemv misaligned a: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
 // CHECK-NEXT: gemv misaligned weights: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
+// CHECK-NEXT: gemv misaligned scales: 1 gate: scales must be 2-byte aligned for the GEMV (m <= 8)
 // CHECK-NEXT: override unknown: 1 no compiled GEMV variant has split_k = 3 and col_tiles = 1
 // CHECK-NEXT: override split 2, 4 tiles: 0 ok
 // CHECK-NEXT: launch grid=(172,1,1) block=(64,1,1) view0=+318767104 rows=1

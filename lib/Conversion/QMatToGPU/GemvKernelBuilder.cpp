@@ -122,6 +122,18 @@ bool GemvKernelSpec::usesChunkedDot() const {
   return !tensorCore && k % kLaneK == 0 && scheme.getBlockSize() % 8 == 0;
 }
 
+int64_t mlir::qmat::getGemvScaleLoadElements(bool tensorCore, int64_t k,
+                                             int64_t blockSize) {
+  bool chunked = tensorCore || (k % kLaneK == 0 && blockSize % 8 == 0);
+  if (!chunked || blockSize >= kLaneK || kLaneK % blockSize != 0)
+    return 1;
+  return kLaneK / blockSize;
+}
+
+int64_t GemvKernelSpec::getScaleLoadElements() const {
+  return getGemvScaleLoadElements(tensorCore, k, scheme.getBlockSize());
+}
+
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
@@ -365,12 +377,31 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
   chunk.codes = codes;
   chunk.blocks.assign(blocks.begin(), blocks.end());
+  // The chunk's blocks are consecutive: one load for all their scales
+  // (nvfp4: a 16-bit load where two byte loads would each cost an L1
+  // request per row).
+  int64_t perLoad = spec.getScaleLoadElements();
+  Value scaleVector;
+  if (perLoad > 1) {
+    auto scalesType = cast<MemRefType>(buffers.scales.getType());
+    Type element = scalesType.getElementType();
+    scaleVector = vector::LoadOp::create(
+        b, loc, VectorType::get({perLoad}, element), buffers.scales,
+        ValueRange{row, blocks.front()}, /*nontemporal=*/false,
+        /*alignment=*/
+        llvm::MaybeAlign(perLoad * element.getIntOrFloatBitWidth() / 8));
+  }
   Value lastBlock, lastRaw, lastZeroPoint;
-  for (Value block : blocks) {
+  for (auto [w, block] : llvm::enumerate(blocks)) {
     if (block != lastBlock) {
       lastBlock = block;
-      lastRaw = memref::LoadOp::create(b, loc, buffers.scales,
-                                       ValueRange{row, block});
+      lastRaw = scaleVector
+                    ? Value(vector::ExtractOp::create(
+                          b, loc, scaleVector,
+                          ArrayRef<int64_t>{int64_t(8 * w) /
+                                            spec.scheme.getBlockSize()}))
+                    : Value(memref::LoadOp::create(b, loc, buffers.scales,
+                                                   ValueRange{row, block}));
       if (spec.hasZeroPoints)
         lastZeroPoint = loadRawZeroPoint(row, block);
     }

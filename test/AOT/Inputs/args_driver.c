@@ -47,6 +47,8 @@ int main(void) {
   report("gemv without workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, NULL, 0));
   report("gemv misaligned a", args_gate_run(stream, 4, AT(0x3000008), w, s, global, NULL, NULL, y, NULL, 0));
   report("gemv misaligned weights", args_gate_run(stream, 1, a, AT(4), s, global, NULL, NULL, y, NULL, 0));
+  /* nvfp4's GEMV reads both scales of a 32-element chunk with one load. */
+  report("gemv misaligned scales", args_gate_run(stream, 1, a, w, AT(0x1000001), global, NULL, NULL, y, NULL, 0));
   report("override unknown", args_set_gemv_override(3, 1));
   report("override split 2, 4 tiles", args_set_gemv_override(2, 4));
   report("gemv overridden", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));

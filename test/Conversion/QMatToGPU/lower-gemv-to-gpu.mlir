@@ -63,7 +63,11 @@
 // CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-COUNT-3: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
-// Two scale bytes, one conversion; the fold 2^119 = 6.64e35 for bf16.
+// The two scales of a lane's 32-element chunk in one 2-byte load (the
+// launcher checks the alignment), one conversion; the fold 2^119 = 6.64e35
+// for bf16.
+// CHECK: vector.load %{{.+}} {alignment = 2 : i64} : memref<?x16xf8E4M3FN, strided<[16, 1], offset: ?>>, vector<2xf8E4M3FN>
+// CHECK-NOT: memref.load %{{.+}} : memref<?x16xf8E4M3FN
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK: arith.constant 6.64613997E+35 : f32
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
@@ -225,6 +229,7 @@ func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref
 // CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k160_bf16_dot_magic_bias_m2_s1_c1 blocks in (%{{.+}}, %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c5 step %c32{{.*}} -> (vector<8xf32>, vector<8xf32>)
 // CHECK: vector.load %{{.+}} : memref<?x80xi8, strided<[80, 1], offset: ?>>, vector<16xi8>
+// CHECK: vector.load %{{.+}} {alignment = 2 : i64} : memref<?x10xf8E4M3FN, strided<[10, 1], offset: ?>>, vector<2xf8E4M3FN>
 // CHECK: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
 // CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xbf16>
 // CHECK: vector.load %{{.+}} : memref<?x160xbf16, strided<[160, 1], offset: ?>>, vector<8xbf16>

@@ -15,10 +15,10 @@
 // SM90-NEXT: // begin inline asm
 // SM90-NEXT: ld.global.L1::no_allocate.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[NEXT]]{{\]}};
 // SM90-NEXT: // end inline asm
-// SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2560];
-// SM90-NEXT: ld.global.b8 {{.*}}, [{{%rd[0-9]+}}+2561];
-// Both scales of a lane's chunk in one conversion; sign and magnitude masks.
-// SM90: cvt.rn.f16x2.e4m3x2
+// Both scales of a lane's chunk in one 16-bit load and one conversion.
+// SM90-NEXT: ld.global.b16 [[SCALES:%rs[0-9]+]], [{{%rd[0-9]+}}+2560];
+// SM90: cvt.rn.f16x2.e4m3x2 {{%r[0-9]+}}, [[SCALES]];
+// Sign and magnitude masks.
 // SM90: and.b32 {{.*}}-2147450880;
 // SM90: and.b32 {{.*}}29360576;
 // SM90: mul.rn.bf16x2

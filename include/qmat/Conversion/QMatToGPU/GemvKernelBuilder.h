@@ -50,6 +50,8 @@ struct GemvKernelSpec {
   /// loads, 8-wide products): K % 32 == 0 and a block that is a multiple
   /// of 8, so that every 8-element word has one scale.
   bool usesChunkedDot() const;
+  /// getGemvScaleLoadElements for this kernel.
+  int64_t getScaleLoadElements() const;
   std::string getKernelName() const;
 };
 
@@ -71,6 +73,13 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
 /// of through fp32: the magic-bias decode of nvfp4, mxfp4 and int4.
 bool isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
                         DecodeMethod decode);
+
+/// Scale elements of one weight row that one GEMV load reads: every block of
+/// a 32-element chunk where a chunk spans several (block size 16: nvfp4),
+/// else 1. Only kernels that walk K in such chunks (the tensor-core GEMV
+/// and the chunked dot) pair them. The launcher requires the scales to be
+/// aligned to that many elements.
+int64_t getGemvScaleLoadElements(bool tensorCore, int64_t k, int64_t blockSize);
 
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
 /// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
