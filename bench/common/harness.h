@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -119,6 +120,18 @@ inline std::vector<uint16_t> dequantizeParallel(const QuantizedWeight &w) {
   return out;
 }
 
+/// `count` activations drawn from N(0, 1), rounded to `act` (bit patterns).
+/// Timing takes them too: zeros can run faster than real data (METHOD.md).
+inline std::vector<uint16_t> randomActivations(ActType act, size_t count,
+                                               uint64_t seed) {
+  std::mt19937 rng{uint32_t(seed)};
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<uint16_t> bits(count);
+  for (auto &v : bits)
+    v = roundToAct(act, normal(rng));
+  return bits;
+}
+
 template <typename T> T *upload(const std::vector<T> &v) {
   T *p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(v.size() * sizeof(T), 256)));
@@ -155,6 +168,24 @@ double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return ms[ms.size() / 2];
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) of a
+/// 1 GiB cudaMemcpyAsync, the median of 20: the copy ceiling of every
+/// bandwidth ratio.
+inline double copyBytesPerSecond(cudaStream_t stream) {
+  size_t bytes = size_t(1) << 30;
+  void *src, *dst;
+  CUDA_CHECK(cudaMalloc(&src, bytes));
+  CUDA_CHECK(cudaMalloc(&dst, bytes));
+  CUDA_CHECK(cudaMemset(src, 1, bytes));
+  double ms = medianMs(stream, 3, 20, [&] {
+    CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  cudaFree(src);
+  cudaFree(dst);
+  return 2.0 * bytes / (ms * 1e-3);
 }
 
 /// The stream every measurement runs on and a cuBLAS handle bound to it

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/ceiling.h"
+#include "../common/device_weight.h"
 #include "../common/harness.h"
 #include "../common/layers.h"
 
@@ -43,50 +44,6 @@ namespace {
 
 constexpr int kSplitKs[] = {1, 2, 4, 8, 16};
 constexpr int kColTiles[] = {1, 2, 4};
-
-/// A quantized weight on the device, `copies` times (timing rotates through
-/// them so that L2 never holds the one being read).
-struct DeviceWeight {
-  std::vector<void *> codes, scales, zeroPoints;
-  float *global = nullptr;
-  size_t codeBytes = 0, scaleBytes = 0, zeroPointBytes = 0;
-
-  DeviceWeight(const QuantizedWeight &w, int copies) {
-    codeBytes = w.codes.size();
-    const void *scaleSrc =
-        w.scheme == Scheme::FP8    ? (const void *)w.scaleF32.data()
-        : w.scheme == Scheme::INT4 ? (const void *)w.scaleAct.data()
-                                   : (const void *)w.scaleBytes.data();
-    scaleBytes = w.scheme == Scheme::FP8    ? w.scaleF32.size() * 4
-                 : w.scheme == Scheme::INT4 ? w.scaleAct.size() * 2
-                                            : w.scaleBytes.size();
-    zeroPointBytes = w.zeroPoints.size();
-    for (int c = 0; c < copies; ++c) {
-      codes.push_back(copy(w.codes.data(), codeBytes));
-      scales.push_back(copy(scaleSrc, scaleBytes));
-      zeroPoints.push_back(
-          zeroPointBytes ? copy(w.zeroPoints.data(), zeroPointBytes) : nullptr);
-    }
-    if (w.scheme == Scheme::NVFP4)
-      global = upload(std::vector<float>{w.globalScale});
-  }
-  static void *copy(const void *src, size_t bytes) {
-    void *p;
-    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 256)));
-    CUDA_CHECK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice));
-    return p;
-  }
-  ~DeviceWeight() {
-    for (size_t c = 0; c < codes.size(); ++c) {
-      cudaFree(codes[c]);
-      cudaFree(scales[c]);
-      if (zeroPoints[c])
-        cudaFree(zeroPoints[c]);
-    }
-    if (global)
-      cudaFree(global);
-  }
-};
 
 qmat_status runLayer(const LayerEntry &l, cudaStream_t stream, int64_t m,
                      const void *a, const DeviceWeight &w, int copy, void *y) {
@@ -323,20 +280,9 @@ int main(int argc, char **argv) {
                                     cudaDevAttrMultiProcessorCount, 0));
 
   // Copy ceiling: 1 GiB device to device, bytes read + written.
-  size_t copyBytes = size_t(1) << 30;
-  void *src, *dst;
-  CUDA_CHECK(cudaMalloc(&src, copyBytes));
-  CUDA_CHECK(cudaMalloc(&dst, copyBytes));
-  CUDA_CHECK(cudaMemset(src, 1, copyBytes));
-  double copyMs = medianMs(stream, 3, 20, [&] {
-    CUDA_CHECK(
-        cudaMemcpyAsync(dst, src, copyBytes, cudaMemcpyDeviceToDevice, stream));
-  });
-  double copyBandwidth = 2.0 * copyBytes / (copyMs * 1e-3);
-  cudaFree(src);
-  cudaFree(dst);
-  std::printf("copy: %.3f ms, %.2f TB/s; %d SMs\n", copyMs,
-              copyBandwidth / 1e12, multiprocessors);
+  double copyBandwidth = copyBytesPerSecond(stream);
+  std::printf("copy: %.2f TB/s; %d SMs\n", copyBandwidth / 1e12,
+              multiprocessors);
 
   std::ostringstream json;
   json << "{\n  \"seed\": " << seed << ",\n  \"bundle\": \""
@@ -486,10 +432,13 @@ int main(int argc, char **argv) {
     int copies =
         int(std::max(1.0, std::ceil(256e6 / (weightBytes + scaleBytes))));
     DeviceWeight dw(w, copies);
-    uint16_t *dense = upload(wBits), *a, *y;
-    CUDA_CHECK(cudaMalloc(&a, size_t(8) * s.k * 2));
+    // Random activations: zeros can run faster than real data (METHOD.md;
+    // all-zero activations, used here before session 6, timed the nvfp4
+    // lm_head about 9 % faster).
+    uint16_t *dense = upload(wBits), *y;
+    uint16_t *a =
+        upload(randomActivations(s.act, size_t(8) * s.k, seed ^ 0xAC7));
     CUDA_CHECK(cudaMalloc(&y, size_t(8) * s.n * 2));
-    CUDA_CHECK(cudaMemset(a, 0, size_t(8) * s.k * 2));
     std::string readConfig;
     double readMs = readCeilingMs(
         stream, dw.codes.data(), dw.codeBytes, dw.scales.data(), dw.scaleBytes,

@@ -35,9 +35,10 @@ def layer_mlir(name, scheme, block, zp, act, n, k):
             f"{extras}\n      outs(%y : memref<?x{n}x{act}>)\n  return\n}}\n")
 
 
-def write_bundle(aot, out, layers, flags=()):
-    """model.mlir, layers.inc and the qmat-aot output (prefix `bench`) for
-    `layers`: (scheme, block, zero_points, act, n, k) tuples."""
+def write_bundle(aot, out, layers, flags=(), prefix="bench"):
+    """model.mlir, layers.inc and the qmat-aot output (prefix `bench`, or
+    `exp` for the second build of bench/gemv/ab.sh) for `layers`:
+    (scheme, block, zero_points, act, n, k) tuples."""
     os.makedirs(out, exist_ok=True)
     mlir, inc = [], []
     for scheme, block, zp, act, n, k in layers:
@@ -49,7 +50,7 @@ def write_bundle(aot, out, layers, flags=()):
         f.writelines(mlir)
     with open(os.path.join(out, "layers.inc"), "w") as f:
         f.writelines(inc)
-    subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=bench",
+    subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=" + prefix,
                     "-o", out] + list(flags), check=True)
 
 

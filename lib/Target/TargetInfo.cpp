@@ -75,9 +75,9 @@ Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
   llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
 }
 
-Value TargetInfo::emitL1BypassLoad16(OpBuilder &builder, Location loc,
-                                     Value address) const {
-  llvm_unreachable("target has no L1-bypassing load");
+Value TargetInfo::emitStreamingLoad16(OpBuilder &builder, Location loc,
+                                      Value address) const {
+  llvm_unreachable("target has no streaming load");
 }
 
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {

@@ -90,13 +90,14 @@ public:
     return Value();
   }
 
-  /// Whether the target has a global load that does not allocate in L1
-  /// (emitL1BypassLoad16), for data streamed once.
-  virtual bool hasL1BypassLoad() const { return false; }
+  /// Whether the target has a global load for data streamed once
+  /// (emitStreamingLoad16).
+  virtual bool hasStreamingLoad() const { return false; }
   /// 16 bytes (vector<16xi8>) from the global byte address `address` (i64,
-  /// 16-byte aligned), not kept in L1.
-  virtual Value emitL1BypassLoad16(OpBuilder &builder, Location loc,
-                                   Value address) const;
+  /// 16-byte aligned), not kept in L1; an L2 miss brings in the whole
+  /// 128-byte line, whose other bytes a neighbouring warp reads next.
+  virtual Value emitStreamingLoad16(OpBuilder &builder, Location loc,
+                                    Value address) const;
 
   /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
   /// instructions.

@@ -239,7 +239,7 @@ protected:
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
   /// The codes' first byte address and row stride in bytes (index), where
-  /// their 16-byte loads bypass L1 (TargetInfo::emitL1BypassLoad16); null
+  /// their 16-byte loads stream (TargetInfo::emitStreamingLoad16); null
   /// otherwise.
   Value codesBase, codesRowStride;
 
@@ -364,7 +364,7 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
         b, loc, codesBase,
         arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, row, codesRowStride), col));
-    codes = target.emitL1BypassLoad16(
+    codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
   } else {
     codes = vector::LoadOp::create(
@@ -771,9 +771,13 @@ void TensorCoreGemvEmitter::emit() {
   // neighbours read again. Measured on the H200 (bench/results,
   // 2026-11-30-gemv-sm90-ab-l1-bypass-{base,new}.json, one run): nvfp4
   // 17408 x 5120 at M = 1 22.1 -> 20.8 us, int4 22.8 -> 21.8 us; the
-  // lm_head gain (222.6 -> 210.7 us) is within its run-to-run spread. fp8
-  // loads 32-byte chunks and keeps plain loads (not measured).
-  if (spec.scheme.isPacked() && target.hasL1BypassLoad()) {
+  // lm_head gain (222.6 -> 210.7 us) is within its run-to-run spread. A
+  // row's 128-byte line holds two K steps, which two warps of the block
+  // read at about the same time: fetching the whole line on the first miss
+  // made every timed layer 1-3 % faster in interleaved A/B rounds
+  // (2026-11-30-gemv-sm90-ab-l2-128b.json). fp8 loads 32-byte chunks and
+  // keeps plain loads (not measured).
+  if (spec.scheme.isPacked() && target.hasStreamingLoad()) {
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
     codesBase = arith::AddIOp::create(

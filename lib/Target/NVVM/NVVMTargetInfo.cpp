@@ -147,22 +147,23 @@ public:
     return out;
   }
 
-  /// ld.global.L1::no_allocate (sm_70 on), through inline PTX: the NVPTX
-  /// backend drops `!nontemporal` on loads. The asm is free of side effects
-  /// (the compiler may merge, drop or move it like arithmetic), which is
-  /// only right for memory the kernel does not write, as the codes.
-  bool hasL1BypassLoad() const override { return true; }
+  /// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX:
+  /// the NVPTX backend drops `!nontemporal` on loads and has no prefetch
+  /// size. The asm is free of side effects (the compiler may merge, drop or
+  /// move it like arithmetic), which is only right for memory the kernel
+  /// does not write, as the codes.
+  bool hasStreamingLoad() const override { return true; }
 
-  Value emitL1BypassLoad16(OpBuilder &builder, Location loc,
-                           Value address) const override {
+  Value emitStreamingLoad16(OpBuilder &builder, Location loc,
+                            Value address) const override {
     MLIRContext *context = builder.getContext();
     Type i32 = builder.getI32Type();
     auto words =
         LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
     auto load = LLVM::InlineAsmOp::create(
         builder, loc, words, ValueRange{address},
-        builder.getStringAttr(
-            "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];"),
+        builder.getStringAttr("ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, "
+                              "$1, $2, $3}, [$4];"),
         builder.getStringAttr("=r,=r,=r,=r,l"), /*has_side_effects=*/UnitAttr(),
         /*is_align_stack=*/UnitAttr(),
         LLVM::TailCallKindAttr::get(context,

@@ -38,7 +38,8 @@
 // CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// The codes, read once per block, bypass L1: their loads take byte
+// The codes, read once per block, stream (L1 bypassed, whole lines into
+// L2): their loads take byte
 // addresses from the aligned pointer plus the descriptor's offset, and
 // rows at the descriptor's row stride.
 // CHECK: %{{.+}}, %[[OFFSET:[a-z_0-9]+]], %{{.+}}:2, %[[STRIDES:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %arg1 : memref<?x128xi8, strided<[128, 1], offset: ?>>
@@ -60,8 +61,8 @@
 // CHECK: %[[INBUFFER:.+]] = arith.addi %[[ROWBYTE]], %[[COLUMN]] : index
 // CHECK: %[[BYTE:.+]] = arith.addi %[[BASE]], %[[INBUFFER]] : index
 // CHECK: %[[ADDRESS:.+]] = arith.index_castui %[[BYTE]] : index to i64
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-3: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-3: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
 // The two scales of a lane's 32-element chunk in one 2-byte load (the
 // launcher checks the alignment), one conversion; the fold 2^119 = 6.64e35
@@ -138,7 +139,7 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 // times the scale broadcast to both halves; no fp32 on the way.
 // CHECK-LABEL: func.func @int4_packed(
 // CHECK: gpu.func @gemv_int4_bs128_k256_bf16_tc_magic_bias_zp_m8_s1_c1(
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
 // CHECK: %[[SCALE:.+]] = vector.broadcast %{{.+}} : bf16 to vector<2xbf16>
 // CHECK: %[[ZP:.+]] = arith.andi %{{.+}}, %c15_i32
 // CHECK: %[[ZPBIASED:.+]] = arith.ori %[[ZP]], %c17152_i32
@@ -162,7 +163,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // 2^126, times the bf16 2^(e - 127) of the scale byte (exact: one rounding).
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
 // The bf16 pattern is the top half of the fp32 one: e << 23, 2^-127
 // (0x00400000) for e = 0, NaN (0x7FC00000) for 0xFF.
 // CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
@@ -253,7 +254,7 @@ func.func @dot(%a: memref<?x160xbf16>, %w: memref<40x80xi8>, %s: memref<40x10xf8
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}:2, %[[STRIDES:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %arg1 : memref<?x?xi8, strided<[?, 1], offset: ?>>
 // CHECK: scf.for
 // CHECK: arith.muli %{{.+}}, %[[STRIDES]]#0 : index
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.v4.b32
+// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
 func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s: memref<40x?xf8E4M3FN>,
                                 %g: memref<f32>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x?xi8>, memref<40x?xf8E4M3FN>)

@@ -8,12 +8,13 @@
 
 // SM90: .target sm_90
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c1(
-// The codes, read once per block, bypass L1 (inline PTX). In whole blocks
+// The codes, read once per block, bypass L1 and fetch whole 128-byte lines
+// into L2 (inline PTX). In whole blocks
 // row g + 8 is one pointer away from row g: 8 x 2560 code bytes, 8 x 320
 // scale bytes, the scale offsets folded into the loads.
 // SM90: add.s64 [[NEXT:%rd[0-9]+]], {{%rd[0-9]+}}, 20480;
 // SM90-NEXT: // begin inline asm
-// SM90-NEXT: ld.global.L1::no_allocate.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[NEXT]]{{\]}};
+// SM90-NEXT: ld.global.L1::no_allocate.L2::128B.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[NEXT]]{{\]}};
 // SM90-NEXT: // end inline asm
 // Both scales of a lane's chunk in one 16-bit load and one conversion.
 // SM90-NEXT: ld.global.b16 [[SCALES:%rs[0-9]+]], [{{%rd[0-9]+}}+2560];

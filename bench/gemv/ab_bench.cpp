@@ -1,0 +1,198 @@
+//===- ab_bench.cpp - Two builds of the decode GEMV, interleaved ---------===//
+//
+// Compares two qmat-aot bundles of the same layers (prefix `bench`: A, the
+// reference build; prefix `exp`: B, the changed one) in one process, so
+// that clock, power and thermal drift fall on both alike: for every layer
+// with N >= 2048 and M = 1, 4, 8,
+//  1. both outputs from fresh random activations, Y poisoned with NaN
+//     before each run, must be bitwise identical (the builds differ in how
+//     they move data, not in arithmetic), and within the brief's bound of
+//     an fp64 product with the reference-dequantized W (checked on A);
+//  2. rounds of A B B A, each a median of batches of 20 calls rotating
+//     through weight copies larger than L2; reported: each build's median
+//     over rounds and the median, lowest and highest of the per-round
+//     ratios B / A, with the device copy bandwidth measured in the run.
+// Usage: ab_bench OUT.json [LAYER_FILTER]   (AB_SPLIT_K / AB_COL_TILES:
+// the same variant override on both builds; AB_ZERO_ACTIVATIONS=1 times
+// with all-zero activations, as gemv_bench.cpp did before session 6)
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/device_weight.h"
+#include "../common/layers.h"
+#include "exp.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+using namespace qmat::ref;
+using namespace bench;
+
+namespace {
+
+#define BENCH_LAYER(name, scheme, act, n, k, bs, zp) &exp_##name##_run,
+const RunFn kExpRuns[] = {
+#include "layers.inc"
+};
+#undef BENCH_LAYER
+
+qmat_status runWith(RunFn run, cudaStream_t stream, int64_t m, const void *a,
+                    const DeviceWeight &w, int copy, void *y) {
+  return run(reinterpret_cast<CUstream>(stream), m, a, w.codes[copy],
+             w.scales[copy], w.global, w.zeroPoints[copy], nullptr, y, nullptr,
+             0);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string outPath = argc > 1 ? argv[1] : "ab.json";
+  std::string only = argc > 2 ? argv[2] : "";
+  uint64_t seed = std::random_device{}();
+  GpuContext gpu = createGpuContext();
+  cudaStream_t stream = gpu.stream;
+  if (const char *sk = std::getenv("AB_SPLIT_K")) {
+    const char *c = std::getenv("AB_COL_TILES");
+    int splitK = std::atoi(sk), colTiles = c ? std::atoi(c) : 1;
+    if (bench_set_gemv_override(splitK, colTiles) != QMAT_OK ||
+        exp_set_gemv_override(splitK, colTiles) != QMAT_OK) {
+      std::printf("override: %s\n", bench_last_error());
+      return 1;
+    }
+  }
+  bool zeroActivations = std::getenv("AB_ZERO_ACTIVATIONS") != nullptr;
+  double copyBandwidth = copyBytesPerSecond(stream);
+  std::printf("copy: %.2f TB/s\n", copyBandwidth / 1e12);
+
+  std::ostringstream json;
+  json << "{\n  \"seed\": " << seed
+       << ",\n  \"zero_activations\": " << (zeroActivations ? "true" : "false")
+       << ",\n  \"copy_bytes_per_s\": " << copyBandwidth
+       << ",\n  \"cases\": [\n";
+  int cases = 0;
+  bool allIdentical = true, allWithin = true;
+  for (size_t i = 0; i < std::size(kLayers); ++i) {
+    const LayerEntry &l = kLayers[i];
+    const LayerShape &s = l.shape;
+    if (s.n < 2048 || s.k % 128 != 0 ||
+        (!only.empty() && std::string(l.name).find(only) == std::string::npos))
+      continue;
+    QuantizedWeight w = makeWeight(s, seed ^ std::hash<std::string>{}(l.name));
+    double bytes =
+        double(w.codes.size() + w.scaleBytes.size() + w.scaleF32.size() * 4 +
+               w.scaleAct.size() * 2 + w.zeroPoints.size());
+    int copies = int(std::max(1.0, std::ceil(256e6 / bytes)));
+    DeviceWeight dw(w, copies);
+    std::vector<uint16_t> wBits = dequantizeParallel(w);
+    const int64_t maxM = 8;
+    std::vector<uint16_t> aBits =
+        randomActivations(s.act, size_t(maxM) * s.k, seed ^ uint64_t(s.n));
+    uint16_t *a = upload(aBits), *yA, *yB;
+    size_t yBytes = size_t(maxM) * s.n * 2;
+    CUDA_CHECK(cudaMalloc(&yA, yBytes));
+    CUDA_CHECK(cudaMalloc(&yB, yBytes));
+    double bound = s.act == ActType::F16 ? 2e-3 : 1e-2;
+    for (int64_t m : {1, 4, 8}) {
+      // 1. Identical outputs, within the bound.
+      CUDA_CHECK(cudaMemset(yA, 0xFF, yBytes));
+      CUDA_CHECK(cudaMemset(yB, 0xFF, yBytes));
+      if (runWith(l.run, stream, m, a, dw, 0, yA) != QMAT_OK ||
+          runWith(kExpRuns[i], stream, m, a, dw, 0, yB) != QMAT_OK) {
+        std::printf("%s m=%ld FAILED: %s / %s\n", l.name, long(m),
+                    bench_last_error(), exp_last_error());
+        return 1;
+      }
+      std::vector<uint16_t> gotA(size_t(m) * s.n), gotB(gotA.size());
+      CUDA_CHECK(
+          cudaMemcpy(gotA.data(), yA, gotA.size() * 2, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(gotB.data(), yB, gotB.size() * 2, cudaMemcpyDeviceToHost));
+      bool identical = gotA == gotB;
+      std::vector<double> num(s.n), den(s.n);
+      std::vector<char> nanAt(s.n);
+      parallelFor(s.n, [&](int64_t n) {
+        for (int64_t r = 0; r < m; ++r) {
+          double ref = 0;
+          for (int64_t c = 0; c < s.k; ++c)
+            ref += double(actBitsToFloat(s.act, aBits[r * s.k + c])) *
+                   double(actBitsToFloat(s.act, wBits[n * s.k + c]));
+          double g = actBitsToFloat(s.act, gotA[r * s.n + n]);
+          nanAt[n] |= std::isnan(g);
+          num[n] += (g - ref) * (g - ref);
+          den[n] += ref * ref;
+        }
+      });
+      bool nan = std::count(nanAt.begin(), nanAt.end(), 1) > 0;
+      double numSum = 0, denSum = 0;
+      for (int64_t n = 0; n < s.n; ++n) {
+        numSum += num[n];
+        denSum += den[n];
+      }
+      double err = nan ? NAN : std::sqrt(numSum / denSum);
+      bool within = !nan && err <= bound;
+      allIdentical &= identical;
+      allWithin &= within;
+
+      // 2. A B B A rounds.
+      if (zeroActivations)
+        CUDA_CHECK(cudaMemset(a, 0, aBits.size() * 2));
+      auto timeOf = [&](RunFn run) {
+        return medianMs(stream, 1, 5,
+                        [&] {
+                          for (int c = 0; c < 20; ++c)
+                            runWith(run, stream, m, a, dw, c % copies, yA);
+                        }) /
+               20 * 1e3;
+      };
+      std::vector<double> usA, usB, ratios;
+      for (int round = 0; round < 8; ++round) {
+        double a1 = timeOf(l.run), b1 = timeOf(kExpRuns[i]);
+        double b2 = timeOf(kExpRuns[i]), a2 = timeOf(l.run);
+        usA.insert(usA.end(), {a1, a2});
+        usB.insert(usB.end(), {b1, b2});
+        ratios.push_back((b1 + b2) / (a1 + a2));
+      }
+      double ratio = median(ratios);
+      auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+      double aUs = median(usA), bUs = median(usB);
+      std::printf("%-24s m=%ld identical=%d err=%.2e A %.1f us (%.3f x copy) "
+                  "B %.1f us (%.3f x copy) B/A %.3f [%.3f, %.3f]\n",
+                  l.name, long(m), int(identical), err, aUs,
+                  bytes / (aUs * 1e-6) / copyBandwidth, bUs,
+                  bytes / (bUs * 1e-6) / copyBandwidth, ratio, *lo, *hi);
+      if (zeroActivations)
+        CUDA_CHECK(cudaMemcpy(a, aBits.data(), aBits.size() * 2,
+                              cudaMemcpyHostToDevice));
+      std::ostringstream c;
+      c << "{\"layer\": \"" << l.name << "\", \"m\": " << m
+        << ", \"identical\": " << (identical ? "true" : "false")
+        << ", \"rel_frobenius_error\": " << err << ", \"bound\": " << bound
+        << ", \"weight_and_scale_bytes\": " << bytes << ", \"a_us\": " << aUs
+        << ", \"b_us\": " << bUs
+        << ", \"a_bw_over_copy\": " << bytes / (aUs * 1e-6) / copyBandwidth
+        << ", \"b_bw_over_copy\": " << bytes / (bUs * 1e-6) / copyBandwidth
+        << ", \"b_over_a\": " << ratio << ", \"b_over_a_min\": " << *lo
+        << ", \"b_over_a_max\": " << *hi << "}";
+      json << (cases++ ? ",\n" : "") << "    " << c.str();
+    }
+    cudaFree(a);
+    cudaFree(yA);
+    cudaFree(yB);
+  }
+  json << "\n  ],\n  \"all_identical\": " << (allIdentical ? "true" : "false")
+       << ",\n  \"all_within_bounds\": " << (allWithin ? "true" : "false")
+       << "\n}\n";
+  std::ofstream(outPath) << json.str();
+  return allIdentical && allWithin ? 0 : 1;
+}
