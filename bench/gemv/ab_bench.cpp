@@ -14,7 +14,9 @@
 //     ratios B / A, with the device copy bandwidth measured in the run.
 // Usage: ab_bench OUT.json [LAYER_FILTER]   (AB_SPLIT_K / AB_COL_TILES:
 // the same variant override on both builds; AB_ZERO_ACTIVATIONS=1 times
-// with all-zero activations, as gemv_bench.cpp did before session 6)
+// with all-zero activations, as gemv_bench.cpp did before session 6;
+// AB_ZERO_ACTIVATIONS_B=1 gives B alone all-zero activations, which with
+// the same kernel in both builds measures what zeros change)
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,12 +74,15 @@ int main(int argc, char **argv) {
     }
   }
   bool zeroActivations = std::getenv("AB_ZERO_ACTIVATIONS") != nullptr;
+  bool zeroActivationsOfB = std::getenv("AB_ZERO_ACTIVATIONS_B") != nullptr;
   double copyBandwidth = copyBytesPerSecond(stream);
   std::printf("copy: %.2f TB/s\n", copyBandwidth / 1e12);
 
   std::ostringstream json;
   json << "{\n  \"seed\": " << seed
        << ",\n  \"zero_activations\": " << (zeroActivations ? "true" : "false")
+       << ",\n  \"zero_activations_of_b\": "
+       << (zeroActivationsOfB ? "true" : "false")
        << ",\n  \"copy_bytes_per_s\": " << copyBandwidth
        << ",\n  \"cases\": [\n";
   int cases = 0;
@@ -98,7 +103,9 @@ int main(int argc, char **argv) {
     const int64_t maxM = 8;
     std::vector<uint16_t> aBits =
         randomActivations(s.act, size_t(maxM) * s.k, seed ^ uint64_t(s.n));
-    uint16_t *a = upload(aBits), *yA, *yB;
+    uint16_t *a = upload(aBits), *aZero, *yA, *yB;
+    CUDA_CHECK(cudaMalloc(&aZero, aBits.size() * 2));
+    CUDA_CHECK(cudaMemset(aZero, 0, aBits.size() * 2));
     size_t yBytes = size_t(maxM) * s.n * 2;
     CUDA_CHECK(cudaMalloc(&yA, yBytes));
     CUDA_CHECK(cudaMalloc(&yB, yBytes));
@@ -147,18 +154,20 @@ int main(int argc, char **argv) {
       // 2. A B B A rounds.
       if (zeroActivations)
         CUDA_CHECK(cudaMemset(a, 0, aBits.size() * 2));
-      auto timeOf = [&](RunFn run) {
+      const uint16_t *aOfB = zeroActivationsOfB ? aZero : a;
+      auto timeOf = [&](RunFn run, const uint16_t *activations) {
         return medianMs(stream, 1, 5,
                         [&] {
                           for (int c = 0; c < 20; ++c)
-                            runWith(run, stream, m, a, dw, c % copies, yA);
+                            runWith(run, stream, m, activations, dw, c % copies,
+                                    yA);
                         }) /
                20 * 1e3;
       };
       std::vector<double> usA, usB, ratios;
       for (int round = 0; round < 8; ++round) {
-        double a1 = timeOf(l.run), b1 = timeOf(kExpRuns[i]);
-        double b2 = timeOf(kExpRuns[i]), a2 = timeOf(l.run);
+        double a1 = timeOf(l.run, a), b1 = timeOf(kExpRuns[i], aOfB);
+        double b2 = timeOf(kExpRuns[i], aOfB), a2 = timeOf(l.run, a);
         usA.insert(usA.end(), {a1, a2});
         usB.insert(usB.end(), {b1, b2});
         ratios.push_back((b1 + b2) / (a1 + a2));
@@ -187,6 +196,7 @@ int main(int argc, char **argv) {
       json << (cases++ ? ",\n" : "") << "    " << c.str();
     }
     cudaFree(a);
+    cudaFree(aZero);
     cudaFree(yA);
     cudaFree(yB);
   }
