@@ -28,8 +28,8 @@ const char *kGemvPolicy =
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4; the fp32 decode (fp8) only where both hold. The AMD matrix GEMV
-/// (not measured) keeps one tile.
+/// M = 4, nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
+/// only where both hold. The AMD matrix GEMV (not measured) keeps one tile.
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
@@ -41,6 +41,8 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
     return "qmat_policy::WideTiles::manyTilesFromRows";
+  if (layer.scheme == SchemeKind::nvfp4)
+    return "qmat_policy::WideTiles::fourOnManyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";
 }
 

@@ -1,7 +1,8 @@
 // The launcher's GEMV variant table says, per variant, when the policy wants
-// two column tiles (qmat_policy::WideTiles): the packed fp4 decode on
-// many-tile layers or from M = 4, the fp32 decode (fp8) only where both
-// hold, the FMA GEMV never (it has one variant).
+// more column tiles (qmat_policy::WideTiles): nvfp4 four on many-tile
+// layers and two from M = 4, the other packed decodes two on many-tile
+// layers or from M = 4, the fp32 decode (fp8) two only where both hold, the
+// FMA GEMV never (it has one variant).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide -o %t > /dev/null
 // RUN: FileCheck %s < %t/wide.cpp
@@ -11,10 +12,10 @@
 // CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRows},
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRows},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows},
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles},
 // CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never},
 // CHECK-NEXT: };
 // CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][9] = {

@@ -29,6 +29,13 @@ enum class WideTiles : int {
   manyTilesOrRows = 2,
   /// manyTiles, and from kTwoTilesFromM activation rows on.
   manyTilesFromRows = 3,
+  /// Four tiles when manyTiles, else two from kTwoTilesFromM activation rows
+  /// on. nvfp4 (2026-11-30-gemv-sm90-l2-128b-rounds-main.json and
+  /// ...-lm-head-rounds-main.json, variants timed in interleaved rounds):
+  /// on the lm_head four tiles at split-K 2 beat two at split-K 4 by 1-3 %
+  /// at M = 1, 2-4 % at M = 4 and 5-6 % at M = 8 (a block's activation
+  /// loads serve twice the rows); int4 and mxfp4 do not gain.
+  fourOnManyTiles = 4,
 };
 
 /// One compiled decode-GEMV variant.
@@ -55,21 +62,23 @@ constexpr int64_t kWideTilesPerSM = 16;
 /// is unknown (the launcher queries the driver for every kernel).
 constexpr int64_t kDefaultResidentWarps = 32;
 
-/// Whether a variant of `wideTiles` wants two column tiles; `manyTiles`:
+/// The column tiles (1, 2 or 4) a variant of `wideTiles` wants; `manyTiles`:
 /// the layer has kWideTilesPerSM two-tile blocks per SM or more.
-inline bool wantsTwoTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
+inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
   bool manyRows = m >= kTwoTilesFromM;
   switch (wideTiles) {
   case WideTiles::never:
-    return false;
+    return 1;
   case WideTiles::manyTiles:
-    return manyTiles;
+    return manyTiles ? 2 : 1;
   case WideTiles::manyTilesOrRows:
-    return manyTiles || manyRows;
+    return manyTiles || manyRows ? 2 : 1;
   case WideTiles::manyTilesFromRows:
-    return manyTiles && manyRows;
+    return manyTiles && manyRows ? 2 : 1;
+  case WideTiles::fourOnManyTiles:
+    return manyTiles ? 4 : manyRows ? 2 : 1;
   }
-  return false;
+  return 1;
 }
 
 /// The index of the variant to launch for an [m, k] x [n, k]^T product on a
@@ -78,13 +87,20 @@ inline bool wantsTwoTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
 /// (null, or an entry <= 0: kDefaultResidentWarps).
 ///
 /// Among the variants of the smallest row capacity that holds m, in order:
-/// the wanted column tiling (two tiles as the variant's WideTiles says, else
-/// one; the nearest compiled one when it was not compiled), warps that keep
-/// kMinStepsPerWarp K steps and at most kMaxStepsPerWarp, then the fewest
+/// the wanted column tiling (wantedColTiles; the nearest compiled one when
+/// it was not compiled), warps that keep kMinStepsPerWarp K steps and at
+/// most kMaxStepsPerWarp (twice that in four-tile blocks, which are few and
+/// long-lived: split-K 2 measured faster than 4 there), then the fewest
 /// wave-steps: the rounds of resident warps the grid needs, ceil(warps /
 /// (resident x SMs)), times the K steps each warp walks. A grid just past a
 /// whole wave pays a second round of long warps; a larger split makes the
-/// rounds shorter. Ties go to the smaller split (less reduction). Fitted on the
+/// rounds shorter. Four-tile blocks on many-tile layers make many waves
+/// whose last round's tail is small: the smallest split within the step cap
+/// wins (lm_head: split-K 2, 4, 8 measured 205, 213, 226 us at M = 1, where
+/// wave-steps would have taken 8). With two tiles and one wave-steps still
+/// decide (fp8 f16 on the lm_head at M = 8 measured split-K 8 faster than
+/// 4: 332 against 351 us).
+/// Ties go to the smaller split (less reduction). Fitted on the
 /// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
 /// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
 /// 10 steps) where split-K 8 needs 3 rounds x 5 steps: 8 was measured 11%
@@ -111,7 +127,9 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
       continue;
     if (!v.tensorCore)
       return i;
-    int64_t wantTiles = wantsTwoTiles(v.wideTiles, manyTiles, m) ? 2 : 1;
+    int64_t wantTiles = wantedColTiles(v.wideTiles, manyTiles, m);
+    int64_t maxSteps = (v.colTiles == 4 ? 2 : 1) * kMaxStepsPerWarp;
+    bool fourTileWaves = manyTiles && v.colTiles == 4;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;
@@ -124,8 +142,8 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
         v.colTiles > wantTiles ? v.colTiles - wantTiles
                                : wantTiles - v.colTiles,
         v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
-        stepsPerWarp <= kMaxStepsPerWarp ? 0 : 1, rounds * stepsPerWarp,
-        v.splitK};
+        stepsPerWarp <= maxSteps ? 0 : 1,
+        fourTileWaves ? 0 : rounds * stepsPerWarp, v.splitK};
     if (chosen < 0 || key < chosenKey) {
       chosen = i;
       chosenKey = key;

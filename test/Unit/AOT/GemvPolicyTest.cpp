@@ -54,14 +54,14 @@ int residentOnH200(int registers, int threads) {
   return blocks * warpsPerBlock;
 }
 
-/// Registers of the nvfp4 bf16 max_m = 8 kernels for sm_90 (cuobjdump
-/// -res-usage, 2026-11-30), by split-K and column tiles.
+/// Registers of the nvfp4 bf16 max_m = 8 kernels for sm_90 (ptxas -v,
+/// 2026-11-30, session 6), by split-K and column tiles.
 int nvfp4Registers(int splitK, int colTiles) {
   static const std::map<std::pair<int, int>, int> registers = {
-      {{1, 1}, 57},  {{2, 1}, 56},  {{4, 1}, 56},  {{8, 1}, 50},
-      {{16, 1}, 86}, {{1, 2}, 95},  {{2, 2}, 71},  {{4, 2}, 71},
-      {{8, 2}, 80},  {{16, 2}, 98}, {{1, 4}, 160}, {{2, 4}, 106},
-      {{4, 4}, 106}, {{8, 4}, 127}, {{16, 4}, 106}};
+      {{1, 1}, 59},  {{2, 1}, 56},  {{4, 1}, 56},  {{8, 1}, 57},
+      {{16, 1}, 84}, {{1, 2}, 113}, {{2, 2}, 72},  {{4, 2}, 72},
+      {{8, 2}, 80},  {{16, 2}, 98}, {{1, 4}, 157}, {{2, 4}, 108},
+      {{4, 4}, 108}, {{8, 4}, 108}, {{16, 4}, 104}};
   return registers.at({splitK, colTiles});
 }
 
@@ -163,6 +163,36 @@ TEST(GemvPolicy, LmHead) {
             (Choice{4, 2, 8}));
   EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 8, 132),
             (Choice{4, 2, 8}));
+  // nvfp4: four tiles at every M (3880 blocks), many waves: the smallest
+  // split within the four-tile cap of 20 steps, 2 (split 1 walks 40; by
+  // wave-steps split 8 would win, 15 rounds x 5 against 4 x 20).
+  for (int64_t m : {1, 4, 8})
+    EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 248320, 5120, m, 132),
+              (Choice{2, 4, 8}));
+  // Unknown occupancy: the same.
+  EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 248320, 5120, 1, 132, 0),
+            (Choice{2, 4, 8}));
+  // Without four-tile variants the nearest, two tiles, as before.
+  EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles, {8}, {1, 2}), 248320, 5120,
+                   8, 132),
+            (Choice{4, 2, 8}));
+}
+
+TEST(GemvPolicy, FourTilesOnlyOnManyTiles) {
+  // 17408 rows are not many tiles: one tile below M = 4, two from it.
+  EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 17408, 5120, 3, 132),
+            (Choice{4, 1, 8}));
+  EXPECT_EQ(
+      choose(table(WideTiles::fourOnManyTiles), 17408, 5120, 4, 132).colTiles,
+      2);
+  // The many-tile boundary: 67584 rows on 132 SMs (16 two-tile blocks per
+  // SM) take four tiles, 67552 rows one.
+  EXPECT_EQ(
+      choose(table(WideTiles::fourOnManyTiles), 67584, 5120, 1, 132).colTiles,
+      4);
+  EXPECT_EQ(
+      choose(table(WideTiles::fourOnManyTiles), 67552, 5120, 1, 132).colTiles,
+      1);
 }
 
 TEST(GemvPolicy, WideTilesBoundaries) {
