@@ -435,7 +435,7 @@ int main(int argc, char **argv) {
     DeviceWeight dw(w, copies);
     // Random activations: zeros can run faster than real data (METHOD.md).
     // Measured here in one process (ab_bench, AB_ZERO_ACTIVATIONS_B): the
-    // same kernel on zeros within 1 % of random, so the figures before
+    // same kernel on zeros within 2 % of random, so the figures before
     // session 6, taken on zeros, stand.
     uint16_t *dense = upload(wBits), *y;
     uint16_t *a =

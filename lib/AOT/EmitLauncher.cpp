@@ -91,6 +91,12 @@ int64_t gemvScaleAlignment(const Layer &l) {
         elements, getGemvScaleLoadElements(v.tensorCore, l.k, l.blockSize));
   return elements * scaleElementBytes(l);
 }
+/// Whether the layer's GEMV is the chunked dot (16-byte vector loads).
+bool usesChunkedDot(const Layer &l) {
+  return llvm::any_of(l.gemvVariants, [&](const GemvVariant &v) {
+    return isChunkedGemvDot(v.tensorCore, l.k, l.blockSize);
+  });
+}
 /// The widest load a dequant thread issues from the weights (vec8).
 int64_t weightAlignment(const Layer &l) {
   if (l.plan.getDequant() != DequantKernel::vec8)
@@ -208,6 +214,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "  int64_t weightCols, scaleCols, scaleElementBytes, zeroPointCols;\n"
      << "  int64_t tileRows;\n  size_t scratchBytes;\n  int weightAlignment;\n"
      << "  int gemvScaleAlignment;  // the prefill path: one element\n"
+     << "  bool gemvChunkedDot;  // the FMA GEMV loads 16-byte vectors\n"
      << "  bool needsGlobal, needsZeroPoints, needsBias, bf16;\n"
      << "  size_t kernelIndex;\n"
      << "  int64_t gemvMaxM;  // 0: every M takes the prefill path\n"
@@ -314,14 +321,16 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     os << "static const LayerDesc kLayer_" << l.name << " = {"
        << llvm::formatv(
               "\"{0}\", {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}u, "
-              "{9}, {18}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, {17}u};\n",
+              "{9}, {18}, {19}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, "
+              "{17}u};\n",
               l.name, l.n, l.k, weightCols(l), scaleCols(l),
               scaleElementBytes(l), zeroPointCols(l), l.plan.getTileRows(),
               getScratchBytes(l), weightAlignment(l),
               l.scheme == SchemeKind::nvfp4 ? "true" : "false",
               l.hasZeroPoints ? "true" : "false", l.hasBias ? "true" : "false",
               l.bf16 ? "true" : "false", i, gemvMaxM, gemvFirst,
-              l.gemvVariants.size(), gemvScaleAlignment(l));
+              l.gemvVariants.size(), gemvScaleAlignment(l),
+              usesChunkedDot(l) ? "true" : "false");
     gemvFirst += l.gemvVariants.size();
     // The scratch holds W tiles, so the size does not grow with M; the
     // decode GEMV needs none.

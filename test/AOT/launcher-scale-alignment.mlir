@@ -17,9 +17,14 @@
 // CHECK-NEXT: int4 prefill scales+1: 1 int4: scales must be 2-byte aligned
 // CHECK-NEXT: int4 gemv scales+1: 1 int4: scales must be 2-byte aligned for the GEMV (m <= 8)
 // CHECK-NEXT: nvfp4 gemv scales+1: 1 nvfp4: scales must be 2-byte aligned for the GEMV (m <= 8)
+// int4 with block 16: two 2-byte scales per chunk.
+// CHECK-NEXT: int4 block 16 gemv scales+2: 1 int4_b16: scales must be 4-byte aligned for the GEMV (m <= 8)
+// The chunked FMA GEMV (K % 128 != 0, K % 32 == 0) pairs scales too and
+// reads 16-byte vectors.
+// CHECK-NEXT: dot gemv scales+1: 1 dot: scales must be 2-byte aligned for the GEMV (m <= 8)
+// CHECK-NEXT: dot gemv a+8: 1 dot: a and weights must be 16-byte aligned for the chunked GEMV (m <= 8)
 // mxfp4 reads one scale byte per chunk: an odd address launches.
-// CHECK: launch grid=(4,1,1) block=(32,1,1) view0=+318767104 rows=1
-// CHECK-NEXT: mxfp4 gemv scales+1: 0 ok
+// CHECK: mxfp4 gemv scales+1: 0 ok
 
 func.func @fp8(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
                %y: memref<?x64xbf16>) {
@@ -46,5 +51,19 @@ func.func @mxfp4(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x8x
                  %y: memref<?x64xbf16>) {
   qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
       outs(%y : memref<?x64xbf16>)
+  return
+}
+
+func.func @int4_b16(%a: memref<?x256xf16>, %w: memref<64x128xi8>, %s: memref<64x16xf16>,
+                    %y: memref<?x64xf16>) {
+  qmat.matmul <int4, block = 16> ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x16xf16>)
+      outs(%y : memref<?x64xf16>)
+  return
+}
+
+func.func @dot(%a: memref<?x96xbf16>, %w: memref<64x48xi8>, %s: memref<64x6xf8E4M3FN>,
+               %g: memref<f32>, %y: memref<?x64xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x96xbf16>, memref<64x48xi8>, memref<64x6xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
   return
 }

@@ -14,8 +14,8 @@
 
 namespace qmat_policy {
 
-/// When two column tiles per block (tiles sharing activation loads) are
-/// wanted over one. Fitted on the H200 (bench/results,
+/// When two or four column tiles per block (tiles sharing activation loads)
+/// are wanted over one. Fitted on the H200 (bench/results,
 /// 2026-11-30-gemv-sm90-session4-final-main.json and
 /// 2026-11-30-gemv-sm90-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4,
 /// int4) gain from two tiles on the lm_head at every M and at 17408 rows from M
@@ -32,8 +32,8 @@ enum class WideTiles : int {
   /// Four tiles when manyTiles, else two from kTwoTilesFromM activation rows
   /// on. nvfp4 (2026-11-30-gemv-sm90-l2-128b-rounds-main.json and
   /// ...-lm-head-rounds-main.json, variants timed in interleaved rounds):
-  /// on the lm_head four tiles at split-K 2 beat two at split-K 4 by 1-3 %
-  /// at M = 1, 2-4 % at M = 4 and 5-6 % at M = 8 (a block's activation
+  /// on the lm_head four tiles at split-K 2 beat two at split-K 4 by 0.1-3 %
+  /// at M = 1, 2-3.5 % at M = 4 and 5-6 % at M = 8 (a block's activation
   /// loads serve twice the rows); int4 and mxfp4 do not gain.
   fourOnManyTiles = 4,
 };
@@ -54,9 +54,10 @@ constexpr int64_t kMinStepsPerWarp = 2;
 /// The activation rows from which WideTiles::manyTilesOrRows and
 /// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
-/// Two-tile blocks per SM from which WideTiles::manyTiles variants use two
-/// column tiles (the lm_head, 248320 rows, has 59 on 132 SMs; 17408 rows
-/// have 4, where halving the warps costs more than sharing saves).
+/// Two-tile blocks per SM from which a layer counts as many tiles (two
+/// column tiles for WideTiles::manyTiles variants, four for fourOnManyTiles)
+/// (the lm_head, 248320 rows, has 59 on 132 SMs; 17408 rows have 4, where
+/// halving the warps costs more than sharing saves).
 constexpr int64_t kWideTilesPerSM = 16;
 /// Resident warps per multiprocessor assumed for a variant whose occupancy
 /// is unknown (the launcher queries the driver for every kernel).

@@ -118,13 +118,18 @@ bool GemvKernelSpec::usesPackedDecode() const {
   return isPackedGemvDecode(scheme.getKind(), tensorCore, decode);
 }
 
+bool mlir::qmat::isChunkedGemvDot(bool tensorCore, int64_t k,
+                                  int64_t blockSize) {
+  return !tensorCore && k % kLaneK == 0 && blockSize % 8 == 0;
+}
+
 bool GemvKernelSpec::usesChunkedDot() const {
-  return !tensorCore && k % kLaneK == 0 && scheme.getBlockSize() % 8 == 0;
+  return isChunkedGemvDot(tensorCore, k, scheme.getBlockSize());
 }
 
 int64_t mlir::qmat::getGemvScaleLoadElements(bool tensorCore, int64_t k,
                                              int64_t blockSize) {
-  bool chunked = tensorCore || (k % kLaneK == 0 && blockSize % 8 == 0);
+  bool chunked = tensorCore || isChunkedGemvDot(tensorCore, k, blockSize);
   if (!chunked || blockSize >= kLaneK || kLaneK % blockSize != 0)
     return 1;
   return kLaneK / blockSize;

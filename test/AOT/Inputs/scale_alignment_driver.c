@@ -22,6 +22,10 @@ int main(void) {
          salign_int4_run(stream, 64, a, w, AT(0x1000001), NULL, NULL, NULL, y, ws, salign_int4_workspace_size(64)));
   report("int4 gemv scales+1", salign_int4_run(stream, 1, a, w, AT(0x1000001), NULL, NULL, NULL, y, NULL, 0));
   report("nvfp4 gemv scales+1", salign_nvfp4_run(stream, 1, a, w, AT(0x1000001), global, NULL, NULL, y, NULL, 0));
+  report("int4 block 16 gemv scales+2",
+         salign_int4_b16_run(stream, 1, a, w, AT(0x1000002), NULL, NULL, NULL, y, NULL, 0));
+  report("dot gemv scales+1", salign_dot_run(stream, 1, a, w, AT(0x1000001), global, NULL, NULL, y, NULL, 0));
+  report("dot gemv a+8", salign_dot_run(stream, 1, AT(0x3000008), w, AT(0x1000000), global, NULL, NULL, y, NULL, 0));
   report("mxfp4 gemv scales+1", salign_mxfp4_run(stream, 1, a, w, AT(0x1000001), NULL, NULL, NULL, y, NULL, 0));
   return 0;
 }

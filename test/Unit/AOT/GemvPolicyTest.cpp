@@ -169,9 +169,6 @@ TEST(GemvPolicy, LmHead) {
   for (int64_t m : {1, 4, 8})
     EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 248320, 5120, m, 132),
               (Choice{2, 4, 8}));
-  // Unknown occupancy: the same.
-  EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 248320, 5120, 1, 132, 0),
-            (Choice{2, 4, 8}));
   // Without four-tile variants the nearest, two tiles, as before.
   EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles, {8}, {1, 2}), 248320, 5120,
                    8, 132),

@@ -74,6 +74,10 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
 bool isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
                         DecodeMethod decode);
 
+/// Whether the non-tensor-core GEMV of a layer walks K in 32-element chunks
+/// (GemvKernelSpec::usesChunkedDot): 16-byte loads of codes and activations.
+bool isChunkedGemvDot(bool tensorCore, int64_t k, int64_t blockSize);
+
 /// Scale elements of one weight row that one GEMV load reads: every block of
 /// a 32-element chunk where a chunk spans several (block size 16: nvfp4),
 /// else 1. Only kernels that walk K in such chunks (the tensor-core GEMV
