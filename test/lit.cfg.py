@@ -34,6 +34,6 @@ tools = [
     ToolSubst("qmat-aot", unresolved="fatal"),
     ToolSubst("%qmat-ref-dump", command=os.path.join(config.qmat_tools_dir, "qmat-ref-dump"),
               unresolved="fatal"),
-    "mlir-translate", "llc", "llvm-mc", "llvm-readelf", "clang",
+    "mlir-translate", "llc", "llvm-mc", "llvm-nm", "llvm-readelf", "clang",
 ]
 llvm_config.add_tool_substitutions(tools, [config.qmat_tools_dir, config.llvm_tools_dir])
