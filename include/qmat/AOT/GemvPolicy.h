@@ -29,12 +29,14 @@ enum class WideTiles : int {
   manyTilesOrRows = 2,
   /// manyTiles, and from kTwoTilesFromM activation rows on.
   manyTilesFromRows = 3,
-  /// Four tiles when manyTiles, else two from kTwoTilesFromM activation rows
-  /// on. nvfp4 (2026-11-30-gemv-sm90-l2-128b-rounds-main.json and
-  /// ...-lm-head-rounds-main.json, variants timed in interleaved rounds):
-  /// on the lm_head four tiles at split-K 2 beat two at split-K 4 by 0.1-3 %
-  /// at M = 1, 2-3.5 % at M = 4 and 5-6 % at M = 8 (a block's activation
-  /// loads serve twice the rows); int4 and mxfp4 do not gain.
+  /// Four tiles with kWideTilesPerSM four-tile blocks per SM or more, else
+  /// as manyTilesOrRows. nvfp4, variants timed in interleaved rounds
+  /// (2026-11-30-gemv-sm90-l2-128b-rounds-main.json, ...-lm-head-rounds-
+  /// main.json): on the lm_head four tiles at split-K 2 beat two at split-K 4
+  /// by 0.1-3 % at M = 1, 2-3.5 % at M = 4 and 5-6 % at M = 8 (a block's
+  /// activation loads serve twice the rows; 29 four-tile blocks per SM); int4
+  /// and mxfp4 do not gain. Smaller layers, not measured with four tiles, keep
+  /// two.
   fourOnManyTiles = 4,
 };
 
@@ -54,18 +56,21 @@ constexpr int64_t kMinStepsPerWarp = 2;
 /// The activation rows from which WideTiles::manyTilesOrRows and
 /// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
-/// Two-tile blocks per SM from which a layer counts as many tiles (two
-/// column tiles for WideTiles::manyTiles variants, four for fourOnManyTiles)
-/// (the lm_head, 248320 rows, has 59 on 132 SMs; 17408 rows have 4, where
-/// halving the warps costs more than sharing saves).
+/// Blocks per SM from which a layer counts as many tiles of that width
+/// (two-tile blocks for WideTiles::manyTiles and the like, four-tile blocks
+/// for fourOnManyTiles; the lm_head, 248320 rows, has 59 two-tile blocks
+/// per SM on 132 SMs; 17408 rows have 4, where halving the warps costs more
+/// than sharing saves).
 constexpr int64_t kWideTilesPerSM = 16;
 /// Resident warps per multiprocessor assumed for a variant whose occupancy
 /// is unknown (the launcher queries the driver for every kernel).
 constexpr int64_t kDefaultResidentWarps = 32;
 
-/// The column tiles (1, 2 or 4) a variant of `wideTiles` wants; `manyTiles`:
-/// the layer has kWideTilesPerSM two-tile blocks per SM or more.
-inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
+/// The column tiles (1, 2 or 4) a variant of `wideTiles` wants;
+/// `manyTiles` / `manyFourTiles`: the layer has kWideTilesPerSM two-tile /
+/// four-tile blocks per SM or more.
+inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
+                              bool manyFourTiles, int64_t m) {
   bool manyRows = m >= kTwoTilesFromM;
   switch (wideTiles) {
   case WideTiles::never:
@@ -77,7 +82,7 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles, int64_t m) {
   case WideTiles::manyTilesFromRows:
     return manyTiles && manyRows ? 2 : 1;
   case WideTiles::fourOnManyTiles:
-    return manyTiles ? 4 : manyRows ? 2 : 1;
+    return manyFourTiles ? 4 : manyTiles || manyRows ? 2 : 1;
   }
   return 1;
 }
@@ -120,6 +125,7 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   int chosen = -1;
   bool manyTiles = (n + 31) / 32 >= kWideTilesPerSM * sms;
+  bool manyFourTiles = (n + 63) / 64 >= kWideTilesPerSM * sms;
   // Lexicographic key, smaller is better.
   std::array<int64_t, 5> chosenKey{};
   for (int i = 0; i < count; ++i) {
@@ -128,9 +134,10 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
       continue;
     if (!v.tensorCore)
       return i;
-    int64_t wantTiles = wantedColTiles(v.wideTiles, manyTiles, m);
+    int64_t wantTiles =
+        wantedColTiles(v.wideTiles, manyTiles, manyFourTiles, m);
     int64_t maxSteps = (v.colTiles == 4 ? 2 : 1) * kMaxStepsPerWarp;
-    bool fourTileWaves = manyTiles && v.colTiles == 4;
+    bool fourTileWaves = manyFourTiles && v.colTiles == 4;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;

@@ -163,9 +163,9 @@ TEST(GemvPolicy, LmHead) {
             (Choice{4, 2, 8}));
   EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 8, 132),
             (Choice{4, 2, 8}));
-  // nvfp4: four tiles at every M (3880 blocks), many waves: the smallest
-  // split within the four-tile cap of 20 steps, 2 (split 1 walks 40; by
-  // wave-steps split 8 would win, 15 rounds x 5 against 4 x 20).
+  // nvfp4: four tiles at every M (3880 blocks, 29 per SM), many waves: the
+  // smallest split within the four-tile cap of 20 steps, 2 (split 1 walks
+  // 40; by wave-steps split 8 would win, 15 rounds x 5 against 4 x 20).
   for (int64_t m : {1, 4, 8})
     EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 248320, 5120, m, 132),
               (Choice{2, 4, 8}));
@@ -182,11 +182,16 @@ TEST(GemvPolicy, FourTilesOnlyOnManyTiles) {
   EXPECT_EQ(
       choose(table(WideTiles::fourOnManyTiles), 17408, 5120, 4, 132).colTiles,
       2);
-  // The many-tile boundary: 67584 rows on 132 SMs (16 two-tile blocks per
-  // SM) take four tiles, 67552 rows one.
+  // 16 four-tile blocks per SM on 132 SMs: 2112 blocks, 135168 rows take
+  // four tiles; 64 rows fewer leave 2111 four-tile blocks but 4222
+  // two-tile ones (>= 16 per SM): two tiles, as manyTilesOrRows.
   EXPECT_EQ(
-      choose(table(WideTiles::fourOnManyTiles), 67584, 5120, 1, 132).colTiles,
+      choose(table(WideTiles::fourOnManyTiles), 135168, 5120, 1, 132).colTiles,
       4);
+  EXPECT_EQ(
+      choose(table(WideTiles::fourOnManyTiles), 135104, 5120, 1, 132).colTiles,
+      2);
+  // Below many two-tile blocks (67584 rows): one tile at M = 1.
   EXPECT_EQ(
       choose(table(WideTiles::fourOnManyTiles), 67552, 5120, 1, 132).colTiles,
       1);
