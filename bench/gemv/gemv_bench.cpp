@@ -479,6 +479,12 @@ int main(int argc, char **argv) {
         std::sort(t.begin(), t.end());
         return t[t.size() / 2];
       };
+      // The largest max / min over the rounds of any timed kernel: how far
+      // apart a kernel's own timings were in this sweep.
+      double spread = 1.0;
+      for (const std::vector<double> &t : rounds)
+        spread = std::max(spread, *std::max_element(t.begin(), t.end()) /
+                                      *std::min_element(t.begin(), t.end()));
       double policyMs = medianOf(rounds[0]);
       std::ostringstream variants;
       double bestMs = policyMs;
@@ -506,11 +512,11 @@ int main(int argc, char **argv) {
       std::printf("%-24s m=%ld policy %.2f us, best %s %.2f us (policy/best "
                   "%.3f), cublas %.2f "
                   "us: gemv/cublas %.3f, bw/copy %.3f, read ceiling/cublas "
-                  "%.3f, gemv/read ceiling %.3f\n",
+                  "%.3f, gemv/read ceiling %.3f, round spread %.3f\n",
                   l.name, long(m), policyMs * 1e3, best.c_str(), bestMs * 1e3,
                   policyMs / bestMs, blasMs * 1e3, policyMs / blasMs,
-                  bandwidth / copyBandwidth, readMs / blasMs,
-                  policyMs / readMs);
+                  bandwidth / copyBandwidth, readMs / blasMs, policyMs / readMs,
+                  spread);
       emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
            std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
            std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
@@ -526,6 +532,7 @@ int main(int argc, char **argv) {
            ", \"read_ceiling_config\": \"" + readConfig +
            "\", \"read_ceiling_over_cublas\": " + jsonNumber(readMs / blasMs) +
            ", \"gemv_over_read_ceiling\": " + jsonNumber(policyMs / readMs) +
+           ", \"round_spread\": " + jsonNumber(spread) +
            ", \"variants_us\": {" + variants.str() + "}}");
     }
     cudaFree(dense);
