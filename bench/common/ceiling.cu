@@ -54,10 +54,16 @@ void launchRead(size_t blocks, int threads, cudaStream_t stream,
   readRanges<kLoads><<<blocks, threads, 0, stream>>>(ranges, sink);
 }
 
-/// Output word i takes input word floor(i * step / 2^32), step =
-/// 2^32 inputWords / outputWords (a multiply, not a division), so that the
-/// reads are spread over the writes; kStores words per thread and
-/// iteration.
+/// Output word j of the traffic kernels: input word floor(j * step / 2^32),
+/// step = 2^32 inputWords / outputWords (a multiply, not a division), so
+/// that the reads are spread over the writes, with j mixed in so that a
+/// word stored to the wrong place is seen.
+__device__ uint4 movedWord(const uint4 *input, uint64_t step, size_t j) {
+  uint4 v = input[(j * step) >> 32];
+  return make_uint4(v.x ^ unsigned(j), v.y, v.z, v.w);
+}
+
+/// movedWord for every output word; kStores words per thread and iteration.
 template <int kStores>
 __global__ void moveWords(const uint4 *input, uint64_t step, uint4 *output,
                           size_t outputWords) {
@@ -68,13 +74,14 @@ __global__ void moveWords(const uint4 *input, uint64_t step, uint4 *output,
 #pragma unroll
     for (int u = 0; u < kStores; ++u) {
       size_t j = i + u * stride;
-      v[u] = j < outputWords ? input[(j * step) >> 32] : make_uint4(0, 0, 0, 0);
+      v[u] =
+          j < outputWords ? movedWord(input, step, j) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int u = 0; u < kStores; ++u) {
       size_t j = i + u * stride;
       if (j < outputWords)
-        output[j] = make_uint4(v[u].x ^ unsigned(j), v[u].y, v[u].z, v[u].w);
+        output[j] = v[u];
     }
   }
 }
@@ -105,9 +112,7 @@ __global__ void moveWordsBulk(const uint4 *input, uint64_t step, uint4 *output,
     __syncthreads();
     size_t first = c * kChunkWords;
     for (int w = threadIdx.x; w < kChunkWords; w += blockDim.x) {
-      size_t j = first + w;
-      uint4 v = input[(j * step) >> 32];
-      chunk[buffer][w] = make_uint4(v.x ^ unsigned(j), v.y, v.z, v.w);
+      chunk[buffer][w] = movedWord(input, step, first + w);
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
@@ -126,10 +131,8 @@ __global__ void moveWordsBulk(const uint4 *input, uint64_t step, uint4 *output,
   // Words past the whole chunks: plain stores by the first block.
   if (blockIdx.x == 0)
     for (size_t j = chunks * kChunkWords + threadIdx.x; j < outputWords;
-         j += blockDim.x) {
-      uint4 v = input[(j * step) >> 32];
-      output[j] = make_uint4(v.x ^ unsigned(j), v.y, v.z, v.w);
-    }
+         j += blockDim.x)
+      output[j] = movedWord(input, step, j);
 #endif
 }
 
@@ -141,9 +144,9 @@ __global__ void countWrongWords(const uint4 *input, uint64_t step,
   size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
        j < outputWords; j += stride) {
-    uint4 in = input[(j * step) >> 32], out = output[j];
-    if (out.x != (in.x ^ unsigned(j)) || out.y != in.y || out.z != in.z ||
-        out.w != in.w)
+    uint4 want = movedWord(input, step, j), out = output[j];
+    if (out.x != want.x || out.y != want.y || out.z != want.z ||
+        out.w != want.w)
       atomicAdd(wrong, 1ull);
   }
 }
@@ -162,18 +165,6 @@ bool movedWordsMatch(const uint4 *input, uint64_t step, const uint4 *output,
   return host == 0;
 }
 
-/// Mean time per call over batches of 20 back-to-back calls (median of 15
-/// batches), as the benches time kernels.
-template <typename F> double batchedCallMs(cudaStream_t stream, F call) {
-  constexpr int perBatch = 20;
-  return medianMs(stream, 2, 15,
-                  [&] {
-                    for (int i = 0; i < perBatch; ++i)
-                      call(i);
-                  }) /
-         perBatch;
-}
-
 } // namespace
 
 double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
@@ -185,7 +176,7 @@ double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
   double bestMs = 1e30;
   // Times `move`, checks what it wrote, keeps the fastest.
   auto consider = [&](auto move, const std::string &name) {
-    double ms = batchedCallMs(stream, move);
+    double ms = batchedMs(stream, 2, 15, 20, move);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemset(outputs[0], 0, outputBytes));
     move(0);
@@ -282,7 +273,7 @@ double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
                                    : launchRead<8>;
         launch(blocks, threads, stream, ranges, sink);
       };
-      double ms = batchedCallMs(stream, read);
+      double ms = batchedMs(stream, 2, 15, 20, read);
       CUDA_CHECK(cudaGetLastError());
       if (ms < bestMs) {
         bestMs = ms;

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -132,6 +133,49 @@ inline std::vector<uint16_t> randomActivations(ActType act, size_t count,
   return bits;
 }
 
+/// Y = A W^T in fp64 from act-typed bit patterns: ref[r * n + j] for the
+/// `rows` rows of A ([rows, k]) and the n rows of W ([n, k]).
+inline std::vector<double> referenceProduct(ActType act,
+                                            const std::vector<uint16_t> &aBits,
+                                            const std::vector<uint16_t> &wBits,
+                                            int64_t rows, int64_t n,
+                                            int64_t k) {
+  std::vector<double> ref(size_t(rows) * n);
+  parallelFor(n, [&](int64_t j) {
+    const uint16_t *wr = &wBits[size_t(j) * k];
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint16_t *ar = &aBits[size_t(r) * k];
+      double acc = 0;
+      for (int64_t c = 0; c < k; ++c)
+        acc += double(actBitsToFloat(act, ar[c])) *
+               double(actBitsToFloat(act, wr[c]));
+      ref[r * n + j] = acc;
+    }
+  });
+  return ref;
+}
+
+/// ||got - ref|| / ||ref|| (Frobenius) over the first `count` outputs
+/// (act-typed bit patterns); NaN when any output is NaN.
+inline double relativeFrobeniusError(ActType act, const uint16_t *got,
+                                     const double *ref, size_t count) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double g = actBitsToFloat(act, got[i]);
+    if (std::isnan(g))
+      return NAN;
+    num += (g - ref[i]) * (g - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
+/// The median of `values` (the upper one of an even count).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 template <typename T> T *upload(const std::vector<T> &v) {
   T *p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(v.size() * sizeof(T), 256)));
@@ -168,6 +212,21 @@ double medianMs(cudaStream_t stream, int warmup, int reps, F f) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return ms[ms.size() / 2];
+}
+
+/// Median over `batches` of the mean time (ms) of `perBatch` back-to-back
+/// calls `call(i)` (i = 0 .. perBatch - 1, e.g. to rotate weight copies),
+/// after `warmup` such batches: launch gaps stay out, as when kernels are
+/// queued in a model.
+template <typename F>
+double batchedMs(cudaStream_t stream, int warmup, int batches, int perBatch,
+                 F call) {
+  return medianMs(stream, warmup, batches,
+                  [&] {
+                    for (int i = 0; i < perBatch; ++i)
+                      call(i);
+                  }) /
+         perBatch;
 }
 
 /// Device-to-device copy bandwidth (bytes read + written per second) of a

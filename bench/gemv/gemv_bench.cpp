@@ -53,18 +53,6 @@ qmat_status runLayer(const LayerEntry &l, cudaStream_t stream, int64_t m,
                nullptr, 0);
 }
 
-/// Median over `batches` of the mean time of `perBatch` calls, rotating the
-/// weight copy every call.
-template <typename F>
-double batchedMs(cudaStream_t stream, int perBatch, int batches, F call) {
-  return medianMs(stream, 2, batches,
-                  [&] {
-                    for (int i = 0; i < perBatch; ++i)
-                      call(i);
-                  }) /
-         perBatch;
-}
-
 std::string jsonNumber(double v) {
   if (std::isnan(v))
     return "\"NaN\"";
@@ -107,11 +95,7 @@ struct Probe {
     if (s.zeroPoints)
       w.zeroPoints.assign(s.n * ((blocks + 1) / 2), 0x88);
     w.globalScale = 1.0f;
-    aBits.resize(size_t(m) * s.k);
-    std::mt19937 rng{uint32_t(seed)};
-    std::normal_distribution<float> normal(0.f, 1.f);
-    for (auto &v : aBits)
-      v = roundToAct(s.act, normal(rng));
+    aBits = randomActivations(s.act, size_t(m) * s.k, seed);
     a = upload(aBits);
     CUDA_CHECK(cudaMalloc(&y, size_t(m) * s.n * 2));
   }
@@ -309,26 +293,13 @@ int main(int argc, char **argv) {
     std::vector<uint16_t> wBits = dequantizeParallel(w);
     DeviceWeight dw(w, 1);
     int64_t maxM = ms.back();
-    std::vector<uint16_t> aBits(size_t(maxM) * s.k);
-    std::mt19937 rng{uint32_t(seed ^ uint64_t(s.n))};
-    std::normal_distribution<float> normal(0.f, 1.f);
-    for (auto &v : aBits)
-      v = roundToAct(s.act, normal(rng));
+    std::vector<uint16_t> aBits =
+        randomActivations(s.act, size_t(maxM) * s.k, seed ^ uint64_t(s.n));
     uint16_t *a = upload(aBits), *y;
     CUDA_CHECK(cudaMalloc(&y, size_t(maxM) * s.n * 2));
     // fp64 reference for every row: rows of smaller M are its prefixes.
-    std::vector<double> ref(size_t(maxM) * s.n);
-    parallelFor(s.n, [&](int64_t j) {
-      const uint16_t *wr = &wBits[size_t(j) * s.k];
-      for (int64_t r = 0; r < maxM; ++r) {
-        const uint16_t *ar = &aBits[size_t(r) * s.k];
-        double acc = 0;
-        for (int64_t c = 0; c < s.k; ++c)
-          acc += double(actBitsToFloat(s.act, ar[c])) *
-                 double(actBitsToFloat(s.act, wr[c]));
-        ref[r * s.n + j] = acc;
-      }
-    });
+    std::vector<double> ref =
+        referenceProduct(s.act, aBits, wBits, maxM, s.n, s.k);
     double bound = s.act == ActType::F16 ? 2e-3 : 1e-2;
     std::vector<uint16_t> got(size_t(maxM) * s.n);
     for (int64_t m : ms) {
@@ -343,16 +314,9 @@ int main(int argc, char **argv) {
       }
       CUDA_CHECK(cudaMemcpy(got.data(), y, size_t(m) * s.n * 2,
                             cudaMemcpyDeviceToHost));
-      double num = 0, den = 0;
-      bool nan = false;
-      for (int64_t i = 0; i < m * s.n; ++i) {
-        double g = actBitsToFloat(s.act, got[i]);
-        nan |= std::isnan(g);
-        num += (g - ref[i]) * (g - ref[i]);
-        den += ref[i] * ref[i];
-      }
-      double err = nan ? NAN : std::sqrt(num / den);
-      bool within = !nan && err <= bound;
+      double err =
+          relativeFrobeniusError(s.act, got.data(), ref.data(), m * s.n);
+      bool within = !std::isnan(err) && err <= bound;
       allWithin &= within;
       std::printf("%-24s m=%-3ld rel_err %.2e %s\n", l.name, long(m), err,
                   within ? "ok" : "OUT OF BOUND");
@@ -452,7 +416,7 @@ int main(int argc, char **argv) {
     for (int64_t m : {1, 4, 8}) {
       int perBatch = 20;
       auto timeVariant = [&] {
-        return batchedMs(stream, perBatch, 15, [&](int i) {
+        return batchedMs(stream, 2, 15, perBatch, [&](int i) {
           runLayer(l, stream, m, a, dw, i % copies, y);
         });
       };
@@ -475,22 +439,18 @@ int main(int argc, char **argv) {
           bench_set_gemv_override(overrides[v].first, overrides[v].second);
           rounds[v].push_back(timeVariant());
         }
-      auto medianOf = [](std::vector<double> t) {
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-      };
       // The largest max / min over the rounds of any timed kernel: how far
       // apart a kernel's own timings were in this sweep.
       double spread = 1.0;
       for (const std::vector<double> &t : rounds)
         spread = std::max(spread, *std::max_element(t.begin(), t.end()) /
                                       *std::min_element(t.begin(), t.end()));
-      double policyMs = medianOf(rounds[0]);
+      double policyMs = median(rounds[0]);
       std::ostringstream variants;
       double bestMs = policyMs;
       std::string best = "policy";
       for (size_t v = 1; v < overrides.size(); ++v) {
-        double t = medianOf(rounds[v]);
+        double t = median(rounds[v]);
         std::string tag = "s" + std::to_string(overrides[v].first) + "_c" +
                           std::to_string(overrides[v].second);
         variants << (v > 1 ? ", " : "") << "\"" << tag

@@ -140,12 +140,9 @@ int main(int argc, char **argv) {
     uint16_t *wDense = upload(wBits);
 
     for (int64_t m : ms) {
-      std::vector<uint16_t> aBits(size_t(m) * l.shape.k);
       uint64_t s = seed ^ uint64_t(m);
-      std::normal_distribution<float> normal(0.f, 1.f);
-      std::mt19937 rng(uint32_t(splitmix(s)));
-      for (auto &v : aBits)
-        v = roundToAct(l.shape.act, normal(rng));
+      std::vector<uint16_t> aBits =
+          randomActivations(l.shape.act, size_t(m) * l.shape.k, splitmix(s));
       CUDA_CHECK(cudaMemcpy(a, aBits.data(), aBits.size() * 2,
                             cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMemset(y, 0xFF, size_t(m) * l.shape.n * 2));

@@ -213,7 +213,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "struct LayerDesc {\n  const char *name;\n  int64_t n, k;\n"
      << "  int64_t weightCols, scaleCols, scaleElementBytes, zeroPointCols;\n"
      << "  int64_t tileRows;\n  size_t scratchBytes;\n  int weightAlignment;\n"
-     << "  int gemvScaleAlignment;  // the prefill path: one element\n"
+     << "  int gemvScaleAlignment;  // bytes; the prefill path needs one element\n"
      << "  bool gemvChunkedDot;  // the FMA GEMV loads 16-byte vectors\n"
      << "  bool needsGlobal, needsZeroPoints, needsBias, bf16;\n"
      << "  size_t kernelIndex;\n"
