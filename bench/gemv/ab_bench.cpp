@@ -59,15 +59,28 @@ int main(int argc, char **argv) {
   uint64_t seed = std::random_device{}();
   GpuContext gpu = createGpuContext();
   cudaStream_t stream = gpu.stream;
-  if (const char *sk = std::getenv("AB_SPLIT_K")) {
-    const char *c = std::getenv("AB_COL_TILES");
-    int splitK = std::atoi(sk), colTiles = c ? std::atoi(c) : 1;
-    if (bench_set_gemv_override(splitK, colTiles) != QMAT_OK ||
-        exp_set_gemv_override(splitK, colTiles) != QMAT_OK) {
-      std::printf("override: %s\n", bench_last_error());
-      return 1;
-    }
+  // A variant pinned on both builds (AB_SPLIT_K, AB_COL_TILES), or on B
+  // alone (AB_SPLIT_K_B, AB_COL_TILES_B) to compare two layouts' best.
+  auto pin = [](const char *splitKName, const char *colTilesName,
+                auto setOverride) {
+    const char *sk = std::getenv(splitKName);
+    if (!sk)
+      return true;
+    const char *c = std::getenv(colTilesName);
+    return setOverride(std::atoi(sk), c ? std::atoi(c) : 1) == QMAT_OK;
+  };
+  auto both = [](int splitK, int colTiles) {
+    int status = bench_set_gemv_override(splitK, colTiles);
+    return status != QMAT_OK ? status : exp_set_gemv_override(splitK, colTiles);
+  };
+  if (!pin("AB_SPLIT_K", "AB_COL_TILES", both) ||
+      !pin("AB_SPLIT_K_B", "AB_COL_TILES_B", exp_set_gemv_override)) {
+    std::printf("override: %s / %s\n", bench_last_error(), exp_last_error());
+    return 1;
   }
+  // AB_MAX_M: the largest M timed (a build compiled for fewer rows).
+  const char *maxMText = std::getenv("AB_MAX_M");
+  int64_t largestM = maxMText ? std::atoll(maxMText) : 8;
   bool zeroActivations = std::getenv("AB_ZERO_ACTIVATIONS") != nullptr;
   bool zeroActivationsOfB = std::getenv("AB_ZERO_ACTIVATIONS_B") != nullptr;
   double copyBandwidth = copyBytesPerSecond(stream);
@@ -109,6 +122,8 @@ int main(int argc, char **argv) {
     std::vector<double> ref =
         referenceProduct(s.act, aBits, wBits, maxM, s.n, s.k);
     for (int64_t m : {1, 4, 8}) {
+      if (m > largestM)
+        continue;
       // 1. Identical outputs, within the bound.
       CUDA_CHECK(cudaMemset(yA, 0xFF, yBytes));
       CUDA_CHECK(cudaMemset(yB, 0xFF, yBytes));

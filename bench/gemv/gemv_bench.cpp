@@ -68,11 +68,11 @@ struct Probe {
   cudaStream_t stream;
   std::vector<uint16_t> aBits;
   uint16_t *a, *y;
-  int64_t m = 8;
+  int64_t m;
   QuantizedWeight w;
 
-  Probe(const LayerEntry &l, cudaStream_t stream, uint64_t seed)
-      : l(l), stream(stream) {
+  Probe(const LayerEntry &l, cudaStream_t stream, uint64_t seed, int64_t m)
+      : l(l), stream(stream), m(m) {
     const LayerShape &s = l.shape;
     w.scheme = s.scheme;
     w.act = s.act;
@@ -335,32 +335,40 @@ int main(int argc, char **argv) {
     const LayerShape &s = l.shape;
     if (s.n != 40 || s.k % 128 != 0)
       continue;
-    Probe probe(l, stream, seed ^ 0x9E37);
     std::vector<std::pair<int64_t, int64_t>> positions;
-    for (int64_t k0 = 0; k0 < 128; ++k0) // every K slot of a warp step
+    // Every K slot of a warp step (256: the whole-line kernels' step).
+    int64_t stepK = s.k % 256 == 0 ? 256 : 128;
+    for (int64_t k0 = 0; k0 < stepK; ++k0)
       positions.push_back({k0 % 32, k0});
     for (int64_t n0 = 0; n0 < s.n; ++n0) // every row, in a later step
-      positions.push_back({n0, s.k - 128 + (n0 * 37) % 128});
+      positions.push_back({n0, s.k - stepK + (n0 * 37) % stepK});
     bool everyVariant = s.scheme == Scheme::NVFP4 && !wide;
     std::vector<std::pair<int, int>> variants = {{0, 0}};
     if (everyVariant)
       for (int c : kColTiles)
         for (int sk : kSplitKs)
           variants.push_back({sk, c});
-    for (auto [sk, c] : variants) {
-      if (bench_set_gemv_override(sk, c) != QMAT_OK)
-        continue;
-      int64_t failures = probe.run(positions);
-      probesClean &= failures == 0;
-      std::printf("probe %-22s split_k=%d col_tiles=%d: %ld wrong of %zu\n",
-                  l.name, sk, c, long(failures),
-                  positions.size() * size_t(probe.m) * size_t(s.n));
-      emit("{\"probe\": \"" + std::string(l.name) + "\", \"split_k\": " +
-           std::to_string(sk) + ", \"col_tiles\": " + std::to_string(c) +
-           ", \"positions\": " + std::to_string(positions.size()) +
-           ", \"wrong_outputs\": " + std::to_string(failures) + "}");
+    // M = 4 and 8: each row capacity's kernels (nvfp4's whole-line tier
+    // holds M <= 4).
+    for (int64_t m : {int64_t(4), int64_t(8)}) {
+      Probe probe(l, stream, seed ^ 0x9E37, m);
+      for (auto [sk, c] : variants) {
+        if (bench_set_gemv_override(sk, c) != QMAT_OK)
+          continue;
+        int64_t failures = probe.run(positions);
+        probesClean &= failures == 0;
+        std::printf(
+            "probe %-22s m=%ld split_k=%d col_tiles=%d: %ld wrong of %zu\n",
+            l.name, long(m), sk, c, long(failures),
+            positions.size() * size_t(probe.m) * size_t(s.n));
+        emit("{\"probe\": \"" + std::string(l.name) + "\", \"m\": " +
+             std::to_string(m) + ", \"split_k\": " + std::to_string(sk) +
+             ", \"col_tiles\": " + std::to_string(c) +
+             ", \"positions\": " + std::to_string(positions.size()) +
+             ", \"wrong_outputs\": " + std::to_string(failures) + "}");
+      }
+      bench_set_gemv_override(0, 0);
     }
-    bench_set_gemv_override(0, 0);
   }
 
   // 2b. Decoded weights, bit for bit, over every element of the small

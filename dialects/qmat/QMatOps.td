@@ -153,9 +153,11 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     Type getActType();
     /// Bytes of workgroup memory the split-K reduction of a tensor-core
     /// variant needs: every warp parks 4 fp32 sums per lane per 16 x 8
-    /// tile (0 without split-K).
+    /// tile (0 without split-K). `wholeLines`: the layout of
+    /// GemvKernelSpec::wholeLines, two 16 x 8 tiles per column tile and
+    /// one per 4 activation rows.
     static int64_t getPartialSumBytes(int64_t splitK, int64_t colTiles,
-                                      int64_t maxM);
+                                      int64_t maxM, bool wholeLines = false);
   }];
 }
 

@@ -29,11 +29,24 @@ const char *kGemvPolicy =
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
 /// M = 4, nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
-/// only where both hold. The AMD matrix GEMV (not measured) keeps one tile.
+/// only where both hold. The AMD matrix GEMV (not measured) keeps one tile,
+/// and so does the whole-line tier (one tile was within 0.5 % of the best
+/// on the lm_head and the best at 17408 rows, 2026-11-30-gemv-sm90-whole-
+/// lines-main.json).
+/// Whether `v` is one of the layer's whole-line kernels (the lowering
+/// takes that layout for every variant of the tier).
+bool isWholeLineVariant(const Bundle &bundle, const Layer &layer,
+                        const GemvVariant &v) {
+  return bundle.vendor == Vendor::cuda && v.tensorCore &&
+         v.maxM <= kWholeLineGemvMaxM &&
+         hasWholeLineGemvTier(layer.plan, layer.scheme, layer.k);
+}
+
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
-  if (bundle.vendor != Vendor::cuda || !v.tensorCore)
+  if (bundle.vendor != Vendor::cuda || !v.tensorCore ||
+      isWholeLineVariant(bundle, layer, v))
     return never;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
@@ -213,7 +226,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "struct LayerDesc {\n  const char *name;\n  int64_t n, k;\n"
      << "  int64_t weightCols, scaleCols, scaleElementBytes, zeroPointCols;\n"
      << "  int64_t tileRows;\n  size_t scratchBytes;\n  int weightAlignment;\n"
-     << "  int gemvScaleAlignment;  // bytes; the prefill path needs one element\n"
+     << "  int gemvScaleAlignment;  // bytes; the prefill path needs one "
+        "element\n"
      << "  bool gemvChunkedDot;  // the FMA GEMV loads 16-byte vectors\n"
      << "  bool needsGlobal, needsZeroPoints, needsBias, bf16;\n"
      << "  size_t kernelIndex;\n"
@@ -273,11 +287,13 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::GemvVariantDesc kGemvVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const GemvVariant &v : layer.gemvVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.maxM, v.splitK,
-                          v.colTiles, v.tensorCore ? "true" : "false",
-                          getWideGemvTiles(bundle, layer, v));
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.maxM,
+                          v.splitK, v.colTiles, v.tensorCore ? "true" : "false",
+                          getWideGemvTiles(bundle, layer, v),
+                          isWholeLineVariant(bundle, layer, v) ? "true"
+                                                               : "false");
   if (gemvCount == 0)
-    os << "    {0, 0, 0, false, qmat_policy::WideTiles::never},\n";
+    os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false},\n";
   os << "};\n"
      << "const GemvKernelDesc kGemvKernels[kNumTargets]["
      << std::max<size_t>(gemvCount, 1) << "] = {\n";

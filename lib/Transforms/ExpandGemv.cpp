@@ -59,8 +59,9 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     });
     for (MatmulOp op : matmuls) {
       PlanAttr plan = *op.getPlan();
-      SmallVector<GemvVariant> variants =
-          getGemvVariants(plan, splitKs, colTileCounts);
+      SmallVector<GemvVariant> variants = getGemvVariants(
+          plan, splitKs, colTileCounts,
+          hasWholeLineGemvTier(plan, op.getScheme().getKind(), op.getK()));
       if (variants.empty())
         continue;
       Location loc = op.getLoc();

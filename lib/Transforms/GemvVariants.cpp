@@ -1,6 +1,7 @@
 //===- GemvVariants.cpp - The compiled decode-GEMV variants ---------------===//
 
 #include "qmat/Transforms/GemvVariants.h"
+#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 #include "qmat/Target/TargetInfo.h"
 
 using namespace mlir;
@@ -29,9 +30,24 @@ ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
   return values;
 }
 
-SmallVector<GemvVariant>
-mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
-                            ArrayRef<int64_t> colTiles) {
+bool mlir::qmat::hasWholeLineGemvTier(PlanAttr plan, SchemeKind scheme,
+                                      int64_t k) {
+  if (plan.getGemvMaxM() == 0 ||
+      plan.getSmallM() != DecodePath::gemv_tensor_core)
+    return false;
+  std::unique_ptr<TargetInfo> target =
+      createTargetInfo(plan.getTarget().getChip());
+  // The layout is a mapping of the 16x8x16 instruction; nvfp4's GEMV
+  // decode is the magic-bias one on every target (getDefaultGemvDecode).
+  return target->hasWarpMma16x8x16() && !target->hasWaveMma16x16x16() &&
+         isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias,
+                         k, kWholeLineGemvMaxM, /*colTiles=*/1);
+}
+
+SmallVector<GemvVariant> mlir::qmat::getGemvVariants(PlanAttr plan,
+                                                     ArrayRef<int64_t> splitKs,
+                                                     ArrayRef<int64_t> colTiles,
+                                                     bool wholeLineTier) {
   if (splitKs.empty())
     splitKs = getDefaultGemvSplitKs();
   if (colTiles.empty())
@@ -46,6 +62,19 @@ mlir::qmat::getGemvVariants(PlanAttr plan, ArrayRef<int64_t> splitKs,
   }
   int64_t warpSize =
       createTargetInfo(plan.getTarget().getChip())->getWarpSize();
+  if (wholeLineTier) {
+    for (int64_t c : colTiles)
+      for (int64_t s : splitKs) {
+        if (s * warpSize > kMaxBlockThreads || c > kWholeLineGemvMaxColTiles)
+          continue;
+        if (GemvOp::getPartialSumBytes(s, c, kWholeLineGemvMaxM,
+                                       /*wholeLines=*/true) > kMaxSharedBytes)
+          continue;
+        variants.push_back({kWholeLineGemvMaxM, s, c, true});
+      }
+    if (maxM <= kWholeLineGemvMaxM)
+      return variants;
+  }
   // Row capacities 8, 16, 32, 64: the smallest that holds M is launched.
   for (int64_t groups = 1;; groups *= 2) {
     for (int64_t c : colTiles)

@@ -33,12 +33,16 @@
 // CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
-// The 15 compiled GEMV variants (split-K 1..16 x 1, 2, 4 column tiles).
+// The 25 compiled GEMV variants: the whole-line tier (M <= 4, split-K
+// 1..16 x 1, 2 column tiles), then split-K 1..16 x 1, 2, 4 column tiles.
+// CHECK-COUNT-10: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m4_s{{[0-9]+}}_c{{[12]}}_lines{{$}}
 // CHECK-COUNT-15: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m8_s{{[0-9]+}}_c{{[124]}}{{$}}
 // CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1) view0=+268435456 rows=11008
 // CHECK-NEXT: launch failure: 4 gate: cuLaunchKernel failed with CUDA_ERROR_LAUNCH_FAILED (719): mock failure
-// M = 4 on 132 SMs: two column tiles (344 blocks) x split-K 8 (256 threads).
-// CHECK-NEXT: launch grid=(344,1,1) block=(256,1,1) view0=+318767104 rows=4
+// M = 4 on 132 SMs: a whole-line kernel, one column tile (688 blocks) x
+// split-K 2 (64 threads: the smallest split whose warps walk at most 5 of
+// the 8 256-element steps).
+// CHECK-NEXT: launch grid=(688,1,1) block=(64,1,1) view0=+318767104 rows=4
 // CHECK-NEXT: gemv without workspace: 0 ok
 // CHECK-NEXT: gemv misaligned a: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
 // CHECK-NEXT: gemv misaligned weights: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
@@ -48,15 +52,19 @@
 // CHECK-NEXT: launch grid=(172,1,1) block=(64,1,1) view0=+318767104 rows=1
 // CHECK-NEXT: gemv overridden: 0 ok
 // CHECK-NEXT: override off: 0 ok
-// M = 1: one column tile (688 blocks) x split-K 4: one round of 4 K steps
-// at the mock's 36 resident warps per SM (split 8: 2 rounds of 2, a tie the
-// smaller split wins).
-// CHECK-NEXT: launch grid=(688,1,1) block=(128,1,1) view0=+318767104 rows=1
+// M = 1: the same whole-line kernel.
+// CHECK-NEXT: launch grid=(688,1,1) block=(64,1,1) view0=+318767104 rows=1
 // CHECK-NEXT: gemv m=1: 0 ok
+// M = 8: two column tiles (344 blocks) x split-K 8 (256 threads): one
+// round of 2 K steps at the mock's 36 resident warps per SM (split 4: one
+// of 4).
+// CHECK-NEXT: launch grid=(344,1,1) block=(256,1,1) view0=+318767104 rows=8
+// CHECK-NEXT: gemv m=8: 0 ok
 
-// With 16 resident warps per SM split 4 needs 2 rounds of 4, split 8 3 of 2.
-// RESIDENT16: override off: 0 ok
-// RESIDENT16-NEXT: launch grid=(688,1,1) block=(256,1,1) view0=+318767104 rows=1
+// With 16 resident warps per SM split 8 needs 2 rounds of 2, split 4 one of
+// 4: a tie the smaller split wins.
+// RESIDENT16: gemv m=1: 0 ok
+// RESIDENT16-NEXT: launch grid=(344,1,1) block=(128,1,1) view0=+318767104 rows=8
 
 // The occupancy query's failure is reported, not guessed around.
 // OCCUPANCY: launch failure: 4 gate: cuOccupancyMaxActiveBlocksPerMultiprocessor failed with {{.*}}: mock failure

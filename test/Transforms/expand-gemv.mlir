@@ -8,7 +8,9 @@
 
 // M <= gemv_max_m switches over the variants (column tiles outer, split-K
 // inner) on a new index argument; the matmul stays on the other side for
-// qmat-expand-prefill. The default region repeats variant 0.
+// qmat-expand-prefill. The default region repeats variant 0. nvfp4 with K a
+// multiple of 256 on sm_90 first has the whole-line tier (max_m = 4, at
+// most two column tiles), then the 16-row kernels.
 // CHECK-LABEL: func.func @tensor_core(
 // CHECK-SAME: %[[Y:[a-z0-9_]+]]: memref<?x48xbf16>, %[[V:[a-z0-9_]+]]: index {qmat.gemv_variant})
 // CHECK: %[[M:.+]] = memref.dim %[[Y]], %{{.+}} : memref<?x48xbf16>
@@ -17,28 +19,88 @@
 // CHECK: scf.if %[[SMALL]] {
 // CHECK-NEXT: scf.index_switch %[[V]]
 // CHECK-NEXT: case 0 {
-// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} global_scale({{.*}}) outs(%[[Y]] : memref<?x48xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} global_scale({{.*}}) outs(%[[Y]] : memref<?x48xbf16>) max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
 // CHECK: case 1 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 1 tensor_core{{$}}
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 1 tensor_core{{$}}
 // CHECK: case 2 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 1 col_tiles = 2 tensor_core{{$}}
 // CHECK: case 3 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 2 tensor_core{{$}}
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK: case 5 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 1 tensor_core{{$}}
+// CHECK: case 6 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
+// CHECK: case 7 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core{{$}}
 // CHECK: default {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
 // CHECK: } else {
 // CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
 // CHECK-NEXT: }
 // CHECK-NEXT: return
+// The default set: 10 whole-line variants (split-K 1..16 x 1, 2 tiles),
+// then 15.
 // DEFAULT-LABEL: func.func @tensor_core(
-// DEFAULT: case 14 {
+// DEFAULT: case 9 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 16 col_tiles = 2 tensor_core{{$}}
+// DEFAULT: case 24 {
 // DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 16 col_tiles = 4 tensor_core{{$}}
-// DEFAULT-NOT: case 15
+// DEFAULT-NOT: case 25
 func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
       {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
+// gemv_max_m = 4 with the whole-line tier: only that tier.
+// CHECK-LABEL: func.func @whole_lines_only(
+// CHECK: arith.constant 4 : index
+// CHECK: case 3 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 2 tensor_core{{$}}
+// CHECK-NOT: case 4
+// CHECK: default
+func.func @whole_lines_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                            %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 4, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
+// No whole-line tier: K = 384 (not a multiple of 256), int4, or an AMD
+// target (its GEMV is the 16x16x16 wavefront mapping).
+// CHECK-LABEL: func.func @no_whole_lines(
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NOT: max_m = 4
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv <int4, block = 128> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NOT: max_m = 4
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NOT: max_m = 4
+// CHECK: return
+func.func @no_whole_lines(%a: memref<?x384xbf16>, %w: memref<48x192xi8>, %s: memref<48x24xf8E4M3FN>,
+                          %g: memref<f32>, %y: memref<?x48xbf16>,
+                          %a2: memref<?x256xbf16>, %w2: memref<48x128xi8>, %s2: memref<48x2xbf16>,
+                          %w3: memref<48x128xi8>, %s3: memref<48x16xf8E4M3FN>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x384xbf16>, memref<48x192xi8>, memref<48x24xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  qmat.matmul <int4, block = 128> ins(%a2, %w2, %s2 : memref<?x256xbf16>, memref<48x128xi8>, memref<48x2xbf16>)
+      outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 48>}
+  qmat.matmul <nvfp4, block = 16> ins(%a2, %w3, %s3 : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <gfx942>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
   return
 }
 

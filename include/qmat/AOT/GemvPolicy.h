@@ -47,12 +47,18 @@ struct GemvVariantDesc {
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
   WideTiles wideTiles;
+  /// The whole-line layout (nvfp4, M <= 4): 256-element K steps.
+  bool wholeLines = false;
 };
 
 /// A warp owns at most this many 128-element K steps (longer K: more
 /// split-K) and, when split, at least kMinStepsPerWarp.
 constexpr int64_t kMaxStepsPerWarp = 10;
 constexpr int64_t kMinStepsPerWarp = 2;
+/// Whole-line variants: a warp walks at most this many 256-element K steps
+/// on layers that are not many tiles (on many-tile layers,
+/// kMaxStepsPerWarp).
+constexpr int64_t kMaxWholeLineStepsPerWarp = 5;
 /// The activation rows from which WideTiles::manyTilesOrRows and
 /// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
@@ -106,6 +112,12 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// wave-steps would have taken 8). With two tiles and one wave-steps still
 /// decide (fp8 f16 on the lm_head at M = 8 measured split-K 8 faster than
 /// 4: 332 against 351 us).
+/// Whole-line variants (the tier of row capacity 4) take the smallest split
+/// whose warps walk at most kMaxWholeLineStepsPerWarp of their 256-element
+/// steps, or kMaxStepsPerWarp on many-tile layers: measured
+/// (2026-11-30-gemv-sm90-whole-lines-main.json) nvfp4 17408 x 5120 at M = 1
+/// split-K 4, 2, 8: 19.4, 21.1, 21.4 us (wave-steps would take 8), the
+/// lm_head split-K 2, 4: 204.2, 209.5 us.
 /// Ties go to the smaller split (less reduction). Fitted on the
 /// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
 /// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
@@ -137,10 +149,15 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     int64_t wantTiles =
         wantedColTiles(v.wideTiles, manyTiles, manyFourTiles, m);
     int64_t maxSteps = (v.colTiles == 4 ? 2 : 1) * kMaxStepsPerWarp;
-    bool fourTileWaves = manyFourTiles && v.colTiles == 4;
+    if (v.wholeLines && !manyTiles)
+      maxSteps = kMaxWholeLineStepsPerWarp;
+    // Where the smallest split within the step cap wins over wave-steps.
+    bool smallestSplit = (manyFourTiles && v.colTiles == 4) || v.wholeLines;
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
-    int64_t stepsPerWarp = (steps + v.splitK - 1) / v.splitK;
+    int64_t variantSteps =
+        v.wholeLines ? (steps + 1) / 2 : steps; // in the variant's own steps
+    int64_t stepsPerWarp = (variantSteps + v.splitK - 1) / v.splitK;
     int64_t resident = residentWarps && residentWarps[i] > 0
                            ? residentWarps[i]
                            : kDefaultResidentWarps;
@@ -151,7 +168,7 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                                : wantTiles - v.colTiles,
         v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
         stepsPerWarp <= maxSteps ? 0 : 1,
-        fourTileWaves ? 0 : rounds * stepsPerWarp, v.splitK};
+        smallestSplit ? 0 : rounds * stepsPerWarp, v.splitK};
     if (chosen < 0 || key < chosenKey) {
       chosen = i;
       chosenKey = key;

@@ -26,11 +26,19 @@ struct GemvVariant {
 /// column tile (two while col_tiles * row groups <= 4: registers), the
 /// split-K buffer within 48 KiB and blocks within 512 threads (split-K <= 8
 /// with the plan target's 64-lane wavefronts). Scalar: one variant. An
-/// empty list means
-/// the default set.
+/// empty list means the default set. `wholeLineTier` (a layer of
+/// hasWholeLineGemvTier) puts first the whole-line kernels of row capacity
+/// kWholeLineGemvMaxM, every split-K with up to kWholeLineGemvMaxColTiles
+/// column tiles, which the launcher takes for M <= 4.
 SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
                                          ArrayRef<int64_t> splitKs,
-                                         ArrayRef<int64_t> colTiles);
+                                         ArrayRef<int64_t> colTiles,
+                                         bool wholeLineTier = false);
+
+/// Whether a layer of `scheme` with K = `k` planned as `plan` gets the
+/// whole-line tier (isWholeLineGemv on a target with the 16x8x16
+/// instruction and the tensor-core GEMV).
+bool hasWholeLineGemvTier(PlanAttr plan, SchemeKind scheme, int64_t k);
 
 /// The defaults: every split-K and column-tile count the op allows.
 ArrayRef<int64_t> getDefaultGemvSplitKs();

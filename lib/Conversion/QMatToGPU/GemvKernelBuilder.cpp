@@ -96,7 +96,14 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 }
 
 int64_t GemvKernelSpec::getSharedBytes() const {
-  return tensorCore ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM) : 0;
+  return tensorCore
+             ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM, wholeLines)
+             : 0;
+}
+
+bool GemvKernelSpec::canUseWholeLines() const {
+  return isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
+                         colTiles);
 }
 
 bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
@@ -142,11 +149,12 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}",
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
              stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
-             hasBias ? "_bias" : "", maxM, splitK, colTiles)
+             hasBias ? "_bias" : "", maxM, splitK, colTiles,
+             wholeLines ? "_lines" : "")
       .str();
 }
 
@@ -201,14 +209,17 @@ protected:
     return memref::LoadOp::create(b, loc, buffers.globalScale, ValueRange{});
   }
 
-  /// y[m, n] = round(sum * factor + bias[n]) when m < M and n < N.
+  /// y[m, n] = round(sum * factor + bias[n]) when m < M and n < N (and
+  /// `owner`, where given, holds).
   void emitStore(Value sum, Value factor, Value m, Value n, Value numM,
-                 Value numN) {
+                 Value numN, Value owner = {}) {
     Value inM =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, numM);
     Value inN =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, numN);
     Value inside = arith::AndIOp::create(b, loc, inM, inN);
+    if (owner)
+      inside = arith::AndIOp::create(b, loc, inside, owner);
     auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
     OpBuilder::InsertionGuard insertion(b);
     b.setInsertionPointToStart(guard.thenBlock());
@@ -323,6 +334,10 @@ private:
 
   PairOrder order() const {
     return spec.usesPackedDecode() ? PairOrder::strided : PairOrder::adjacent;
+  }
+  /// 16 x 8 matrix tiles per column tile and K step.
+  int64_t getMmaTiles() const {
+    return spec.colTiles * (spec.wholeLines ? 2 : 1);
   }
 };
 
@@ -701,7 +716,7 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         SmallVector<Value> &acc) {
-  int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
+  int64_t mmaTiles = getMmaTiles(), groups = spec.getRowGroups();
   SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
   if (spec.usesPackedDecode())
     factors = packedFactors(loads.chunks);
@@ -714,11 +729,11 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
 
   for (int64_t s = 0; s < kLaneK / 4; ++s) {
     int64_t p0 = 4 * (s / 2) + 2 * (s % 2), p1 = p0 + 1;
-    for (int64_t c = 0; c < colTiles; ++c) {
-      ArrayRef<Value> top = weightPairs[2 * c], bottom = weightPairs[2 * c + 1];
+    for (int64_t i = 0; i < mmaTiles; ++i) {
+      ArrayRef<Value> top = weightPairs[2 * i], bottom = weightPairs[2 * i + 1];
       SmallVector<Value> aOperand = {top[p0], bottom[p0], top[p1], bottom[p1]};
       for (int64_t r = 0; r < groups; ++r) {
-        int64_t base = (c * groups + r) * 4;
+        int64_t base = (i * groups + r) * 4;
         SmallVector<Value> bOperand = {actPairs[r][p0], actPairs[r][p1]};
         SmallVector<Value> result = target.emitWarpMma16x8x16(
             b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
@@ -743,12 +758,21 @@ TensorCoreGemvEmitter::activationPairs(ArrayRef<Value> words) {
 
 void TensorCoreGemvEmitter::emit() {
   int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
+  int64_t mmaTiles = getMmaTiles();
+  bool lines = spec.wholeLines;
   auto [lane, warp, block, numN, numM, lastN, lastM] =
       getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
+  // Whole lines: lane g takes row g % 4 of each 4-row quarter, K half g / 4.
+  Value rowInQuarter = arith::RemUIOp::create(b, loc, g, cIdx(4));
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
-  Value firstRow = arith::AddIOp::create(b, loc, blockFirst, g);
+  Value firstRow =
+      arith::AddIOp::create(b, loc, blockFirst, lines ? rowInQuarter : g);
+  // The weight-row offset of matrix tile i's top (h = 0) or bottom rows.
+  auto rowOffset = [&](int64_t i, int64_t h) {
+    return lines ? 16 * (i / 2) + 8 * (i % 2) + 4 * h : 16 * i + 8 * h;
+  };
 
   // Rows past N and activation rows past M read row N-1 / M-1 instead of
   // branching; their results are never stored. Only the last block can have
@@ -756,11 +780,11 @@ void TensorCoreGemvEmitter::emit() {
   // first, which the loads fold into their address (no per-row address
   // arithmetic in the loop).
   auto weightRowsOf = [&](bool clamp) {
-    SmallVector<Value> rows; // [tile][half]
-    for (int64_t c = 0; c < colTiles; ++c)
+    SmallVector<Value> rows; // [matrix tile][top, bottom]
+    for (int64_t i = 0; i < mmaTiles; ++i)
       for (int64_t h = 0; h < 2; ++h) {
         Value row =
-            arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * h));
+            arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, h)));
         rows.push_back(clamp ? Value(arith::MinUIOp::create(b, loc, row, lastN))
                              : row);
       }
@@ -769,7 +793,10 @@ void TensorCoreGemvEmitter::emit() {
   SmallVector<Value> activationRows;
   for (int64_t r = 0; r < groups; ++r)
     activationRows.push_back(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, g, cIdx(8 * r)), lastM));
+        b, loc,
+        lines ? arith::AddIOp::create(b, loc, rowInQuarter, cIdx(4 * r))
+              : arith::AddIOp::create(b, loc, g, cIdx(8 * r)),
+        lastM));
 
   // The packed codes are read once per block: loads that bypass L1 leave it
   // to the activations and scales, which the block's warps and its
@@ -801,19 +828,26 @@ void TensorCoreGemvEmitter::emit() {
       globalScale = global;
   }
 
-  int64_t accumulators = colTiles * groups * 4;
+  int64_t accumulators = mmaTiles * groups * 4;
   SmallVector<Value> zeros(accumulators, cF32(0.0f));
+  int64_t warpStepK = lines ? 2 * kWarpStepK : kWarpStepK;
   Value lanesK = arith::MulIOp::create(b, loc, t, cIdx(kLaneK));
+  if (lines)
+    lanesK = arith::AddIOp::create(
+        b, loc, lanesK,
+        arith::MulIOp::create(b, loc,
+                              arith::DivUIOp::create(b, loc, g, cIdx(4)),
+                              cIdx(kWarpStepK)));
   auto stepK = [&](Value step) {
     return Value(arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, step, cIdx(kWarpStepK)), lanesK));
+        b, loc, arith::MulIOp::create(b, loc, step, cIdx(warpStepK)), lanesK));
   };
   // One iteration per K step, every load of the step issued before its
   // arithmetic. (Carrying the next step's loads through the loop was
   // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
   // at M = 1, bench/results/2026-11-30-gemv-sm90-prefetch.json.)
   auto emitLoop = [&](ArrayRef<Value> weightRows) {
-    auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
+    auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / warpStepK),
                                    cIdx(spec.splitK), zeros);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -838,6 +872,18 @@ void TensorCoreGemvEmitter::emit() {
     scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/true)));
   }
   SmallVector<Value> sums(rowsInside.getResults());
+  if (lines) {
+    // C[g][n] (g, n < 4) and C[g + 4][n + 4] are one product's two K halves,
+    // held by lanes l and l ^ 18; the other columns pair a row with the
+    // other half's activations and are dropped.
+    Value width = cI32(kMmaLanes), partner = cI32(18);
+    for (Value &sum : sums)
+      sum = arith::AddFOp::create(b, loc, sum,
+                                  gpu::ShuffleOp::create(b, loc, sum, partner,
+                                                         width,
+                                                         gpu::ShuffleMode::XOR)
+                                      .getShuffleResult());
+  }
 
   // Split-K: every warp parks its partial sums, warp 0 adds them up.
   Value isFirstWarp =
@@ -850,13 +896,13 @@ void TensorCoreGemvEmitter::emit() {
           b, loc,
           arith::AddIOp::create(
               b, loc,
-              arith::MulIOp::create(b, loc, warpIndex, cIdx(colTiles * groups)),
+              arith::MulIOp::create(b, loc, warpIndex, cIdx(mmaTiles * groups)),
               cIdx(group)),
           cIdx(kMmaLanes * 4));
       return arith::AddIOp::create(
           b, loc, groupBase, arith::MulIOp::create(b, loc, lane, cIdx(4)));
     };
-    for (int64_t group = 0; group < colTiles * groups; ++group) {
+    for (int64_t group = 0; group < mmaTiles * groups; ++group) {
       Value packedSums = vector::FromElementsOp::create(
           b, loc, quad, ArrayRef<Value>(sums).slice(4 * group, 4));
       vector::StoreOp::create(b, loc, packedSums, buffers.partials,
@@ -866,7 +912,7 @@ void TensorCoreGemvEmitter::emit() {
     auto onlyFirst = scf::IfOp::create(b, loc, isFirstWarp, false);
     epilogueGuard.emplace(b);
     b.setInsertionPointToStart(onlyFirst.thenBlock());
-    for (int64_t group = 0; group < colTiles * groups; ++group) {
+    for (int64_t group = 0; group < mmaTiles * groups; ++group) {
       Value total = vector::FromElementsOp::create(
           b, loc, quad, ArrayRef<Value>(sums).slice(4 * group, 4));
       for (int64_t other = 1; other < spec.splitK; ++other)
@@ -881,14 +927,25 @@ void TensorCoreGemvEmitter::emit() {
   }
 
   Value pairCol = arith::MulIOp::create(b, loc, t, cIdx(2));
-  for (int64_t c = 0; c < colTiles; ++c)
+  // Whole lines: lanes g < 4, t < 2 hold the sums (columns n < 4).
+  Value owner;
+  if (lines) {
+    Value lowRow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, cIdx(4));
+    Value lowColumn =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, cIdx(2));
+    owner = arith::AndIOp::create(b, loc, lowRow, lowColumn);
+  }
+  int64_t rowsPerGroup = lines ? 4 : 8;
+  for (int64_t i = 0; i < mmaTiles; ++i)
     for (int64_t r = 0; r < groups; ++r)
-      for (int64_t i = 0; i < 4; ++i) {
+      for (int64_t e = 0; e < 4; ++e) {
         Value n =
-            arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c + 8 * (i / 2)));
-        Value m = arith::AddIOp::create(b, loc, pairCol, cIdx(8 * r + i % 2));
-        emitStore(sums[(c * groups + r) * 4 + i], epilogueFactor, m, n, numM,
-                  numN);
+            arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, e / 2)));
+        Value m = arith::AddIOp::create(b, loc, pairCol,
+                                        cIdx(rowsPerGroup * r + e % 2));
+        emitStore(sums[(i * groups + r) * 4 + e], epilogueFactor, m, n, numM,
+                  numN, owner);
       }
 }
 

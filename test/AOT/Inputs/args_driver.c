@@ -43,7 +43,8 @@ int main(void) {
   report("launch failure", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, need));
   unsetenv("MOCK_FAIL_LAUNCH");
   /* The decode GEMV: no workspace, 16-byte vectors, the policy's variant
-   * (11008 x 2048 at M = 4 on 132 SMs: two column tiles, split-K 8). */
+   * (11008 x 2048 at M = 4 on 132 SMs: the whole-line tier, one tile,
+   * split-K 2). */
   report("gemv without workspace", args_gate_run(stream, 4, a, w, s, global, NULL, NULL, y, NULL, 0));
   report("gemv misaligned a", args_gate_run(stream, 4, AT(0x3000008), w, s, global, NULL, NULL, y, NULL, 0));
   report("gemv misaligned weights", args_gate_run(stream, 1, a, AT(4), s, global, NULL, NULL, y, NULL, 0));
@@ -54,5 +55,6 @@ int main(void) {
   report("gemv overridden", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
   report("override off", args_set_gemv_override(0, 0));
   report("gemv m=1", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
+  report("gemv m=8", args_gate_run(stream, 8, a, w, s, global, NULL, NULL, y, NULL, 0));
   return 0;
 }

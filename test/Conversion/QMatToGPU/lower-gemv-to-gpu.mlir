@@ -103,6 +103,65 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 
 // -----
 
+// The whole-line layout (nvfp4, max_m <= 4, K a multiple of 256): lane
+// l = 4g + t takes row g % 4 of each 4-row quarter and K half g / 4 of a
+// 256-element step at 32 t, so that one code load reads 4 rows x 128
+// bytes; a column tile is two 16 x 8 matrix tiles (8 accumulators), the
+// activation row is g % 4. After the loop lanes l and l ^ 18 add their K
+// halves; lanes g < 4, t < 2 store.
+// CHECK-LABEL: func.func @whole_lines(
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %c16 : index
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k512_bf16_tc_magic_bias_m4_s2_c1_lines blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c64, %c1, %c1)
+// CHECK: gpu.func @gemv_nvfp4_bs16_k512_bf16_tc_magic_bias_m4_s2_c1_lines(
+// CHECK-SAME: workgroup(%{{.+}} : memref<512xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[LANE:.+]] = arith.remui %thread_id_x, %c32 : index
+// CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c4 : index
+// CHECK: %[[T:.+]] = arith.remui %[[LANE]], %c4{{.*}} : index
+// CHECK: %[[QUARTER:.+]] = arith.remui %[[G]], %c4{{.*}} : index
+// CHECK: %[[FIRST:.+]] = arith.muli %block_id_x, %c16 : index
+// CHECK: arith.addi %[[FIRST]], %[[QUARTER]] : index
+// CHECK: %[[ACTROW:.+]] = arith.addi %[[QUARTER]], %c0{{.*}} : index
+// CHECK: arith.minui %[[ACTROW]], %{{.+}} : index
+// CHECK: %[[LANEK:.+]] = arith.muli %[[T]], %c32{{.*}} : index
+// CHECK: %[[HALF:.+]] = arith.divui %[[G]], %c4{{.*}} : index
+// CHECK: %[[HALFK:.+]] = arith.muli %[[HALF]], %c128 : index
+// CHECK: arith.addi %[[LANEK]], %[[HALFK]] : index
+// Rows at 0, 4, 8, 12 from the lane's first: the two matrix tiles' tops
+// and bottoms.
+// CHECK: arith.addi %{{.+}}, %c4{{.*}} : index
+// CHECK: arith.addi %{{.+}}, %c8{{.*}} : index
+// CHECK: arith.addi %{{.+}}, %c12{{.*}} : index
+// K = 512: two 256-element steps, one per warp.
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: arith.muli %{{.+}}, %c256 : index
+// CHECK-COUNT-4: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK-COUNT-16: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK-COUNT-4: arith.minui %{{.+}}, %{{.+}} : index
+// CHECK: scf.for
+// CHECK-COUNT-16: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-8: gpu.shuffle  xor %{{.+}}, %c18_i32, %c32_i32 : f32
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: %[[LOWG:.+]] = arith.cmpi ult, %[[G]], %c4{{.*}} : index
+// CHECK: %[[LOWT:.+]] = arith.cmpi ult, %[[T]], %c2{{.*}} : index
+// CHECK: %[[OWNER:.+]] = arith.andi %[[LOWG]], %[[LOWT]] : i1
+// CHECK: %[[INSIDE:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK: %[[STORES:.+]] = arith.andi %[[INSIDE]], %[[OWNER]] : i1
+// CHECK: scf.if %[[STORES]] {
+// CHECK: memref.store
+func.func @whole_lines(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref<40x32xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x40xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<40x256xi8>, memref<40x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 4 split_k = 2 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
 // fp8 codes convert two at a time (cvt.rn.f16x2.e4m3x2, exact, the native
 // decode on sm_89 and later), then through fp32 (the reference's rounding)
 // into adjacent pairs;

@@ -79,7 +79,30 @@
 // SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTERED16]];
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
-// NOSPILL-COUNT-9: 0 bytes spill stores, 0 bytes spill loads
+// The whole-line layout (max_m = 4): in whole blocks a lane's four rows are
+// 4 rows apart (4 x 2560 code bytes, 4 x 320 scale bytes), each code load
+// a quarter of a 128-byte line (lanes g and g + 4 take its halves); 16
+// matrix instructions per 256-element step; the K halves meet across lanes
+// l and l ^ 18.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s4_c1_lines(
+// SM90: add.s64 [[ROW0:%rd[0-9]+]], [[ROW12:%rd[0-9]+]], -30720;
+// SM90: ld.global.L1::no_allocate.L2::128B.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[ROW0]]{{\]}};
+// SM90-NEXT: // end inline asm
+// SM90-NEXT: ld.global.b16 {{%rs[0-9]+}}, [[[SCALES:%rd[0-9]+]]+-2560];
+// SM90-NEXT: add.s64 {{%rd[0-9]+}}, [[ROW12]], -20480;
+// SM90: ld.global.b16 {{%rs[0-9]+}}, [[[SCALES]]+-1280];
+// SM90-NEXT: add.s64 {{%rd[0-9]+}}, [[ROW12]], -10240;
+// SM90: ld.global.b16 {{%rs[0-9]+}}, [[[SCALES]]];
+// SM90: ld.global.L1::no_allocate.L2::128B.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[ROW12]]{{\]}};
+// SM90-NEXT: // end inline asm
+// SM90-NEXT: ld.global.b16 {{%rs[0-9]+}}, [[[SCALES]]+1280];
+// SM90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-NOT: mma.sync
+// SM90: bra {{\$L__BB[0-9_]+}};
+// SM90-COUNT-8: shfl.sync.bfly.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 18, 31, -1;
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s1_c2_lines(
+
+// NOSPILL-COUNT-11: 0 bytes spill stores, 0 bytes spill loads
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -117,5 +140,15 @@ func.func @packed(%a: memref<?x5120xbf16>, %w: memref<512x2560xi8>, %sx: memref<
       zero_points(%z : memref<512x20xi8>) outs(%y : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   qmat.gemv <int4, block = 32> ins(%ah, %w, %sh : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x160xf16>)
       outs(%yh : memref<?x512xf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  return
+}
+
+func.func @whole_lines(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x17408xbf16>,
+                       %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
   return
 }

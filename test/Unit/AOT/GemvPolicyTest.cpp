@@ -175,6 +175,39 @@ TEST(GemvPolicy, LmHead) {
             (Choice{4, 2, 8}));
 }
 
+/// nvfp4's table with the whole-line tier (row capacity 4, one and two
+/// tiles) ahead of the 16-row kernels.
+std::vector<GemvVariantDesc> wholeLineTable() {
+  std::vector<GemvVariantDesc> out;
+  for (int c : {1, 2})
+    for (int s : {1, 2, 4, 8, 16})
+      out.push_back({4, s, c, true, WideTiles::never, /*wholeLines=*/true});
+  for (const GemvVariantDesc &v : table(WideTiles::fourOnManyTiles))
+    out.push_back(v);
+  return out;
+}
+
+TEST(GemvPolicy, WholeLineTier) {
+  // M <= 4: one tile, the smallest split whose warps walk at most 5 of
+  // the 20 256-element steps of K = 5120 (split 4), though wave-steps
+  // would take split 8.
+  for (int64_t m : {1, 2, 4})
+    EXPECT_EQ(choose(wholeLineTable(), 17408, 5120, m, 132), (Choice{4, 1, 4}));
+  // From M = 5 the 16-row kernels, as before.
+  EXPECT_EQ(choose(wholeLineTable(), 17408, 5120, 5, 132), (Choice{4, 2, 8}));
+  // K = 5376 (21 steps): split 4 walks 6, split 8 3.
+  EXPECT_EQ(choose(wholeLineTable(), 17408, 5376, 1, 132), (Choice{8, 1, 4}));
+  EXPECT_EQ(choose(wholeLineTable(), 17408, 8192, 1, 132), (Choice{8, 1, 4}));
+  // Many tiles (>= 16 two-tile blocks per SM: 67553 rows on 132 SMs): the
+  // 10-step cap, split 2.
+  EXPECT_EQ(choose(wholeLineTable(), 67584, 5120, 1, 132), (Choice{2, 1, 4}));
+  EXPECT_EQ(choose(wholeLineTable(), 67552, 5120, 1, 132), (Choice{4, 1, 4}));
+  for (int64_t m : {1, 4})
+    EXPECT_EQ(choose(wholeLineTable(), 248320, 5120, m, 132),
+              (Choice{2, 1, 4}));
+  EXPECT_EQ(choose(wholeLineTable(), 248320, 5120, 8, 132), (Choice{2, 4, 8}));
+}
+
 TEST(GemvPolicy, FourTilesOnlyOnManyTiles) {
   // 17408 rows are not many tiles: one tile below M = 4, two from it.
   EXPECT_EQ(choose(table(WideTiles::fourOnManyTiles), 17408, 5120, 3, 132),

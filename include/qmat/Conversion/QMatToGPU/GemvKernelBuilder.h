@@ -33,11 +33,27 @@ struct GemvKernelSpec {
   DecodeMethod decode = DecodeMethod::arith;
   bool hasZeroPoints = false;
   bool hasBias = false;
+  /// The whole-line layout of the 16x8x16 GEMV (set by the lowering where
+  /// canUseWholeLines() and the target has that instruction): a column
+  /// tile is two 8-row halves walked in 256-element K steps, whose A rows
+  /// g and g + 4 take the two 64-byte halves of one weight row's 128-byte
+  /// line, so that a code load reads 4 rows x 128 bytes instead of 8 rows x
+  /// 64 (half the L2 requests; a kernel that only reads the lm_head's codes
+  /// in the two shapes measured 4.59 against 4.24 TB/s on the H200,
+  /// bench/gemv/row_access.cu); activation rows g % 4 (+ 4 per group) take
+  /// the matching K half.
+  bool wholeLines = false;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
 
-  /// Groups of 8 activation rows (the matrix instruction's N).
-  int64_t getRowGroups() const { return (maxM + 7) / 8; }
+  /// Whether the whole-line layout applies (isWholeLineGemv).
+  bool canUseWholeLines() const;
+  /// Groups of activation rows, one matrix instruction's N each: 8 rows,
+  /// or 4 in the whole-line layout (whose other 4 columns pair each row
+  /// with the other K half).
+  int64_t getRowGroups() const {
+    return wholeLines ? (maxM + 3) / 4 : (maxM + 7) / 8;
+  }
   int64_t getThreads(unsigned warpSize) const;
   /// Weight rows (output columns) one block produces.
   int64_t getRowsPerBlock() const;
@@ -73,6 +89,30 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
 /// of through fp32: the magic-bias decode of nvfp4, mxfp4 and int4.
 bool isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
                         DecodeMethod decode);
+
+/// Activation rows and column tiles the whole-line layout takes at most:
+/// its accumulators grow with 2 x col_tiles x ceil(M / 4), and ptxas gave
+/// the 4-row, 4-tile kernel 199 registers.
+constexpr int64_t kWholeLineGemvMaxM = 4;
+constexpr int64_t kWholeLineGemvMaxColTiles = 2;
+
+/// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
+/// layout (GemvKernelSpec::wholeLines): nvfp4 (packed decode), K a multiple
+/// of 256, at most kWholeLineGemvMaxM rows and kWholeLineGemvMaxColTiles
+/// tiles. Measured on the H200 against the 16-row layout in interleaved
+/// rounds (bench/results/2026-11-30-gemv-sm90-ab-whole-lines-m4-*.json):
+/// nvfp4 lm_head 1-5 % and 17408 x 5120 7 % faster at M = 1; int4 7-14 %
+/// slower (not taken), and at 8 rows, where half of each matrix
+/// instruction pairs rows with the other K half, every layer 8-48 %
+/// slower (...-whole-lines-m8-*.json).
+/// (Inline: qmat-expand-gemv and qmat-aot ask it of a layer's variants.)
+inline bool isWholeLineGemv(SchemeKind scheme, bool tensorCore,
+                            DecodeMethod decode, int64_t k, int64_t maxM,
+                            int64_t colTiles) {
+  return scheme == SchemeKind::nvfp4 && tensorCore &&
+         decode == DecodeMethod::magic_bias && k % 256 == 0 &&
+         maxM <= kWholeLineGemvMaxM && colTiles <= kWholeLineGemvMaxColTiles;
+}
 
 /// Whether the non-tensor-core GEMV of a layer walks K in 32-element chunks
 /// (GemvKernelSpec::usesChunkedDot): 16-byte loads of codes and activations.

@@ -266,10 +266,11 @@ int64_t GemvOp::getK() { return getA().getType().getDimSize(1); }
 Type GemvOp::getActType() { return getA().getType().getElementType(); }
 
 int64_t GemvOp::getPartialSumBytes(int64_t splitK, int64_t colTiles,
-                                   int64_t maxM) {
+                                   int64_t maxM, bool wholeLines) {
   if (splitK == 1)
     return 0;
-  int64_t rowGroups = (maxM + 7) / 8, lanes = 32, sumsPerLane = 4;
+  int64_t rowGroups = wholeLines ? 2 * ((maxM + 3) / 4) : (maxM + 7) / 8;
+  int64_t lanes = 32, sumsPerLane = 4;
   return splitK * colTiles * rowGroups * lanes * sumsPerLane * 4;
 }
 
