@@ -205,12 +205,11 @@ QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed) {
 /// the elements that differ (+0 and -0 count as equal: the fp32 sum of a
 /// -0 product and +0 terms is +0).
 int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
-                            uint64_t seed, int64_t &compared) {
+                            uint64_t seed, int64_t m, int64_t &compared) {
   const LayerShape &s = l.shape;
   QuantizedWeight w = makeWideRangeWeight(s, seed);
   std::vector<uint16_t> wBits = dequantizeParallel(w);
   DeviceWeight dw(w, 1);
-  const int64_t m = 8;
   uint16_t one = roundToAct(s.act, 1.0f);
   std::vector<uint16_t> aBits(size_t(m) * s.k), got(size_t(m) * s.n);
   uint16_t *a, *y;
@@ -379,15 +378,23 @@ int main(int argc, char **argv) {
     if (wide || (s.n != 512 && s.k == 5120) ||
         (!only.empty() && std::string(l.name).find(only) == std::string::npos))
       continue;
-    int64_t compared = 0;
-    int64_t mismatches =
-        checkDecodedWeights(l, stream, seed ^ 0xDEC0, compared);
-    decodeExact &= mismatches == 0;
-    std::printf("decoded weights %-22s: %ld of %ld differ\n", l.name,
-                long(mismatches), long(compared));
-    emit("{\"decoded_weights\": \"" + std::string(l.name) +
-         "\", \"compared\": " + std::to_string(compared) +
-         ", \"differ\": " + std::to_string(mismatches) + "}");
+    // M = 8, and M = 4 where the fp4 layers have whole-line kernels.
+    bool wholeLines =
+        (s.scheme == Scheme::NVFP4 || s.scheme == Scheme::MXFP4) &&
+        s.k % 256 == 0;
+    for (int64_t m : {int64_t(8), int64_t(4)}) {
+      if (m == 4 && !wholeLines)
+        continue;
+      int64_t compared = 0;
+      int64_t mismatches =
+          checkDecodedWeights(l, stream, seed ^ 0xDEC0, m, compared);
+      decodeExact &= mismatches == 0;
+      std::printf("decoded weights %-22s m=%ld: %ld of %ld differ\n", l.name,
+                  long(m), long(mismatches), long(compared));
+      emit("{\"decoded_weights\": \"" + std::string(l.name) + "\", \"m\": " +
+           std::to_string(m) + ", \"compared\": " + std::to_string(compared) +
+           ", \"differ\": " + std::to_string(mismatches) + "}");
+    }
   }
 
   // 3. Time.

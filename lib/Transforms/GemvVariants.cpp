@@ -37,7 +37,7 @@ bool mlir::qmat::hasWholeLineGemvTier(PlanAttr plan, SchemeKind scheme,
     return false;
   std::unique_ptr<TargetInfo> target =
       createTargetInfo(plan.getTarget().getChip());
-  // The layout is a mapping of the 16x8x16 instruction; nvfp4's GEMV
+  // The layout is a mapping of the 16x8x16 instruction; the fp4 GEMVs'
   // decode is the magic-bias one on every target (getDefaultGemvDecode).
   return target->hasWarpMma16x8x16() && !target->hasWaveMma16x16x16() &&
          isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias,

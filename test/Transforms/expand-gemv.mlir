@@ -75,6 +75,22 @@ func.func @whole_lines_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: m
 
 // -----
 
+// mxfp4 has the whole-line tier too.
+// CHECK-LABEL: func.func @whole_lines_mxfp4(
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+func.func @whole_lines_mxfp4(%a: memref<?x256xf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>,
+                             %y: memref<?x48xf16>) {
+  qmat.matmul <mxfp4, block = 32> ins(%a, %w, %s : memref<?x256xf16>, memref<48x128xi8>, memref<48x8xf8E8M0FNU>)
+      outs(%y : memref<?x48xf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
+  return
+}
+
+// -----
+
 // No whole-line tier: K = 384 (not a multiple of 256), int4, or an AMD
 // target (its GEMV is the 16x16x16 wavefront mapping).
 // CHECK-LABEL: func.func @no_whole_lines(

@@ -47,7 +47,7 @@ struct GemvVariantDesc {
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
   WideTiles wideTiles;
-  /// The whole-line layout (nvfp4, M <= 4): 256-element K steps.
+  /// The whole-line layout (nvfp4, mxfp4, M <= 4): 256-element K steps.
   bool wholeLines = false;
 };
 

@@ -101,8 +101,9 @@
 // SM90: bra {{\$L__BB[0-9_]+}};
 // SM90-COUNT-8: shfl.sync.bfly.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 18, 31, -1;
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s1_c2_lines(
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_f16_tc_magic_bias_m4_s1_c2_lines(
 
-// NOSPILL-COUNT-11: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-12: 0 bytes spill stores, 0 bytes spill loads
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -145,10 +146,13 @@ func.func @packed(%a: memref<?x5120xbf16>, %w: memref<512x2560xi8>, %sx: memref<
 
 func.func @whole_lines(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x17408xbf16>,
-                       %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>) {
+                       %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>,
+                       %sx: memref<17408x160xf8E8M0FNU>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
+  qmat.gemv <mxfp4, block = 32> ins(%ah, %w, %sx : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
+      outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
   return
 }

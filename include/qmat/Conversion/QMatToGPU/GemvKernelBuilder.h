@@ -97,21 +97,23 @@ constexpr int64_t kWholeLineGemvMaxM = 4;
 constexpr int64_t kWholeLineGemvMaxColTiles = 2;
 
 /// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
-/// layout (GemvKernelSpec::wholeLines): nvfp4 (packed decode), K a multiple
-/// of 256, at most kWholeLineGemvMaxM rows and kWholeLineGemvMaxColTiles
-/// tiles. Measured on the H200 against the 16-row layout in interleaved
-/// rounds (bench/results/2026-11-30-gemv-sm90-ab-whole-lines-m4-*.json):
-/// nvfp4 lm_head 1-5 % and 17408 x 5120 7 % faster at M = 1; int4 7-14 %
-/// slower (not taken), and at 8 rows, where half of each matrix
-/// instruction pairs rows with the other K half, every layer 8-48 %
-/// slower (...-whole-lines-m8-*.json).
+/// layout (GemvKernelSpec::wholeLines): nvfp4 or mxfp4 (packed decode), K a
+/// multiple of 256, at most kWholeLineGemvMaxM rows and
+/// kWholeLineGemvMaxColTiles tiles. Measured on the H200 against the 16-row
+/// layout in interleaved rounds (bench/results/2026-11-30-gemv-sm90-ab-
+/// whole-lines-m4-*.json, ...-mxfp4-*.json): nvfp4 lm_head 1-5 % and
+/// 17408 x 5120 7 % faster at M = 1; mxfp4 17408 x 5120 3-10 % faster at
+/// M = 1 and 4 (split-K 4), the lm_head unchanged; int4 7-14 % slower (not
+/// taken); at 8 rows, where half of each matrix instruction pairs rows with
+/// the other K half, every layer 8-48 % slower (...-whole-lines-m8-*.json).
 /// (Inline: qmat-expand-gemv and qmat-aot ask it of a layer's variants.)
 inline bool isWholeLineGemv(SchemeKind scheme, bool tensorCore,
                             DecodeMethod decode, int64_t k, int64_t maxM,
                             int64_t colTiles) {
-  return scheme == SchemeKind::nvfp4 && tensorCore &&
-         decode == DecodeMethod::magic_bias && k % 256 == 0 &&
-         maxM <= kWholeLineGemvMaxM && colTiles <= kWholeLineGemvMaxColTiles;
+  bool fp4 = scheme == SchemeKind::nvfp4 || scheme == SchemeKind::mxfp4;
+  return fp4 && tensorCore && decode == DecodeMethod::magic_bias &&
+         k % 256 == 0 && maxM <= kWholeLineGemvMaxM &&
+         colTiles <= kWholeLineGemvMaxColTiles;
 }
 
 /// Whether the non-tensor-core GEMV of a layer walks K in 32-element chunks
