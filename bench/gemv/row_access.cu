@@ -42,37 +42,26 @@ __device__ void keep(unsigned acc, unsigned *sink) {
     *sink = acc;
 }
 
-/// Warp w of a block: tile (blockIdx.x * 2 + w / 2) of 16 rows, K half w % 2.
-__global__ void rows64(const uint8_t *codes, unsigned *sink) {
+/// Warp w of a block: tile (blockIdx.x * 2 + w / 2), K half w % 2. Lane
+/// (g, t) reads 16 bytes at 16 t of each step of rows g and g + 8 (rows64:
+/// 16-row tiles, 64-byte steps), or of rows g % 4 and 4 + g % 4 at
+/// 64 (g / 4) + 16 t (rows128: 8-row tiles, 128-byte steps).
+template <bool kWholeLines>
+__global__ void rowLoads(const uint8_t *codes, unsigned *sink) {
+  constexpr int64_t kTileRows = kWholeLines ? 8 : 16;
+  constexpr int64_t kStepBytes = kWholeLines ? 128 : 64;
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int g = lane / 4, t = lane % 4;
   int64_t tile = int64_t(blockIdx.x) * 2 + warp / 2;
-  const uint8_t *row0 = codes + (tile * 16 + g) * kRowBytes +
-                        (warp % 2) * (kRowBytes / 2) + 16 * t;
-  const uint8_t *row8 = row0 + 8 * kRowBytes;
+  int64_t row = kWholeLines ? g % 4 : g;
+  int64_t half = kWholeLines ? 64 * (g / 4) : 0;
+  const uint8_t *first = codes + (tile * kTileRows + row) * kRowBytes +
+                         (warp % 2) * (kRowBytes / 2) + half + 16 * t;
+  const uint8_t *second = first + kTileRows / 2 * kRowBytes;
   unsigned acc = 0;
-  for (int step = 0; step < kRowBytes / 2 / 64; ++step) {
-    uint4 a = streamingLoad(row0 + 64 * step);
-    uint4 b = streamingLoad(row8 + 64 * step);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w;
-  }
-  keep(acc, sink);
-}
-
-/// Warp w: tile (blockIdx.x * 2 + w / 2) of 8 rows, K half w % 2; lane
-/// (g, t) reads row g % 4 (and 4 + g % 4) at 64 (g / 4) + 16 t of each
-/// 128-byte step.
-__global__ void rows128(const uint8_t *codes, unsigned *sink) {
-  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  int g = lane / 4, t = lane % 4;
-  int64_t tile = int64_t(blockIdx.x) * 2 + warp / 2;
-  const uint8_t *row0 = codes + (tile * 8 + g % 4) * kRowBytes +
-                        (warp % 2) * (kRowBytes / 2) + 64 * (g / 4) + 16 * t;
-  const uint8_t *row4 = row0 + 4 * kRowBytes;
-  unsigned acc = 0;
-  for (int step = 0; step < kRowBytes / 2 / 128; ++step) {
-    uint4 a = streamingLoad(row0 + 128 * step);
-    uint4 b = streamingLoad(row4 + 128 * step);
+  for (int step = 0; step < kRowBytes / 2 / kStepBytes; ++step) {
+    uint4 a = streamingLoad(first + kStepBytes * step);
+    uint4 b = streamingLoad(second + kStepBytes * step);
     acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w;
   }
   keep(acc, sink);
@@ -116,8 +105,8 @@ int main(int argc, char **argv) {
     const char *name;
     void (*kernel)(const uint8_t *, unsigned *);
     int64_t blocks;
-  } shapes[] = {{"rows64", rows64, kRows / 32},
-                {"rows128", rows128, kRows / 16},
+  } shapes[] = {{"rows64", rowLoads<false>, kRows / 32},
+                {"rows128", rowLoads<true>, kRows / 16},
                 {"linear", linear, kRows / 32}};
   // Interleaved rounds: each shape's median per round, then the median of
   // rounds, so that clock drift falls on all three alike.
