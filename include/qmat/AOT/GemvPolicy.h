@@ -117,7 +117,12 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// steps, or kMaxStepsPerWarp on many-tile layers: measured
 /// (2026-11-30-gemv-sm90-whole-lines-main.json) nvfp4 17408 x 5120 at M = 1
 /// split-K 4, 2, 8: 19.4, 21.1, 21.4 us (wave-steps would take 8), the
-/// lm_head split-K 2, 4: 204.2, 209.5 us.
+/// lm_head split-K 2, 4: 204.2, 209.5 us. So do the fp32 decode's (fp8)
+/// two-tile variants on many-tile layers: in four full runs
+/// (2026-11-30-gemv-sm90-l2-128b-rounds-, -session7-four-tile-policy-,
+/// -whole-lines-, -whole-lines-mxfp4-main.json) split-K 4 was within 0-3 %
+/// of the best on the bf16 lm_head at M = 4 and 8 where wave-steps' split-K
+/// 8 was 4-8 % behind (f16 at M = 8: 6-10 % behind with either).
 /// Ties go to the smaller split (less reduction). Fitted on the
 /// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
 /// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
@@ -152,7 +157,9 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     if (v.wholeLines && !manyTiles)
       maxSteps = kMaxWholeLineStepsPerWarp;
     // Where the smallest split within the step cap wins over wave-steps.
-    bool smallestSplit = (manyFourTiles && v.colTiles == 4) || v.wholeLines;
+    bool smallestSplit = (manyFourTiles && v.colTiles == 4) || v.wholeLines ||
+                         (v.wideTiles == WideTiles::manyTilesFromRows &&
+                          manyTiles && v.colTiles == 2);
     int64_t tiles = 16 * int64_t(v.colTiles);
     int64_t warps = (n + tiles - 1) / tiles * v.splitK;
     int64_t variantSteps =

@@ -255,6 +255,20 @@ TEST(GemvPolicy, WideTilesBoundaries) {
   EXPECT_EQ(
       choose(table(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132).colTiles,
       1);
+  // Its two-tile variants on many-tile layers take the smallest split
+  // within 10 steps (split 4), not wave-steps' choice; one tile (M = 3)
+  // still by wave-steps, the same answer for the same data.
+  for (int64_t m : {4, 8})
+    EXPECT_EQ(
+        choose(table(WideTiles::manyTilesFromRows), 248320, 5120, m, 132, 28),
+        (Choice{4, 2, 8}));
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132, 28),
+      choose(table(WideTiles::never), 248320, 5120, 3, 132, 28));
+  // manyTilesOrRows keeps wave-steps on the same layer: split 8 at 28
+  // resident warps (7760 blocks x 8 warps: 17 rounds of 5 against 9 of 10).
+  EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 4, 132, 28),
+            (Choice{8, 2, 8}));
   // A smaller part has fewer SMs to fill: 17408 rows are 544 blocks, 17 per
   // SM on 32 SMs.
   EXPECT_EQ(choose(table(WideTiles::manyTiles), 17408, 5120, 1, 32).colTiles,
