@@ -30,23 +30,11 @@ const char *kGemvPolicy =
 /// sharing the activations across tiles pays on many-tile layers and from
 /// M = 4, nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
 /// only where both hold. The AMD matrix GEMV (not measured) keeps one tile,
-/// and so does the whole-line tier (one tile was within 0.5 % of the best
-/// on the lm_head and the best at 17408 rows, 2026-11-30-gemv-sm90-whole-
-/// lines-main.json).
-/// Whether `v` is one of the layer's whole-line kernels (the lowering
-/// takes that layout for every variant of the tier).
-bool isWholeLineVariant(const Bundle &bundle, const Layer &layer,
-                        const GemvVariant &v) {
-  return bundle.vendor == Vendor::cuda && v.tensorCore &&
-         v.maxM <= kWholeLineGemvMaxM &&
-         hasWholeLineGemvTier(layer.plan, layer.scheme, layer.k);
-}
-
+/// and so does the whole-line tier (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
-  if (bundle.vendor != Vendor::cuda || !v.tensorCore ||
-      isWholeLineVariant(bundle, layer, v))
+  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
     return never;
   ElementFormat format =
       SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
@@ -290,8 +278,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.maxM,
                           v.splitK, v.colTiles, v.tensorCore ? "true" : "false",
                           getWideGemvTiles(bundle, layer, v),
-                          isWholeLineVariant(bundle, layer, v) ? "true"
-                                                               : "false");
+                          v.wholeLines ? "true" : "false");
   if (gemvCount == 0)
     os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false},\n";
   os << "};\n"

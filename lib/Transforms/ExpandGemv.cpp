@@ -102,8 +102,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       for (auto [i, v] : llvm::enumerate(variants))
         emitGemv(sw.getCaseRegions()[i], v);
       // An out-of-range index (the launcher never passes one) runs the
-      // first variant rather than nothing.
-      emitGemv(sw.getDefaultRegion(), variants.front());
+      // last variant, of the largest row capacity, rather than nothing.
+      emitGemv(sw.getDefaultRegion(), variants.back());
 
       OpBuilder elseBuilder = dispatch.getElseBodyBuilder();
       elseBuilder.clone(*op.getOperation());

@@ -15,15 +15,13 @@
 // nvfp4 at K = 256: the whole-line tier (one tile wanted), then the rest.
 // CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
 // CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {4, 1, 2, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {4, 4, 2, true, qmat_policy::WideTiles::never, true},
 // CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never, false},
 // CHECK-NEXT: };
-// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][13] = {
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][11] = {
 // CHECK-NEXT: {
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
@@ -31,8 +29,6 @@
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c2", 128, 32},
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s1_c1_lines", 32, 16},
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s4_c1_lines", 128, 16},
-// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s1_c2_lines", 32, 32},
-// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s4_c2_lines", 128, 32},
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16},
 // CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
 

@@ -33,9 +33,9 @@
 // CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
-// The 25 compiled GEMV variants: the whole-line tier (M <= 4, split-K
-// 1..16 x 1, 2 column tiles), then split-K 1..16 x 1, 2, 4 column tiles.
-// CHECK-COUNT-10: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m4_s{{[0-9]+}}_c{{[12]}}_lines{{$}}
+// The 20 compiled GEMV variants: the whole-line tier (M <= 4, split-K
+// 1..16, one column tile), then split-K 1..16 x 1, 2, 4 column tiles.
+// CHECK-COUNT-5: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m4_s{{[0-9]+}}_c1_lines{{$}}
 // CHECK-COUNT-15: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m8_s{{[0-9]+}}_c{{[124]}}{{$}}
 // CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1) view0=+268435456 rows=11008
 // CHECK-NEXT: launch failure: 4 gate: cuLaunchKernel failed with CUDA_ERROR_LAUNCH_FAILED (719): mock failure

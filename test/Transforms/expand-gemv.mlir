@@ -1,5 +1,6 @@
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2" | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2" | FileCheck %s --check-prefix=NOTIER
 // RUN: not qmat-opt %s --qmat-expand-gemv="split-k=3" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not qmat-opt %s --qmat-expand-gemv="col-tiles=8" 2>&1 | FileCheck %s --check-prefix=TILES
 
@@ -8,9 +9,10 @@
 
 // M <= gemv_max_m switches over the variants (column tiles outer, split-K
 // inner) on a new index argument; the matmul stays on the other side for
-// qmat-expand-prefill. The default region repeats variant 0. nvfp4 with K a
-// multiple of 256 on sm_90 first has the whole-line tier (max_m = 4, at
-// most two column tiles), then the 16-row kernels.
+// qmat-expand-prefill. nvfp4 with K a
+// multiple of 256 on sm_90 first has the whole-line tier (max_m = 4, one
+// column tile), then the 16-row kernels; the default region runs the last
+// variant, whose row capacity holds every M the switch takes.
 // CHECK-LABEL: func.func @tensor_core(
 // CHECK-SAME: %[[Y:[a-z0-9_]+]]: memref<?x48xbf16>, %[[V:[a-z0-9_]+]]: index {qmat.gemv_variant})
 // CHECK: %[[M:.+]] = memref.dim %[[Y]], %{{.+}} : memref<?x48xbf16>
@@ -23,31 +25,26 @@
 // CHECK: case 1 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 1 tensor_core{{$}}
 // CHECK: case 2 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 1 col_tiles = 2 tensor_core{{$}}
-// CHECK: case 3 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 2 tensor_core{{$}}
-// CHECK: case 4 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
-// CHECK: case 5 {
+// CHECK: case 3 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 1 tensor_core{{$}}
-// CHECK: case 6 {
+// CHECK: case 4 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
-// CHECK: case 7 {
+// CHECK: case 5 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core{{$}}
 // CHECK: default {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core{{$}}
 // CHECK: } else {
 // CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
 // CHECK-NEXT: }
 // CHECK-NEXT: return
-// The default set: 10 whole-line variants (split-K 1..16 x 1, 2 tiles),
-// then 15.
+// The default set: 5 whole-line variants (split-K 1..16), then 15.
 // DEFAULT-LABEL: func.func @tensor_core(
-// DEFAULT: case 9 {
-// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 16 col_tiles = 2 tensor_core{{$}}
-// DEFAULT: case 24 {
+// DEFAULT: case 4 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 16 col_tiles = 1 tensor_core{{$}}
+// DEFAULT: case 19 {
 // DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 16 col_tiles = 4 tensor_core{{$}}
-// DEFAULT-NOT: case 25
+// DEFAULT-NOT: case 20
 func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
@@ -61,10 +58,17 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // gemv_max_m = 4 with the whole-line tier: only that tier.
 // CHECK-LABEL: func.func @whole_lines_only(
 // CHECK: arith.constant 4 : index
-// CHECK: case 3 {
-// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 2 tensor_core{{$}}
-// CHECK-NOT: case 4
+// CHECK: case 1 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 4 col_tiles = 1 tensor_core{{$}}
+// CHECK-NOT: case 2
 // CHECK: default
+// Without one column tile among the compiled ones the tier is empty: the
+// 16-row kernels take M <= 4 rather than no GEMV at all.
+// NOTIER-LABEL: func.func @whole_lines_only(
+// NOTIER: case 0 {
+// NOTIER-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core{{$}}
+// NOTIER-NOT: case 1
+// NOTIER: default
 func.func @whole_lines_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                             %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
@@ -79,7 +83,7 @@ func.func @whole_lines_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: m
 // CHECK-LABEL: func.func @whole_lines_mxfp4(
 // CHECK: case 0 {
 // CHECK-NEXT: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
-// CHECK: case 4 {
+// CHECK: case 2 {
 // CHECK-NEXT: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
 func.func @whole_lines_mxfp4(%a: memref<?x256xf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>,
                              %y: memref<?x48xf16>) {

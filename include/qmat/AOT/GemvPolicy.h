@@ -42,7 +42,7 @@ enum class WideTiles : int {
 
 /// One compiled decode-GEMV variant.
 struct GemvVariantDesc {
-  int maxM;     // activation rows it handles (8, 16, 32, 64)
+  int maxM;     // activation rows it handles (4: whole lines; 8, 16, 32, 64)
   int splitK;   // warps sharing one tile's K range
   int colTiles; // 16-row weight tiles per block
   bool tensorCore;
@@ -55,10 +55,10 @@ struct GemvVariantDesc {
 /// split-K) and, when split, at least kMinStepsPerWarp.
 constexpr int64_t kMaxStepsPerWarp = 10;
 constexpr int64_t kMinStepsPerWarp = 2;
-/// Whole-line variants: a warp walks at most this many 256-element K steps
-/// on layers that are not many tiles (on many-tile layers,
-/// kMaxStepsPerWarp).
+/// Whole-line variants: a warp walks at most this many 256-element K steps,
+/// or kMaxWholeLineStepsOnManyTiles on many-tile layers.
 constexpr int64_t kMaxWholeLineStepsPerWarp = 5;
+constexpr int64_t kMaxWholeLineStepsOnManyTiles = 10;
 /// The activation rows from which WideTiles::manyTilesOrRows and
 /// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
@@ -154,8 +154,9 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     int64_t wantTiles =
         wantedColTiles(v.wideTiles, manyTiles, manyFourTiles, m);
     int64_t maxSteps = (v.colTiles == 4 ? 2 : 1) * kMaxStepsPerWarp;
-    if (v.wholeLines && !manyTiles)
-      maxSteps = kMaxWholeLineStepsPerWarp;
+    if (v.wholeLines)
+      maxSteps =
+          manyTiles ? kMaxWholeLineStepsOnManyTiles : kMaxWholeLineStepsPerWarp;
     // Where the smallest split within the step cap wins over wave-steps.
     bool smallestSplit = (manyFourTiles && v.colTiles == 4) || v.wholeLines ||
                          (v.wideTiles == WideTiles::manyTilesFromRows &&
@@ -170,11 +171,15 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                            : kDefaultResidentWarps;
     int64_t perRound = resident * sms;
     int64_t rounds = (warps + perRound - 1) / perRound;
+    // Past the cap: where wave-steps decide they weigh the excess too;
+    // elsewhere the split nearest the cap (a K too long for every split
+    // must not fall to the smallest).
+    int64_t excessSteps = stepsPerWarp > maxSteps ? stepsPerWarp - maxSteps : 0;
     std::array<int64_t, 5> key = {
         v.colTiles > wantTiles ? v.colTiles - wantTiles
                                : wantTiles - v.colTiles,
         v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
-        stepsPerWarp <= maxSteps ? 0 : 1,
+        smallestSplit ? excessSteps : (excessSteps > 0 ? 1 : 0),
         smallestSplit ? 0 : rounds * stepsPerWarp, v.splitK};
     if (chosen < 0 || key < chosenKey) {
       chosen = i;

@@ -17,6 +17,9 @@ namespace mlir::qmat {
 struct GemvVariant {
   int64_t maxM = 8, splitK = 1, colTiles = 1;
   bool tensorCore = false;
+  /// A kernel of the whole-line tier (the lowering takes that layout for
+  /// each of them: isWholeLineGemv holds).
+  bool wholeLines = false;
 };
 
 /// The variants of a layer planned as `plan` (empty when the plan sends
@@ -28,8 +31,8 @@ struct GemvVariant {
 /// with the plan target's 64-lane wavefronts). Scalar: one variant. An
 /// empty list means the default set. `wholeLineTier` (a layer of
 /// hasWholeLineGemvTier) puts first the whole-line kernels of row capacity
-/// kWholeLineGemvMaxM, every split-K with up to kWholeLineGemvMaxColTiles
-/// column tiles, which the launcher takes for M <= 4.
+/// kWholeLineGemvMaxM, every split-K with one column tile (when 1 is among
+/// `colTiles`), which the launcher takes for M <= 4.
 SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
                                          ArrayRef<int64_t> splitKs,
                                          ArrayRef<int64_t> colTiles,

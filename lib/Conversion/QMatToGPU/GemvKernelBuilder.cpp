@@ -759,7 +759,7 @@ TensorCoreGemvEmitter::activationPairs(ArrayRef<Value> words) {
 void TensorCoreGemvEmitter::emit() {
   int64_t colTiles = spec.colTiles, groups = spec.getRowGroups();
   int64_t mmaTiles = getMmaTiles();
-  bool lines = spec.wholeLines;
+  bool wholeLines = spec.wholeLines;
   auto [lane, warp, block, numN, numM, lastN, lastM] =
       getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
@@ -768,10 +768,10 @@ void TensorCoreGemvEmitter::emit() {
   Value rowInQuarter = arith::RemUIOp::create(b, loc, g, cIdx(4));
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
   Value firstRow =
-      arith::AddIOp::create(b, loc, blockFirst, lines ? rowInQuarter : g);
+      arith::AddIOp::create(b, loc, blockFirst, wholeLines ? rowInQuarter : g);
   // The weight-row offset of matrix tile i's top (h = 0) or bottom rows.
   auto rowOffset = [&](int64_t i, int64_t h) {
-    return lines ? 16 * (i / 2) + 8 * (i % 2) + 4 * h : 16 * i + 8 * h;
+    return wholeLines ? 16 * (i / 2) + 8 * (i % 2) + 4 * h : 16 * i + 8 * h;
   };
 
   // Rows past N and activation rows past M read row N-1 / M-1 instead of
@@ -794,8 +794,8 @@ void TensorCoreGemvEmitter::emit() {
   for (int64_t r = 0; r < groups; ++r)
     activationRows.push_back(arith::MinUIOp::create(
         b, loc,
-        lines ? arith::AddIOp::create(b, loc, rowInQuarter, cIdx(4 * r))
-              : arith::AddIOp::create(b, loc, g, cIdx(8 * r)),
+        wholeLines ? arith::AddIOp::create(b, loc, rowInQuarter, cIdx(4 * r))
+                   : arith::AddIOp::create(b, loc, g, cIdx(8 * r)),
         lastM));
 
   // The packed codes are read once per block: loads that bypass L1 leave it
@@ -830,9 +830,9 @@ void TensorCoreGemvEmitter::emit() {
 
   int64_t accumulators = mmaTiles * groups * 4;
   SmallVector<Value> zeros(accumulators, cF32(0.0f));
-  int64_t warpStepK = lines ? 2 * kWarpStepK : kWarpStepK;
+  int64_t warpStepK = wholeLines ? 2 * kWarpStepK : kWarpStepK;
   Value lanesK = arith::MulIOp::create(b, loc, t, cIdx(kLaneK));
-  if (lines)
+  if (wholeLines)
     lanesK = arith::AddIOp::create(
         b, loc, lanesK,
         arith::MulIOp::create(b, loc,
@@ -872,7 +872,7 @@ void TensorCoreGemvEmitter::emit() {
     scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/true)));
   }
   SmallVector<Value> sums(rowsInside.getResults());
-  if (lines) {
+  if (wholeLines) {
     // C[g][n] (g, n < 4) and C[g + 4][n + 4] are one product's two K halves,
     // held by lanes l and l ^ 18; the other columns pair a row with the
     // other half's activations and are dropped.
@@ -929,14 +929,14 @@ void TensorCoreGemvEmitter::emit() {
   Value pairCol = arith::MulIOp::create(b, loc, t, cIdx(2));
   // Whole lines: lanes g < 4, t < 2 hold the sums (columns n < 4).
   Value owner;
-  if (lines) {
+  if (wholeLines) {
     Value lowRow =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, cIdx(4));
     Value lowColumn =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, cIdx(2));
     owner = arith::AndIOp::create(b, loc, lowRow, lowColumn);
   }
-  int64_t rowsPerGroup = lines ? 4 : 8;
+  int64_t rowsPerGroup = wholeLines ? 4 : 8;
   for (int64_t i = 0; i < mmaTiles; ++i)
     for (int64_t r = 0; r < groups; ++r)
       for (int64_t e = 0; e < 4; ++e) {

@@ -119,7 +119,7 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: %[[T:.+]] = arith.remui %[[LANE]], %c4{{.*}} : index
 // CHECK: %[[QUARTER:.+]] = arith.remui %[[G]], %c4{{.*}} : index
 // CHECK: %[[FIRST:.+]] = arith.muli %block_id_x, %c16 : index
-// CHECK: arith.addi %[[FIRST]], %[[QUARTER]] : index
+// CHECK: %[[ROW:.+]] = arith.addi %[[FIRST]], %[[QUARTER]] : index
 // CHECK: %[[ACTROW:.+]] = arith.addi %[[QUARTER]], %c0{{.*}} : index
 // CHECK: arith.minui %[[ACTROW]], %{{.+}} : index
 // CHECK: %[[LANEK:.+]] = arith.muli %[[T]], %c32{{.*}} : index
@@ -128,9 +128,9 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: arith.addi %[[LANEK]], %[[HALFK]] : index
 // Rows at 0, 4, 8, 12 from the lane's first: the two matrix tiles' tops
 // and bottoms.
-// CHECK: arith.addi %{{.+}}, %c4{{.*}} : index
-// CHECK: arith.addi %{{.+}}, %c8{{.*}} : index
-// CHECK: arith.addi %{{.+}}, %c12{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c4{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c8{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c12{{.*}} : index
 // K = 512: two 256-element steps, one per warp.
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: arith.muli %{{.+}}, %c256 : index
@@ -157,6 +157,33 @@ func.func @whole_lines(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref
                        %g: memref<f32>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<40x256xi8>, memref<40x32xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 4 split_k = 2 col_tiles = 1 tensor_core
+  return
+}
+
+// -----
+
+// Two column tiles: four matrix tiles at rows 0, 4 | 8, 12 | 16, 20 |
+// 24, 28 from the lane's first, 16 accumulators, 32 instructions a step.
+// CHECK-LABEL: func.func @whole_lines_two_tiles(
+// CHECK: gpu.func @gemv_nvfp4_bs16_k512_f16_tc_magic_bias_m4_s1_c2_lines(
+// CHECK: %[[FIRST2:.+]] = arith.muli %block_id_x, %c32{{.*}} : index
+// CHECK: %[[ROW2:.+]] = arith.addi %[[FIRST2]], %{{.+}} : index
+// CHECK: arith.addi %[[ROW2]], %c4{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c8{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c12{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c16{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c20{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c24{{.*}} : index
+// CHECK: arith.addi %[[ROW2]], %c28{{.*}} : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-8: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield
+func.func @whole_lines_two_tiles(%a: memref<?x512xf16>, %w: memref<40x256xi8>, %s: memref<40x32xf8E4M3FN>,
+                                 %g: memref<f32>, %y: memref<?x40xf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xf16>, memref<40x256xi8>, memref<40x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
   return
 }
 

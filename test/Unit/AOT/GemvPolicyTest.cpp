@@ -175,13 +175,12 @@ TEST(GemvPolicy, LmHead) {
             (Choice{4, 2, 8}));
 }
 
-/// nvfp4's table with the whole-line tier (row capacity 4, one and two
-/// tiles) ahead of the 16-row kernels.
+/// nvfp4's table with the whole-line tier (row capacity 4, one tile) ahead
+/// of the 16-row kernels.
 std::vector<GemvVariantDesc> wholeLineTable() {
   std::vector<GemvVariantDesc> out;
-  for (int c : {1, 2})
-    for (int s : {1, 2, 4, 8, 16})
-      out.push_back({4, s, c, true, WideTiles::never, /*wholeLines=*/true});
+  for (int s : {1, 2, 4, 8, 16})
+    out.push_back({4, s, 1, true, WideTiles::never, /*wholeLines=*/true});
   for (const GemvVariantDesc &v : table(WideTiles::fourOnManyTiles))
     out.push_back(v);
   return out;
@@ -206,6 +205,9 @@ TEST(GemvPolicy, WholeLineTier) {
     EXPECT_EQ(choose(wholeLineTable(), 248320, 5120, m, 132),
               (Choice{2, 1, 4}));
   EXPECT_EQ(choose(wholeLineTable(), 248320, 5120, 8, 132), (Choice{2, 4, 8}));
+  // K = 25600 (100 steps): no split keeps 5; the one nearest the cap,
+  // split 16 (7 steps), not the smallest.
+  EXPECT_EQ(choose(wholeLineTable(), 5120, 25600, 1, 132), (Choice{16, 1, 4}));
 }
 
 TEST(GemvPolicy, FourTilesOnlyOnManyTiles) {
@@ -269,6 +271,10 @@ TEST(GemvPolicy, WideTilesBoundaries) {
   // resident warps (7760 blocks x 8 warps: 17 rounds of 5 against 9 of 10).
   EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 4, 132, 28),
             (Choice{8, 2, 8}));
+  // Past the cap (K = 32768, 256 steps), the split nearest it.
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRows), 248320, 32768, 8, 132, 28),
+      (Choice{16, 2, 8}));
   // A smaller part has fewer SMs to fill: 17408 rows are 544 blocks, 17 per
   // SM on 32 SMs.
   EXPECT_EQ(choose(table(WideTiles::manyTiles), 17408, 5120, 1, 32).colTiles,

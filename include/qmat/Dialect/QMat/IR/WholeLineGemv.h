@@ -1,0 +1,46 @@
+//===- WholeLineGemv.h - When the GEMV reads whole lines --------*- C++ -*-===//
+//
+// The legality of the tensor-core GEMV's whole-line layout
+// (GemvKernelSpec::wholeLines), asked by qmat-expand-gemv and qmat-aot of a
+// layer's variants and by the lowering of each qmat.gemv; header-only so
+// that neither library links the other.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_DIALECT_QMAT_IR_WHOLELINEGEMV_H
+#define QMAT_DIALECT_QMAT_IR_WHOLELINEGEMV_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+namespace mlir::qmat {
+
+/// Activation rows and column tiles the whole-line layout takes at most:
+/// its accumulators grow with 2 x col_tiles x ceil(M / 4), and ptxas gave
+/// the 4-row, 4-tile kernel 199 registers.
+constexpr int64_t kWholeLineGemvMaxM = 4;
+constexpr int64_t kWholeLineGemvMaxColTiles = 2;
+
+/// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
+/// layout (GemvKernelSpec::wholeLines): nvfp4 or mxfp4 (packed decode), K a
+/// multiple of 256, at most kWholeLineGemvMaxM rows and
+/// kWholeLineGemvMaxColTiles tiles. Measured on the H200 against the 16-row
+/// layout in interleaved rounds (bench/results/2026-11-30-gemv-sm90-ab-
+/// whole-lines-m4-*.json, ...-mxfp4-*.json): nvfp4 lm_head 1-5 % and
+/// 17408 x 5120 7 % faster at M = 1; mxfp4 17408 x 5120 3-10 % faster at
+/// M = 1 and 4 (split-K 4), the lm_head unchanged; int4 7-14 % slower (not
+/// taken); at 8 rows, where half of each matrix instruction pairs rows with
+/// the other K half, every layer 8-48 % slower (...-whole-lines-m8-*.json).
+/// Measured on the H200 only: the other NVIDIA targets (sm_80, sm_89,
+/// sm_100, sm_120) run the same PTX mapping unmeasured.
+inline bool isWholeLineGemv(SchemeKind scheme, bool tensorCore,
+                            DecodeMethod decode, int64_t k, int64_t maxM,
+                            int64_t colTiles) {
+  bool fp4 = scheme == SchemeKind::nvfp4 || scheme == SchemeKind::mxfp4;
+  return fp4 && tensorCore && decode == DecodeMethod::magic_bias &&
+         k % 256 == 0 && maxM <= kWholeLineGemvMaxM &&
+         colTiles <= kWholeLineGemvMaxColTiles;
+}
+
+} // namespace mlir::qmat
+
+#endif // QMAT_DIALECT_QMAT_IR_WHOLELINEGEMV_H
