@@ -9,6 +9,9 @@
 // feed its own K range in any pairing, as long as A and B use the same one.
 // The packed decodes pair elements 4 apart (k, k + 4) because that is
 // what one shift-and-mask produces from a 32-bit word of codes.
+// The whole-line layout (GemvKernelSpec::wholeLines) uses the same freedom
+// across rows: A rows g and g + 4 take the two K halves of one weight row,
+// so that a load instruction covers whole 128-byte lines.
 //
 // Packed decodes (exact: each pair holds the reference's rounded weights):
 // - fp4: the nibble's sign lands on bit 15 of a 16-bit half and its three
@@ -765,7 +768,8 @@ void TensorCoreGemvEmitter::emit() {
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
   // Whole lines: lane g takes row g % 4 of each 4-row quarter, K half g / 4.
-  Value rowInQuarter = arith::RemUIOp::create(b, loc, g, cIdx(4));
+  Value rowInQuarter =
+      wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
   Value firstRow =
       arith::AddIOp::create(b, loc, blockFirst, wholeLines ? rowInQuarter : g);
