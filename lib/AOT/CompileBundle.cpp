@@ -59,9 +59,9 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     layer.hasBias = static_cast<bool>(op.getBias());
     layer.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
     layer.plan = *op.getPlan();
-    for (const GemvVariant &v : getGemvVariants(
-             layer.plan, options.gemvSplitK, options.gemvColTiles,
-             hasWholeLineGemvTier(layer.plan, layer.scheme, layer.k)))
+    for (const GemvVariant &v :
+         getGemvVariants(layer.plan, layer.scheme, layer.k, options.gemvSplitK,
+                         options.gemvColTiles))
       layer.gemvVariants.push_back(v);
     layers.push_back(layer);
   });

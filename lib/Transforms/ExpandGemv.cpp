@@ -60,8 +60,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     for (MatmulOp op : matmuls) {
       PlanAttr plan = *op.getPlan();
       SmallVector<GemvVariant> variants = getGemvVariants(
-          plan, splitKs, colTileCounts,
-          hasWholeLineGemvTier(plan, op.getScheme().getKind(), op.getK()));
+          plan, op.getScheme().getKind(), op.getK(), splitKs, colTileCounts);
       if (variants.empty())
         continue;
       Location loc = op.getLoc();

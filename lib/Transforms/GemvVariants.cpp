@@ -30,24 +30,10 @@ ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
   return values;
 }
 
-bool mlir::qmat::hasWholeLineGemvTier(PlanAttr plan, SchemeKind scheme,
-                                      int64_t k) {
-  if (plan.getGemvMaxM() == 0 ||
-      plan.getSmallM() != DecodePath::gemv_tensor_core)
-    return false;
-  std::unique_ptr<TargetInfo> target =
-      createTargetInfo(plan.getTarget().getChip());
-  // The layout is a mapping of the 16x8x16 instruction; the fp4 GEMVs'
-  // decode is the magic-bias one on every target (getDefaultGemvDecode).
-  return target->hasWarpMma16x8x16() && !target->hasWaveMma16x16x16() &&
-         isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias,
-                         k, kWholeLineGemvMaxM, /*colTiles=*/1);
-}
-
-SmallVector<GemvVariant> mlir::qmat::getGemvVariants(PlanAttr plan,
-                                                     ArrayRef<int64_t> splitKs,
-                                                     ArrayRef<int64_t> colTiles,
-                                                     bool wholeLineTier) {
+SmallVector<GemvVariant>
+mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
+                            ArrayRef<int64_t> splitKs,
+                            ArrayRef<int64_t> colTiles) {
   if (splitKs.empty())
     splitKs = getDefaultGemvSplitKs();
   if (colTiles.empty())
@@ -60,8 +46,16 @@ SmallVector<GemvVariant> mlir::qmat::getGemvVariants(PlanAttr plan,
     variants.push_back({maxM, 1, 1, false});
     return variants;
   }
-  int64_t warpSize =
-      createTargetInfo(plan.getTarget().getChip())->getWarpSize();
+  std::unique_ptr<TargetInfo> target =
+      createTargetInfo(plan.getTarget().getChip());
+  int64_t warpSize = target->getWarpSize();
+  // The whole-line layout is a mapping of the 16x8x16 instruction; the fp4
+  // GEMVs' decode is the magic-bias one on every target
+  // (getDefaultGemvDecode).
+  bool wholeLineTier =
+      target->hasWarpMma16x8x16() && !target->hasWaveMma16x16x16() &&
+      isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias, k,
+                      kWholeLineGemvMaxM, /*colTiles=*/1);
   if (wholeLineTier && llvm::is_contained(colTiles, 1)) {
     // One column tile: the launcher takes no other in this tier (two were
     // within 0.5 % on the lm_head and slower at 17408 rows), and each

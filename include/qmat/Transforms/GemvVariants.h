@@ -22,26 +22,22 @@ struct GemvVariant {
   bool wholeLines = false;
 };
 
-/// The variants of a layer planned as `plan` (empty when the plan sends
+/// The variants of a `scheme` layer with K = `k` planned as `plan` (empty
+/// when the plan sends
 /// every M to the prefill path). Tensor core: every split-K of `splitKs`
 /// times every column tile count of `colTiles`, for row capacities 8, 16,
 /// 32, 64 up to the plan's gemv_max_m, keeping several row groups to one
 /// column tile (two while col_tiles * row groups <= 4: registers), the
 /// split-K buffer within 48 KiB and blocks within 512 threads (split-K <= 8
 /// with the plan target's 64-lane wavefronts). Scalar: one variant. An
-/// empty list means the default set. `wholeLineTier` (a layer of
-/// hasWholeLineGemvTier) puts first the whole-line kernels of row capacity
-/// kWholeLineGemvMaxM, every split-K with one column tile (when 1 is among
-/// `colTiles`), which the launcher takes for M <= 4.
-SmallVector<GemvVariant> getGemvVariants(PlanAttr plan,
-                                         ArrayRef<int64_t> splitKs,
-                                         ArrayRef<int64_t> colTiles,
-                                         bool wholeLineTier = false);
-
-/// Whether a layer of `scheme` with K = `k` planned as `plan` gets the
-/// whole-line tier (isWholeLineGemv on a target with the 16x8x16
-/// instruction and the tensor-core GEMV).
-bool hasWholeLineGemvTier(PlanAttr plan, SchemeKind scheme, int64_t k);
+/// empty list means the default set. Where the layout applies
+/// (isWholeLineGemv, a target with the 16x8x16 instruction) the whole-line
+/// kernels of row capacity kWholeLineGemvMaxM come first, every split-K
+/// with one column tile (when 1 is among `colTiles`), which the launcher
+/// takes for M <= 4.
+SmallVector<GemvVariant> getGemvVariants(PlanAttr plan, SchemeKind scheme,
+                                         int64_t k, ArrayRef<int64_t> splitKs,
+                                         ArrayRef<int64_t> colTiles);
 
 /// The defaults: every split-K and column-tile count the op allows.
 ArrayRef<int64_t> getDefaultGemvSplitKs();
