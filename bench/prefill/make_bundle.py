@@ -35,10 +35,11 @@ def layer_mlir(name, scheme, block, zp, act, n, k):
             f"{extras}\n      outs(%y : memref<?x{n}x{act}>)\n  return\n}}\n")
 
 
-def write_bundle(aot, out, layers, flags=(), prefix="bench"):
+def write_bundle(aot, out, layers, flags=(), prefix="bench", env=None):
     """model.mlir, layers.inc and the qmat-aot output (prefix `bench`, or
     `exp` for the second build of bench/gemv/ab.sh) for `layers`:
-    (scheme, block, zero_points, act, n, k) tuples."""
+    (scheme, block, zero_points, act, n, k) tuples; `env`: qmat-aot's
+    environment (bench/gemv/make_experiment.py's switches)."""
     os.makedirs(out, exist_ok=True)
     mlir, inc = [], []
     for scheme, block, zp, act, n, k in layers:
@@ -51,7 +52,7 @@ def write_bundle(aot, out, layers, flags=(), prefix="bench"):
     with open(os.path.join(out, "layers.inc"), "w") as f:
         f.writelines(inc)
     subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=" + prefix,
-                    "-o", out] + list(flags), check=True)
+                    "-o", out] + list(flags), check=True, env=env)
 
 
 def main():
