@@ -6,7 +6,7 @@ variable the patch reads while generating) set. The patch is reverted and
 qmat-aot rebuilt afterwards, also when something fails.
 
 Usage (from the repository root, after `make build`):
-  python3 bench/gemv/make_experiment.py PATCH SWITCH OUT LAYER...
+  python3 bench/gemv/make_experiment.py PATCH SWITCH[=VALUE] OUT LAYER...
   LAYER: scheme,block,zero_points,act,n,k  e.g. nvfp4,16,0,bf16,248320,5120
 Then on the device: bash bench/gemv/ab.sh $OUT OUT/a OUT/b
 (the carveout patch is read by the launcher at run time: set its switch in
@@ -28,6 +28,7 @@ def build_aot():
 
 def main():
     patch, switch, out = sys.argv[1:4]
+    switch, _, value = switch.partition("=")
     layers = []
     for spec in sys.argv[4:]:
         scheme, block, zp, act, n, k = spec.split(",")
@@ -46,7 +47,7 @@ def main():
         build_aot()
     write_bundle(aot_a, os.path.join(out, "a"), layers, prefix="bench")
     write_bundle(aot_b, os.path.join(out, "b"), layers, prefix="exp",
-                 env=dict(os.environ, **{switch: "1"}))
+                 env=dict(os.environ, **{switch: value or "1"}))
     for path in [aot_a, aot_b] + glob.glob(os.path.join(out, "*", "*.cubin")):
         os.remove(path)
 

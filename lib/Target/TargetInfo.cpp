@@ -4,6 +4,7 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -73,6 +74,17 @@ SmallVector<Value> TargetInfo::emitWarpMma16x8x16(OpBuilder &builder,
 Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
                                       Value b, Value c) const {
   llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
+}
+
+Value TargetInfo::emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
+                                Value ifClear, uint32_t mask) const {
+  Type i32 = builder.getI32Type();
+  auto constant = [&](uint32_t v) {
+    return arith::ConstantIntOp::create(builder, loc, i32, int64_t(int32_t(v)));
+  };
+  return arith::OrIOp::create(
+      builder, loc, arith::AndIOp::create(builder, loc, ifSet, constant(mask)),
+      arith::AndIOp::create(builder, loc, ifClear, constant(~mask)));
 }
 
 Value TargetInfo::emitStreamingLoad16(OpBuilder &builder, Location loc,

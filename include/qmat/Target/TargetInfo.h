@@ -90,6 +90,10 @@ public:
     return Value();
   }
 
+  /// Each bit of `ifSet` where `mask` has a 1, of `ifClear` elsewhere (i32).
+  virtual Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
+                              Value ifClear, uint32_t mask) const;
+
   /// Whether the target has a global load for data streamed once
   /// (emitStreamingLoad16).
   virtual bool hasStreamingLoad() const { return false; }

@@ -34,6 +34,7 @@
 
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -595,8 +596,17 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
     return pairs;
   }
 
-  int64_t magnitudeShift = f16 ? 3 : 6;
-  Value signMask = cI32(0x80008000), magnitudeMask = cI32(0x70007000);
+  // The bit placement of PackedFp4Placement.h: two selects per word, then
+  // each pair one mask and at most one shift.
+  PackedFp4Placement placement = getPackedFp4Placement(f16);
+  Value pairMask = cI32(placement.pairMask);
+  auto shifted = [&](Value x, int shift) -> Value {
+    if (shift == 0)
+      return x;
+    if (shift > 0)
+      return arith::ShLIOp::create(b, loc, x, cI32(shift));
+    return arith::ShRUIOp::create(b, loc, x, cI32(-shift));
+  };
   // mxfp4: the bit placement's 2^-E undone first, for the code's value.
   Value codeValue;
   if (kind == SchemeKind::mxfp4)
@@ -606,16 +616,17 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
             pairType, b.getFloatAttr(act, std::ldexp(1.0, f16 ? 14 : 126))));
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
-    for (int64_t j = 3; j >= 0; --j) {
-      // Nibbles j and j + 4 move to the top of each 16-bit half.
-      Value v =
-          j == 3 ? x
-                 : Value(arith::ShLIOp::create(b, loc, x, cI32(4 * (3 - j))));
-      Value sign = arith::AndIOp::create(b, loc, v, signMask);
-      Value magnitude = arith::ShRUIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, v, magnitudeMask),
-          cI32(magnitudeShift));
-      Value pair = toPair(arith::OrIOp::create(b, loc, sign, magnitude));
+    Value selected[2];
+    for (int i = 0; i < 2; ++i) {
+      Value ifSet = shifted(x, placement.selectShift[i][0]);
+      Value ifClear = shifted(x, placement.selectShift[i][1]);
+      selected[i] =
+          target.emitBitSelect(b, loc, ifSet, ifClear, placement.selectMask);
+    }
+    for (int64_t j = 0; j < 4; ++j) {
+      Value bits =
+          shifted(selected[placement.pairSource[j]], placement.pairShift[j]);
+      Value pair = toPair(arith::AndIOp::create(b, loc, bits, pairMask));
       if (codeValue)
         pair = arith::MulFOp::create(b, loc, pair, codeValue);
       pair = arith::MulFOp::create(b, loc, pair, factors[w].multiplier);

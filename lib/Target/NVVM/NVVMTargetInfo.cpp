@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::qmat;
@@ -177,6 +178,25 @@ public:
         builder, loc, VectorType::get({4}, i32), parts);
     return vector::BitCastOp::create(
         builder, loc, VectorType::get({16}, builder.getI8Type()), vector);
+  }
+
+  /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
+  /// operand are zero and narrows that operand's mask, after which ptxas no
+  /// longer sees a select under one immediate and may emit two LOP3s.
+  Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
+                      Value ifClear, uint32_t mask) const override {
+    MLIRContext *context = builder.getContext();
+    // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
+    std::string text =
+        llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;", mask).str();
+    auto select = LLVM::InlineAsmOp::create(
+        builder, loc, builder.getI32Type(), ValueRange{ifSet, ifClear},
+        builder.getStringAttr(text), builder.getStringAttr("=r,r,r"),
+        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(context,
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return select.getResult(0);
   }
 
   void

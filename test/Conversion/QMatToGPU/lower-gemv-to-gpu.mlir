@@ -72,12 +72,21 @@
 // CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // CHECK: arith.constant 6.64613997E+35 : f32
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
-// The magic-bias placement: sign bits 0x80008000, magnitudes 0x70007000
-// shifted under the bf16 exponent, times the block scale.
-// CHECK: arith.constant -2147450880 : i32
-// CHECK: arith.constant 1879076864 : i32
-// CHECK: arith.shrui %{{.+}}, %c6_i32{{.*}} : i32
+// The fp4 bit placement (PackedFp4Placement.h), bf16: per word two
+// selects under 0x01DC01DC (one lop3 each) put every code's sign 9 bits
+// above its magnitude; pair 0 is X0 << 4, pair 1 X0, both masked with
+// 0x81C081C0 (sign bits 15 / 31, magnitudes under the exponent), times the
+// block scale.
+// CHECK: %[[SET:.+]] = arith.shli %[[WORD:.+]], %c2_i32{{.*}} : i32
+// CHECK: %[[CLEAR:.+]] = arith.shli %[[WORD]], %c8_i32{{.*}} : i32
+// CHECK: %[[X0:.+]] = llvm.inline_asm "lop3.b32 $0, $1, $2, 0x1dc01dc, 0xE4;", "=r,r,r" %[[SET]], %[[CLEAR]] : (i32, i32) -> i32
+// CHECK: %[[RIGHT:.+]] = arith.shrui %[[WORD]], %c6_i32{{.*}} : i32
+// CHECK: %[[X1:.+]] = llvm.inline_asm "lop3.b32 $0, $1, $2, 0x1dc01dc, 0xE4;", "=r,r,r" %[[RIGHT]], %[[WORD]] : (i32, i32) -> i32
+// CHECK: %[[UP:.+]] = arith.shli %[[X0]], %c4_i32{{.*}} : i32
+// CHECK: %[[PAIR0:.+]] = arith.andi %[[UP]], %c-2118090304_i32{{.*}} : i32
 // CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<2xbf16>
+// CHECK: %[[PAIR1:.+]] = arith.andi %[[X0]], %c-2118090304_i32{{.*}} : i32
+// CHECK: arith.andi %[[X1]], %c-2118090304_i32{{.*}} : i32
 // Activation pairs (k, k + 4), as the weights pair them.
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4] : vector<8xbf16>, vector<8xbf16>
 // CHECK: nvvm.mma.sync A[{{.+}}]  B[{{.+}}]  C[{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>

@@ -19,16 +19,27 @@
 // Both scales of a lane's chunk in one 16-bit load and one conversion.
 // SM90-NEXT: ld.global.b16 [[SCALES:%rs[0-9]+]], [{{%rd[0-9]+}}+2560];
 // SM90: cvt.rn.f16x2.e4m3x2 {{%r[0-9]+}}, [[SCALES]];
-// Sign and magnitude masks.
-// SM90: and.b32 {{.*}}-2147450880;
-// SM90: and.b32 {{.*}}29360576;
-// SM90: mul.rn.bf16x2
+// The fp4 placement: two lop3 selects per word (0x01DC01DC), each pair
+// masked with 0x81C081C0 (sign and magnitude bits), at most one shift.
+// SM90: shl.b32 [[SET:%r[0-9]+]], [[WORD:%r[0-9]+]], 2;
+// SM90-NEXT: shl.b32 [[CLEAR:%r[0-9]+]], [[WORD]], 8;
+// SM90-NEXT: // begin inline asm
+// SM90-NEXT: lop3.b32 [[X0:%r[0-9]+]], [[SET]], [[CLEAR]], 0x1dc01dc, 0xE4;
+// SM90: shr.u32 [[RIGHT:%r[0-9]+]], [[WORD]], 6;
+// SM90-NEXT: // begin inline asm
+// SM90-NEXT: lop3.b32 [[X1:%r[0-9]+]], [[RIGHT]], [[WORD]], 0x1dc01dc, 0xE4;
+// SM90: shl.b32 [[UP:%r[0-9]+]], [[X0]], 4;
+// SM90-NEXT: and.b32 {{%r[0-9]+}}, [[UP]], -2118090304;
+// SM90-NEXT: mul.rn.bf16x2
+// SM90-NEXT: and.b32 {{%r[0-9]+}}, [[X0]], -2118090304;
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM90: bar.sync
 // SM90-NOT: .local
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m64_s2_c1(
-// f16: magnitudes under the f16 exponent (0x0E000E00).
-// SM90: and.b32 {{.*}}234884608;
+// f16: the selects pair codes (0, 2) and (1, 3) under 0x0E0E0E0E, pairs
+// masked with 0x8E008E00 (magnitudes under the f16 exponent).
+// SM90: lop3.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 0xe0e0e0e, 0xE4;
+// SM90: and.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, -1912566272;
 // SM90: mul.rn.f16x2
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // SM90-LABEL: .visible .entry gemv_int4_bs7_k5000_bf16_scalar_magic_bias_zp_m8_s1_c1(
