@@ -41,9 +41,10 @@ public:
   virtual bool truncationCanonicalizesNaN() const { return false; }
 
   /// Adds the target's occupancy hints to a kernel of `threads` threads per
-  /// block (for example a register budget that lets a full SM's worth of
-  /// blocks be resident at once).
-  virtual void annotateKernel(Operation *kernel, int64_t threads) const {}
+  /// block: a register budget that lets `residentThreads` threads per SM be
+  /// resident at once (0: as many as the SM holds).
+  virtual void annotateKernel(Operation *kernel, int64_t threads,
+                              int64_t residentThreads = 0) const {}
 
   /// Emits the native conversion of one packed byte of e2m1 codes into two
   /// f16 values (vector<2xf16>, low nibble first). Only called when

@@ -38,6 +38,19 @@ struct QMatLowerGemvToGPUPass
       info->getDependentDialects(registry);
   }
 
+  /// nvfp4's one-tile whole-line kernels at split-K 2 to 8 fit 64
+  /// registers without spilling since the lop3 fp4 placement (ptxas; lit:
+  /// ptx-gemv.mlir), which keeps 32 warps per SM resident instead of 28 and
+  /// puts 17408 x 5120 at split-K 4 in 1.03 waves instead of 1.18: on the
+  /// H200 2-4 % faster there and 1-2 % on the lm_head at M = 1
+  /// (bench/results/2026-11-30-gemv-sm90-ab-whole-line-64-registers.json).
+  /// Split-K 1 and 16 and mxfp4 with bf16 spill at that budget.
+  static bool takesWholeLineRegisterBudget(const GemvKernelSpec &spec) {
+    return spec.wholeLines && spec.colTiles == 1 &&
+           spec.scheme.getKind() == SchemeKind::nvfp4 && spec.splitK >= 2 &&
+           spec.splitK <= 8;
+  }
+
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
                                    const TargetInfo &info,
                                    const GemvKernelSpec &spec,
@@ -55,6 +68,8 @@ struct QMatLowerGemvToGPUPass
     int64_t threads = spec.getThreads(info.getWarpSize());
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    if (takesWholeLineRegisterBudget(spec))
+      info.annotateKernel(kernel, threads, kWholeLineResidentThreads);
 
     Block &entry = kernel.getBody().front();
     unsigned argIndex = 0;

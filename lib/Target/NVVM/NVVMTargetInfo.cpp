@@ -77,11 +77,15 @@ public:
   /// resident (.minnctapersm). Opt-in: on the H200 the dequant kernel ran
   /// at 75% occupancy with 40 registers and got slower, not faster, when
   /// squeezed to 32 (a spill).
-  void annotateKernel(Operation *kernel, int64_t threads) const override {
+  void annotateKernel(Operation *kernel, int64_t threads,
+                      int64_t residentThreads) const override {
     // Resident blocks per SM stop at 32 (24 on sm_89/sm_120) whatever the
     // block size.
     int64_t maxBlocks = maxThreadsPerSM() == 1536 ? 24 : 32;
-    int64_t blocks = std::min(maxThreadsPerSM() / threads, maxBlocks);
+    int64_t resident = residentThreads > 0
+                           ? std::min(residentThreads, maxThreadsPerSM())
+                           : maxThreadsPerSM();
+    int64_t blocks = std::min(resident / threads, maxBlocks);
     if (blocks > 0)
       kernel->setAttr(
           "nvvm.minctasm",

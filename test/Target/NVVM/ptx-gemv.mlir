@@ -96,6 +96,9 @@
 // matrix instructions per 256-element step; the K halves meet across lanes
 // l and l ^ 18.
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s4_c1_lines(
+// nvfp4's one-tile whole-line kernels at split-K 2 to 8 keep 1024 threads
+// per SM resident (64 registers, no spills: NOSPILL below).
+// SM90: .minnctapersm 8
 // SM90: add.s64 [[ROW0:%rd[0-9]+]], [[ROW12:%rd[0-9]+]], -30720;
 // SM90: ld.global.L1::no_allocate.L2::128B.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {{\[}}[[ROW0]]{{\]}};
 // SM90-NEXT: // end inline asm
@@ -112,9 +115,22 @@
 // SM90: bra {{\$L__BB[0-9_]+}};
 // SM90-COUNT-8: shfl.sync.bfly.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 18, 31, -1;
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s1_c2_lines(
+// SM90-NOT: .minnctapersm
 // SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_f16_tc_magic_bias_m4_s1_c2_lines(
+// SM90-NOT: .minnctapersm
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s2_c1_lines(
+// SM90: .minnctapersm 16
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s8_c1_lines(
+// SM90: .minnctapersm 4
+// Split-K 1 and 16 and mxfp4 with bf16 would spill at 64 registers.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s1_c1_lines(
+// SM90-NOT: .minnctapersm
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s16_c1_lines(
+// SM90-NOT: .minnctapersm
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m4_s4_c1_lines(
+// SM90-NOT: .minnctapersm
 
-// NOSPILL-COUNT-12: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-17: 0 bytes spill stores, 0 bytes spill loads
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -165,5 +181,15 @@ func.func @whole_lines(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: m
       global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
   qmat.gemv <mxfp4, block = 32> ins(%ah, %w, %sx : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
       outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 1 col_tiles = 2 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 2 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 8 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 1 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 16 col_tiles = 1 tensor_core
+  qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
+      outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
   return
 }
