@@ -16,7 +16,9 @@
 // the same variant override on both builds; AB_ZERO_ACTIVATIONS=1 times
 // with all-zero activations, as gemv_bench.cpp did before session 6;
 // AB_ZERO_ACTIVATIONS_B=1 gives B alone all-zero activations, which with
-// the same kernel in both builds measures what zeros change)
+// the same kernel in both builds measures what zeros change;
+// AB_SPLIT_K_B / AB_COL_TILES_B pin B alone; AB_MAX_M=4 times M <= 4 only;
+// AB_M_DESCENDING=1 times M = 8, 4, 1 in that order)
 //
 //===----------------------------------------------------------------------===//
 

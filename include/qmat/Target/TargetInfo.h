@@ -44,7 +44,7 @@ public:
   /// block: a register budget that lets `residentThreads` threads per SM be
   /// resident at once (0: as many as the SM holds).
   virtual void annotateKernel(Operation *kernel, int64_t threads,
-                              int64_t residentThreads = 0) const {}
+                              int64_t residentThreads) const {}
 
   /// Emits the native conversion of one packed byte of e2m1 codes into two
   /// f16 values (vector<2xf16>, low nibble first). Only called when

@@ -7,8 +7,9 @@
 // needs A and B to agree on which logical K sits at each physical position,
 // and the physical positions of lane l depend on t alone; so each lane may
 // feed its own K range in any pairing, as long as A and B use the same one.
-// The packed decodes pair elements 4 apart (k, k + 4) because that is
-// what one shift-and-mask produces from a 32-bit word of codes.
+// The packed decodes pair elements 4 apart (k, k + 4): the two 16-bit
+// halves of a 32-bit word of codes hold nibbles 4 apart, so one shift and
+// mask moves both halves' codes at once.
 // The whole-line layout (GemvKernelSpec::wholeLines) uses the same freedom
 // across rows: A rows g and g + 4 take the two K halves of one weight row,
 // so that a load instruction covers whole 128-byte lines.

@@ -73,7 +73,7 @@ struct QMatLowerDequantToGPUPass
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
     if (occupancyHints)
-      info.annotateKernel(kernel, threads);
+      info.annotateKernel(kernel, threads, /*residentThreads=*/0);
 
     Block &entry = kernel.getBody().front();
     b.setInsertionPointToStart(&entry);

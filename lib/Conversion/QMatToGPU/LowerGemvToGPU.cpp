@@ -38,17 +38,24 @@ struct QMatLowerGemvToGPUPass
       info->getDependentDialects(registry);
   }
 
-  /// nvfp4's one-tile whole-line kernels at split-K 2 to 8 fit 64
-  /// registers without spilling since the lop3 fp4 placement (ptxas; lit:
-  /// ptx-gemv.mlir), which keeps 32 warps per SM resident instead of 28 and
-  /// puts 17408 x 5120 at split-K 4 in 1.03 waves instead of 1.18: on the
-  /// H200 2-4 % faster there and 1-2 % on the lm_head at M = 1
+  /// Threads per SM that the budgeted whole-line kernels keep resident: 64
+  /// registers each, 32 warps instead of the 28 that their 68-72 registers
+  /// allow unbudgeted.
+  static constexpr int64_t kWholeLineResidentThreads = 1024;
+  /// Where ptxas fits that budget without spilling (lit: ptx-gemv.mlir) and
+  /// it was measured: nvfp4's one-tile whole-line kernels at split-K 2 to 8
+  /// and K <= 5120 on sm_90, since the lop3 fp4 placement. 17408 x 5120 at
+  /// split-K 4 then takes 1.03 waves instead of 1.18: 2-4 % faster on the
+  /// H200, and the lm_head 1-2 % at M = 1
   /// (bench/results/2026-11-30-gemv-sm90-ab-whole-line-64-registers.json).
-  /// Split-K 1 and 16 and mxfp4 with bf16 spill at that budget.
-  static bool takesWholeLineRegisterBudget(const GemvKernelSpec &spec) {
-    return spec.wholeLines && spec.colTiles == 1 &&
-           spec.scheme.getKind() == SchemeKind::nvfp4 && spec.splitK >= 2 &&
-           spec.splitK <= 8;
+  /// Split-K 1 and 16, K = 8192 and 16384, mxfp4 with bf16 and sm_80 /
+  /// sm_89 spill at 64 registers; the rest (mxfp4 with f16, other chips)
+  /// was not measured.
+  static bool takesWholeLineRegisterBudget(const GemvKernelSpec &spec,
+                                           const TargetInfo &info) {
+    return info.getChip() == Chip::sm_90 && spec.wholeLines &&
+           spec.colTiles == 1 && spec.scheme.getKind() == SchemeKind::nvfp4 &&
+           spec.splitK >= 2 && spec.splitK <= 8 && spec.k <= 5120;
   }
 
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
@@ -68,7 +75,7 @@ struct QMatLowerGemvToGPUPass
     int64_t threads = spec.getThreads(info.getWarpSize());
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-    if (takesWholeLineRegisterBudget(spec))
+    if (takesWholeLineRegisterBudget(spec, info))
       info.annotateKernel(kernel, threads, kWholeLineResidentThreads);
 
     Block &entry = kernel.getBody().front();

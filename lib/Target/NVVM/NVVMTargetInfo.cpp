@@ -73,10 +73,10 @@ public:
     return chip == Chip::sm_89 || chip == Chip::sm_120 ? 1536 : 2048;
   }
 
-  /// Asks ptxas for a register budget that keeps a full SM of blocks
-  /// resident (.minnctapersm). Opt-in: on the H200 the dequant kernel ran
-  /// at 75% occupancy with 40 registers and got slower, not faster, when
-  /// squeezed to 32 (a spill).
+  /// Asks ptxas for a register budget that keeps `residentThreads` (0: a
+  /// full SM) resident (.minnctapersm). Callers opt in per kernel: on the
+  /// H200 the dequant kernel ran at 75% occupancy with 40 registers and got
+  /// slower, not faster, when squeezed to 32 (a spill).
   void annotateKernel(Operation *kernel, int64_t threads,
                       int64_t residentThreads) const override {
     // Resident blocks per SM stop at 32 (24 on sm_89/sm_120) whatever the
@@ -220,12 +220,20 @@ public:
     }
   }
 
+  /// The PTX version the chip's instructions need: the e2m1 conversions 8.8,
+  /// cvt.rn.f16x2.e4m3x2 8.1 on sm_89 (the NVPTX backend cannot select it
+  /// below that and aborts), 8.0 otherwise.
+  StringRef getPtxFeature() const {
+    if (hasNativeFp4())
+      return "+ptx88";
+    return chip == Chip::sm_89 ? "+ptx81" : "+ptx80";
+  }
+
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     context->getOrLoadDialect<NVVM::NVVMDialect>();
-    StringRef features = hasNativeFp4() ? "+ptx88" : "+ptx80";
     return NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
                                      "nvptx64-nvidia-cuda", getChipString(),
-                                     features);
+                                     getPtxFeature());
   }
 
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {

@@ -5,6 +5,9 @@
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90.ptx
 // RUN: ptxas -arch=sm_90 -v %t.sm90.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=SM80
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_89 format=isa}, qmat-print-gpu-assembly)' -o /dev/null > %t.sm89.ptx
+// RUN: FileCheck %s --check-prefix=SM89 < %t.sm89.ptx
+// RUN: ptxas -arch=sm_89 %t.sm89.ptx -o /dev/null
 
 // SM90: .target sm_90
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c1(
@@ -130,7 +133,20 @@
 // SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m4_s4_c1_lines(
 // SM90-NOT: .minnctapersm
 
-// NOSPILL-COUNT-17: 0 bytes spill stores, 0 bytes spill loads
+// K = 8192 would spill at 64 registers.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k8192_bf16_tc_magic_bias_m4_s4_c1_lines(
+// SM90-NOT: .minnctapersm
+
+// NOSPILL-COUNT-18: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-NOT: spill stores
+
+// Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
+// backend cannot select the conversion); no register budget there.
+// SM89: .version 8.1
+// SM89-NEXT: .target sm_89
+// SM89-NOT: .minnctapersm
+// SM89: cvt.rn.f16x2.e4m3x2
+// SM89-NOT: .minnctapersm
 
 // sm_80 has no e4m3 conversion instruction: the scales decode by integer
 // arithmetic; the matrix instruction is the same.
@@ -191,5 +207,12 @@ func.func @whole_lines(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: m
       global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 16 col_tiles = 1 tensor_core
   qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
       outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
+  return
+}
+
+func.func @whole_lines_long_k(%a: memref<?x8192xbf16>, %w: memref<17408x4096xi8>, %s: memref<17408x512xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x17408xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x8192xbf16>, memref<17408x4096xi8>, memref<17408x512xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
   return
 }

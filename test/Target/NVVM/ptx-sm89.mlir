@@ -12,10 +12,10 @@
 // NEG-NOT: e2m1x2
 // NEG-NOT: .f32x2
 
-// BIN: gpu.binary @qmat_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_89", features = "+ptx80">, properties = {{.*}}, bin = "\7FELF
+// BIN: gpu.binary @qmat_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_89", features = "+ptx81">, properties = {{.*}}, bin = "\7FELF
 
-// CHECK: // qmat-gpu-assembly @qmat_kernels #nvvm.target<O = 3, chip = "sm_89", features = "+ptx80">
-// CHECK: .version 8.0
+// CHECK: // qmat-gpu-assembly @qmat_kernels #nvvm.target<O = 3, chip = "sm_89", features = "+ptx81">
+// CHECK: .version 8.1
 // CHECK-NEXT: .target sm_89
 
 // K = 6144: 768 chunks a row, 256 threads x 3, one block a row (the grid's

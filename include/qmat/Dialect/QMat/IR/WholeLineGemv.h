@@ -19,9 +19,6 @@ namespace mlir::qmat {
 /// the 4-row, 4-tile kernel 199 registers.
 constexpr int64_t kWholeLineGemvMaxM = 4;
 constexpr int64_t kWholeLineGemvMaxColTiles = 2;
-/// Threads per SM the one-tile whole-line kernels keep resident (a register
-/// budget of 64 per thread on NVIDIA).
-constexpr int64_t kWholeLineResidentThreads = 1024;
 
 /// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
 /// layout (GemvKernelSpec::wholeLines): nvfp4 or mxfp4 (packed decode), K a
