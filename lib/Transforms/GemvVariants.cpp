@@ -53,7 +53,7 @@ mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
   // GEMVs' decode is the magic-bias one on every target
   // (getDefaultGemvDecode).
   bool wholeLineTier =
-      target->hasWarpMma16x8x16() && !target->hasWaveMma16x16x16() &&
+      target->usesWarpMmaGemv() &&
       isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias, k,
                       kWholeLineGemvMaxM, /*colTiles=*/1);
   if (wholeLineTier && llvm::is_contained(colTiles, 1)) {

@@ -83,6 +83,12 @@ public:
   bool hasGemvMatrixInstruction() const {
     return hasWarpMma16x8x16() || hasWaveMma16x16x16();
   }
+  /// Whether the tensor-core GEMV takes the warp form (the 16x8x16 mapping,
+  /// which the whole-line layout rearranges): the wavefront form wins where
+  /// a target has both.
+  bool usesWarpMmaGemv() const {
+    return hasWarpMma16x8x16() && !hasWaveMma16x16x16();
+  }
 
   /// Two e4m3 bytes (vector<2xi8>) as two f16 values (vector<2xf16>), in
   /// one conversion instruction; null where the target has none.

@@ -342,7 +342,7 @@ private:
   }
   /// 16 x 8 matrix tiles per column tile and K step.
   int64_t getMmaTiles() const {
-    return spec.colTiles * (spec.wholeLines ? 2 : 1);
+    return spec.colTiles * getGemvMmaTilesPerColTile(spec.wholeLines);
   }
 };
 
@@ -806,12 +806,13 @@ void TensorCoreGemvEmitter::emit() {
       }
     return rows;
   };
+  int64_t rowsPerGroup = getGemvRowsPerGroup(wholeLines);
   SmallVector<Value> activationRows;
   for (int64_t r = 0; r < groups; ++r)
     activationRows.push_back(arith::MinUIOp::create(
         b, loc,
-        wholeLines ? arith::AddIOp::create(b, loc, rowInQuarter, cIdx(4 * r))
-                   : arith::AddIOp::create(b, loc, g, cIdx(8 * r)),
+        arith::AddIOp::create(b, loc, wholeLines ? rowInQuarter : g,
+                              cIdx(rowsPerGroup * r)),
         lastM));
 
   // The packed codes are read once per block: loads that bypass L1 leave it
@@ -952,7 +953,6 @@ void TensorCoreGemvEmitter::emit() {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, cIdx(2));
     owner = arith::AndIOp::create(b, loc, lowRow, lowColumn);
   }
-  int64_t rowsPerGroup = wholeLines ? 4 : 8;
   for (int64_t i = 0; i < mmaTiles; ++i)
     for (int64_t r = 0; r < groups; ++r)
       for (int64_t e = 0; e < 4; ++e) {

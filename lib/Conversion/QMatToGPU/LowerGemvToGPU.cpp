@@ -131,8 +131,8 @@ struct QMatLowerGemvToGPUPass
         return signalPassFailure();
       }
       // The whole-line layout is a mapping of the 16x8x16 instruction.
-      spec.wholeLines = spec.tensorCore && !info->hasWaveMma16x16x16() &&
-                        spec.canUseWholeLines();
+      spec.wholeLines =
+          spec.tensorCore && info->usesWarpMmaGemv() && spec.canUseWholeLines();
       gpu::GPUModuleOp kernels =
           getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);
 

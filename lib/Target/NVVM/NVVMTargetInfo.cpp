@@ -152,6 +152,22 @@ public:
     return out;
   }
 
+  /// One PTX instruction the NVPTX backend would not emit as wanted,
+  /// declared free of side effects: the compiler may merge, drop or move it
+  /// like arithmetic.
+  static Value createPureInlinePtx(OpBuilder &builder, Location loc,
+                                   Type result, ValueRange operands,
+                                   StringRef text, StringRef constraints) {
+    auto asmOp = LLVM::InlineAsmOp::create(
+        builder, loc, result, operands, builder.getStringAttr(text),
+        builder.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(builder.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
+  }
+
   /// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX:
   /// the NVPTX backend drops `!nontemporal` on loads and has no prefetch
   /// size. The asm is free of side effects (the compiler may merge, drop or
@@ -165,19 +181,13 @@ public:
     Type i32 = builder.getI32Type();
     auto words =
         LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
-    auto load = LLVM::InlineAsmOp::create(
-        builder, loc, words, ValueRange{address},
-        builder.getStringAttr("ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, "
-                              "$1, $2, $3}, [$4];"),
-        builder.getStringAttr("=r,=r,=r,=r,l"), /*has_side_effects=*/UnitAttr(),
-        /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(context,
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
+    Value load = createPureInlinePtx(
+        builder, loc, words, address,
+        "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];",
+        "=r,=r,=r,=r,l");
     SmallVector<Value> parts;
     for (int64_t i = 0; i < 4; ++i)
-      parts.push_back(
-          LLVM::ExtractValueOp::create(builder, loc, load.getResult(0), i));
+      parts.push_back(LLVM::ExtractValueOp::create(builder, loc, load, i));
     Value vector = vector::FromElementsOp::create(
         builder, loc, VectorType::get({4}, i32), parts);
     return vector::BitCastOp::create(
@@ -189,18 +199,11 @@ public:
   /// longer sees a select under one immediate and may emit two LOP3s.
   Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
                       Value ifClear, uint32_t mask) const override {
-    MLIRContext *context = builder.getContext();
     // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
     std::string text =
         llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;", mask).str();
-    auto select = LLVM::InlineAsmOp::create(
-        builder, loc, builder.getI32Type(), ValueRange{ifSet, ifClear},
-        builder.getStringAttr(text), builder.getStringAttr("=r,r,r"),
-        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(context,
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    return select.getResult(0);
+    return createPureInlinePtx(builder, loc, builder.getI32Type(),
+                               ValueRange{ifSet, ifClear}, text, "=r,r,r");
   }
 
   void

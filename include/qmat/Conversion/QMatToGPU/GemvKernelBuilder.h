@@ -52,7 +52,8 @@ struct GemvKernelSpec {
   /// or 4 in the whole-line layout (whose other 4 columns pair each row
   /// with the other K half).
   int64_t getRowGroups() const {
-    return wholeLines ? (maxM + 3) / 4 : (maxM + 7) / 8;
+    int64_t rows = getGemvRowsPerGroup(wholeLines);
+    return (maxM + rows - 1) / rows;
   }
   int64_t getThreads(unsigned warpSize) const;
   /// Weight rows (output columns) one block produces.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
+#include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -269,9 +270,9 @@ int64_t GemvOp::getPartialSumBytes(int64_t splitK, int64_t colTiles,
                                    int64_t maxM, bool wholeLines) {
   if (splitK == 1)
     return 0;
-  // 16 x 8 matrix tiles per column tile: one per 8 activation rows, or two
-  // per 4 in the whole-line layout.
-  int64_t mmaTiles = wholeLines ? 2 * ((maxM + 3) / 4) : (maxM + 7) / 8;
+  int64_t rows = getGemvRowsPerGroup(wholeLines);
+  int64_t mmaTiles =
+      getGemvMmaTilesPerColTile(wholeLines) * ((maxM + rows - 1) / rows);
   int64_t lanes = 32, sumsPerLane = 4;
   return splitK * colTiles * mmaTiles * lanes * sumsPerLane * 4;
 }

@@ -20,6 +20,18 @@ namespace mlir::qmat {
 constexpr int64_t kWholeLineGemvMaxM = 4;
 constexpr int64_t kWholeLineGemvMaxColTiles = 2;
 
+/// Activation rows per matrix-instruction group (the instruction's N): 8, or
+/// 4 in the whole-line layout, whose other 4 columns pair each row with the
+/// other K half.
+constexpr int64_t getGemvRowsPerGroup(bool wholeLines) {
+  return wholeLines ? 4 : 8;
+}
+/// 16 x 8 matrix tiles per 16-row column tile: one, or in the whole-line
+/// layout one per 8-row half.
+constexpr int64_t getGemvMmaTilesPerColTile(bool wholeLines) {
+  return wholeLines ? 2 : 1;
+}
+
 /// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
 /// layout (GemvKernelSpec::wholeLines): nvfp4 or mxfp4 (packed decode), K a
 /// multiple of 256, at most kWholeLineGemvMaxM rows and
