@@ -17,7 +17,8 @@
 // with all-zero activations, as gemv_bench.cpp did before session 6;
 // AB_ZERO_ACTIVATIONS_B=1 gives B alone all-zero activations, which with
 // the same kernel in both builds measures what zeros change;
-// AB_SPLIT_K_B / AB_COL_TILES_B pin B alone; AB_MAX_M=4 times M <= 4 only;
+// AB_SPLIT_K_A / AB_COL_TILES_A and AB_SPLIT_K_B / AB_COL_TILES_B pin A or
+// B alone; AB_MAX_M=4 times M <= 4 only;
 // AB_M_DESCENDING=1 times M = 8, 4, 1 in that order)
 //
 //===----------------------------------------------------------------------===//
@@ -62,8 +63,9 @@ int main(int argc, char **argv) {
   uint64_t seed = std::random_device{}();
   GpuContext gpu = createGpuContext();
   cudaStream_t stream = gpu.stream;
-  // A variant pinned on both builds (AB_SPLIT_K, AB_COL_TILES), or on B
-  // alone (AB_SPLIT_K_B, AB_COL_TILES_B) to compare two layouts' best.
+  // A variant pinned on both builds (AB_SPLIT_K, AB_COL_TILES), or on A or
+  // B alone (AB_SPLIT_K_A / _B, AB_COL_TILES_A / _B) to compare two
+  // layouts' best, or two variant sets that share no variant.
   auto pin = [](const char *splitKName, const char *colTilesName,
                 auto setOverride) {
     const char *sk = std::getenv(splitKName);
@@ -77,6 +79,7 @@ int main(int argc, char **argv) {
     return status != QMAT_OK ? status : exp_set_gemv_override(splitK, colTiles);
   };
   if (!pin("AB_SPLIT_K", "AB_COL_TILES", both) ||
+      !pin("AB_SPLIT_K_A", "AB_COL_TILES_A", bench_set_gemv_override) ||
       !pin("AB_SPLIT_K_B", "AB_COL_TILES_B", exp_set_gemv_override)) {
     std::printf("override: %s / %s\n", bench_last_error(), exp_last_error());
     return 1;

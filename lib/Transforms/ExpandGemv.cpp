@@ -34,9 +34,9 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
 
   LogicalResult checkOptions(Operation *anchor) {
     for (int64_t s : splitK)
-      if (!llvm::is_contained({1, 2, 4, 8, 16}, s))
+      if (!llvm::is_contained({1, 2, 3, 4, 8, 16}, s))
         return anchor->emitError()
-               << "split-k values must be among 1, 2, 4, 8, 16, got " << s;
+               << "split-k values must be among 1, 2, 3, 4, 8, 16, got " << s;
     for (int64_t c : colTiles)
       if (!llvm::is_contained({1, 2, 4}, c))
         return anchor->emitError()

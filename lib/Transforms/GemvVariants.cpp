@@ -25,6 +25,11 @@ ArrayRef<int64_t> mlir::qmat::getDefaultGemvSplitKs() {
   return values;
 }
 
+ArrayRef<int64_t> mlir::qmat::getDefaultWholeLineGemvSplitKs() {
+  static const int64_t values[] = {1, 2, 3, 4, 8, 16};
+  return values;
+}
+
 ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
   static const int64_t values[] = {1, 2, 4};
   return values;
@@ -34,7 +39,8 @@ SmallVector<GemvVariant>
 mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
                             ArrayRef<int64_t> splitKs,
                             ArrayRef<int64_t> colTiles) {
-  if (splitKs.empty())
+  bool defaultSplitKs = splitKs.empty();
+  if (defaultSplitKs)
     splitKs = getDefaultGemvSplitKs();
   if (colTiles.empty())
     colTiles = getDefaultGemvColTiles();
@@ -60,7 +66,8 @@ mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
     // One column tile: the launcher takes no other in this tier (two were
     // within 0.5 % on the lm_head and slower at 17408 rows), and each
     // variant is a kernel to compile per layer.
-    for (int64_t s : splitKs) {
+    for (int64_t s :
+         defaultSplitKs ? getDefaultWholeLineGemvSplitKs() : splitKs) {
       if (s * warpSize > kMaxBlockThreads ||
           GemvOp::getPartialSumBytes(s, 1, kWholeLineGemvMaxM,
                                      /*wholeLines=*/true) > kMaxSharedBytes)

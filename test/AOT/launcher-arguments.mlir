@@ -33,9 +33,10 @@
 // CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
-// The 20 compiled GEMV variants: the whole-line tier (M <= 4, split-K
-// 1..16, one column tile), then split-K 1..16 x 1, 2, 4 column tiles.
-// CHECK-COUNT-5: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m4_s{{[0-9]+}}_c1_lines{{$}}
+// The 21 compiled GEMV variants: the whole-line tier (M <= 4, split-K
+// 1, 2, 3, 4, 8, 16, one column tile), then split-K 1, 2, 4, 8, 16 x 1, 2,
+// 4 column tiles.
+// CHECK-COUNT-6: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m4_s{{[0-9]+}}_c1_lines{{$}}
 // CHECK-COUNT-15: function gemv_nvfp4_bs16_k2048_f16_tc_magic_bias_m8_s{{[0-9]+}}_c{{[124]}}{{$}}
 // CHECK-NEXT: launch grid=(11008,1,1) block=(256,1,1) view0=+268435456 rows=11008
 // CHECK-NEXT: launch failure: 4 gate: cuLaunchKernel failed with CUDA_ERROR_LAUNCH_FAILED (719): mock failure
@@ -47,7 +48,8 @@
 // CHECK-NEXT: gemv misaligned a: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
 // CHECK-NEXT: gemv misaligned weights: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
 // CHECK-NEXT: gemv misaligned scales: 1 gate: scales must be 2-byte aligned for the GEMV (m <= 8)
-// CHECK-NEXT: override unknown: 1 no compiled GEMV variant has split_k = 3 and col_tiles = 1
+// Split-K 3 is compiled for the whole-line tier alone.
+// CHECK-NEXT: override unknown: 1 no compiled GEMV variant has split_k = 3 and col_tiles = 2
 // CHECK-NEXT: override split 2, 4 tiles: 0 ok
 // CHECK-NEXT: launch grid=(172,1,1) block=(64,1,1) view0=+318767104 rows=1
 // CHECK-NEXT: gemv overridden: 0 ok

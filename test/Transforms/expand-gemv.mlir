@@ -1,10 +1,10 @@
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2" | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2" | FileCheck %s --check-prefix=NOTIER
-// RUN: not qmat-opt %s --qmat-expand-gemv="split-k=3" 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: not qmat-opt %s --qmat-expand-gemv="split-k=5" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not qmat-opt %s --qmat-expand-gemv="col-tiles=8" 2>&1 | FileCheck %s --check-prefix=TILES
 
-// SPLIT: error: split-k values must be among 1, 2, 4, 8, 16, got 3
+// SPLIT: error: split-k values must be among 1, 2, 3, 4, 8, 16, got 5
 // TILES: error: col-tiles values must be among 1, 2, 4, got 8
 
 // M <= gemv_max_m switches over the variants (column tiles outer, split-K
@@ -38,13 +38,22 @@
 // CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
 // CHECK-NEXT: }
 // CHECK-NEXT: return
-// The default set: 5 whole-line variants (split-K 1..16), then 15.
+// The default set: 6 whole-line variants (split-K 1, 2, 3, 4, 8, 16), then
+// 15 16-row ones (no split-K 3).
 // DEFAULT-LABEL: func.func @tensor_core(
-// DEFAULT: case 4 {
+// DEFAULT: case 2 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 3 col_tiles = 1 tensor_core{{$}}
+// DEFAULT: case 5 {
 // DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 16 col_tiles = 1 tensor_core{{$}}
-// DEFAULT: case 19 {
+// DEFAULT: case 6 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// DEFAULT: case 7 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 2 col_tiles = 1 tensor_core{{$}}
+// DEFAULT: case 8 {
+// DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 1 tensor_core{{$}}
+// DEFAULT: case 20 {
 // DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 16 col_tiles = 4 tensor_core{{$}}
-// DEFAULT-NOT: case 20
+// DEFAULT-NOT: case 21
 func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)

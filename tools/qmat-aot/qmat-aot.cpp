@@ -47,7 +47,7 @@ static cl::opt<int64_t> gemvMaxM("gemv-max-m",
 static cl::list<int64_t>
     gemvSplitK("gemv-split-k", cl::CommaSeparated,
                cl::desc("Split-K factors of the compiled GEMV variants "
-                        "(default 1,2,4,8,16)"));
+                        "(default 1,2,4,8,16, and 3 for whole-line kernels)"));
 static cl::list<int64_t>
     gemvColTiles("gemv-col-tiles", cl::CommaSeparated,
                  cl::desc("Column tiles of the compiled GEMV variants "

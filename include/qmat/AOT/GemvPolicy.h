@@ -59,6 +59,9 @@ constexpr int64_t kMinStepsPerWarp = 2;
 /// or kMaxWholeLineStepsOnManyTiles on many-tile layers.
 constexpr int64_t kMaxWholeLineStepsPerWarp = 5;
 constexpr int64_t kMaxWholeLineStepsOnManyTiles = 10;
+/// Steps past that cap a whole-line split may walk when its grid fits one
+/// round of resident warps and the capped split's does not.
+constexpr int64_t kWholeLineStepsForOneRound = 2;
 /// The activation rows from which WideTiles::manyTilesOrRows and
 /// manyTilesFromRows count M as many.
 constexpr int64_t kTwoTilesFromM = 4;
@@ -117,7 +120,13 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// steps, or kMaxStepsPerWarp on many-tile layers: measured
 /// (2026-11-30-gemv-sm90-whole-lines-main.json) nvfp4 17408 x 5120 at M = 1
 /// split-K 4, 2, 8: 19.4, 21.1, 21.4 us (wave-steps would take 8), the
-/// lm_head split-K 2, 4: 204.2, 209.5 us. So do the fp32 decode's (fp8)
+/// lm_head split-K 2, 4: 204.2, 209.5 us; but where that split's grid
+/// needs a second round of resident warps, a split whose grid fits one
+/// round with at most kWholeLineStepsForOneRound more steps goes first
+/// (17408 x 5120, 32 resident warps with the register budget: split-K 3,
+/// 7 steps, one round, measured 7-8 % faster than split-K 4's 1.03 rounds,
+/// bench/results/2026-11-30-gemv-sm90-ab-split3-*.json). So do the fp32
+/// decode's (fp8)
 /// two-tile variants on many-tile layers: in four full runs
 /// (2026-11-30-gemv-sm90-l2-128b-rounds-, -session7-four-tile-policy-,
 /// -whole-lines-, -whole-lines-mxfp4-main.json) split-K 4 was within 0-3 %
@@ -144,7 +153,7 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
   bool manyTiles = (n + 31) / 32 >= kWideTilesPerSM * sms;
   bool manyFourTiles = (n + 63) / 64 >= kWideTilesPerSM * sms;
   // Lexicographic key, smaller is better.
-  std::array<int64_t, 5> chosenKey{};
+  std::array<int64_t, 6> chosenKey{};
   for (int i = 0; i < count; ++i) {
     const GemvVariantDesc &v = variants[i];
     if (v.maxM != capacity)
@@ -175,12 +184,24 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     // elsewhere the split nearest the cap (a K too long for every split
     // must not fall to the smallest).
     int64_t excessSteps = stepsPerWarp > maxSteps ? stepsPerWarp - maxSteps : 0;
-    std::array<int64_t, 5> key = {
+    // Whole lines: a grid in one round within the cap first, then one
+    // round a little past it (17408 x 5120 at split-K 3: 7 steps, where
+    // split-K 4's 5 take a second round for 3 % of the blocks; measured
+    // 7-8 % faster for nvfp4), then the capped split however many rounds.
+    int64_t oneRoundTier = 0;
+    if (v.wholeLines)
+      oneRoundTier = rounds == 1 && excessSteps == 0 ? 0
+                     : rounds == 1 && excessSteps <= kWholeLineStepsForOneRound
+                         ? 1
+                         : 2;
+    std::array<int64_t, 6> key = {
         v.colTiles > wantTiles ? v.colTiles - wantTiles
                                : wantTiles - v.colTiles,
         v.splitK == 1 || stepsPerWarp >= kMinStepsPerWarp ? 0 : 1,
+        oneRoundTier,
         smallestSplit ? excessSteps : (excessSteps > 0 ? 1 : 0),
-        smallestSplit ? 0 : rounds * stepsPerWarp, v.splitK};
+        smallestSplit ? 0 : rounds * stepsPerWarp,
+        v.splitK};
     if (chosen < 0 || key < chosenKey) {
       chosen = i;
       chosenKey = key;

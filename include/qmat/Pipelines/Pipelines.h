@@ -49,7 +49,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   ListOption<int64_t> gemvSplitK{
       *this, "gemv-split-k",
       llvm::cl::desc("Split-K factors of the compiled GEMV variants "
-                     "(default 1,2,4,8,16)")};
+                     "(default 1,2,4,8,16, and 3 for whole-line kernels)")};
   ListOption<int64_t> gemvColTiles{
       *this, "gemv-col-tiles",
       llvm::cl::desc("Column tiles of the compiled GEMV variants (default "

@@ -57,7 +57,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
   let options = [
     ListOption<"splitK", "split-k", "int64_t",
-               "Split-K factors compiled (default 1,2,4,8,16)">,
+               "Split-K factors compiled (default 1,2,4,8,16, and 3 for "
+               "whole-line kernels)">,
     ListOption<"colTiles", "col-tiles", "int64_t",
                "Column tiles per block compiled (default 1,2,4)">,
   ];

@@ -50,7 +50,7 @@ int main(void) {
   report("gemv misaligned weights", args_gate_run(stream, 1, a, AT(4), s, global, NULL, NULL, y, NULL, 0));
   /* nvfp4's GEMV reads both scales of a 32-element chunk with one load. */
   report("gemv misaligned scales", args_gate_run(stream, 1, a, w, AT(0x1000001), global, NULL, NULL, y, NULL, 0));
-  report("override unknown", args_set_gemv_override(3, 1));
+  report("override unknown", args_set_gemv_override(3, 2));
   report("override split 2, 4 tiles", args_set_gemv_override(2, 4));
   report("gemv overridden", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
   report("override off", args_set_gemv_override(0, 0));

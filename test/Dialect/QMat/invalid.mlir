@@ -322,9 +322,9 @@ func.func @gemm_b(%a: memref<?x64xf16>, %b: memref<32x48xf16>, %y: memref<?x32xf
 // Rule: split-K comes from the compiled variant set.
 func.func @gemv_split_k(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
                         %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{split_k must be one of 1, 2, 4, 8, 16, got 3}}
+  // expected-error @+1 {{split_k must be one of 1, 2, 3, 4, 8, 16, got 5}}
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
-      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 3 col_tiles = 1 tensor_core
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 5 col_tiles = 1 tensor_core
   return
 }
 

@@ -125,6 +125,10 @@
 // SM90: .minnctapersm 16
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m4_s8_c1_lines(
 // SM90: .minnctapersm 4
+// Split-K 3: blocks of 96 threads, 10 of them (960 threads) per SM.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s3_c1_lines(
+// SM90: .maxntid 96, 1, 1
+// SM90-NEXT: .minnctapersm 10
 // Split-K 1 and 16 and mxfp4 with bf16 would spill at 64 registers.
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m4_s1_c1_lines(
 // SM90-NOT: .minnctapersm
@@ -137,7 +141,7 @@
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k8192_bf16_tc_magic_bias_m4_s4_c1_lines(
 // SM90-NOT: .minnctapersm
 
-// NOSPILL-COUNT-18: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-19: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: spill stores
 
 // Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
@@ -201,6 +205,8 @@ func.func @whole_lines(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: m
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 2 col_tiles = 1 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 4 split_k = 8 col_tiles = 1 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 3 col_tiles = 1 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 1 col_tiles = 1 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)

@@ -65,6 +65,15 @@ int nvfp4Registers(int splitK, int colTiles) {
   return registers.at({splitK, colTiles});
 }
 
+/// Registers of the nvfp4 bf16 whole-line kernels (K = 5120) for sm_90
+/// (ptxas -v, 2026-11-30, session 9): split-K 2 to 8 ask for the 64-register
+/// budget (1024 resident threads), 1 and 16 do not.
+int nvfp4WholeLineRegisters(int splitK) {
+  static const std::map<int, int> registers = {{1, 78}, {2, 64}, {3, 64},
+                                               {4, 64}, {8, 64}, {16, 90}};
+  return registers.at(splitK);
+}
+
 /// The variant chosen with the nvfp4 kernels' H200 occupancy, or with
 /// `warps` resident warps for every variant when warps >= 0 (0: unknown).
 Choice choose(const std::vector<GemvVariantDesc> &variants, int64_t n,
@@ -73,7 +82,9 @@ Choice choose(const std::vector<GemvVariantDesc> &variants, int64_t n,
   for (const GemvVariantDesc &v : variants)
     resident.push_back(
         warps >= 0 ? warps
-                   : residentOnH200(nvfp4Registers(v.splitK, v.colTiles),
+                   : residentOnH200(v.wholeLines
+                                        ? nvfp4WholeLineRegisters(v.splitK)
+                                        : nvfp4Registers(v.splitK, v.colTiles),
                                     32 * v.splitK));
   int i = chooseGemvVariant(n, k, m, sms, variants.data(), int(variants.size()),
                             resident.data());
@@ -179,7 +190,7 @@ TEST(GemvPolicy, LmHead) {
 /// of the 16-row kernels.
 std::vector<GemvVariantDesc> wholeLineTable() {
   std::vector<GemvVariantDesc> out;
-  for (int s : {1, 2, 4, 8, 16})
+  for (int s : {1, 2, 3, 4, 8, 16})
     out.push_back({4, s, 1, true, WideTiles::never, /*wholeLines=*/true});
   for (const GemvVariantDesc &v : table(WideTiles::fourOnManyTiles))
     out.push_back(v);
@@ -188,14 +199,29 @@ std::vector<GemvVariantDesc> wholeLineTable() {
 
 TEST(GemvPolicy, WholeLineTier) {
   // M <= 4: one tile, the smallest split whose warps walk at most 5 of
-  // the 20 256-element steps of K = 5120 (split 4), though wave-steps
-  // would take split 8.
+  // the 20 256-element steps of K = 5120 and whose grid fits one round:
+  // 8704 rows at split 4 (2176 warps, 5 steps; 32 resident warps x 132).
   for (int64_t m : {1, 2, 4})
-    EXPECT_EQ(choose(wholeLineTable(), 17408, 5120, m, 132), (Choice{4, 1, 4}));
+    EXPECT_EQ(choose(wholeLineTable(), 8704, 5120, m, 132), (Choice{4, 1, 4}));
+  // 17408 rows: split 4's 4352 warps need a second round (4224 per round),
+  // split 3's 3264 fit one (30 resident in blocks of 3) at 7 steps, 2 past
+  // the cap.
+  for (int64_t m : {1, 2, 4})
+    EXPECT_EQ(choose(wholeLineTable(), 17408, 5120, m, 132), (Choice{3, 1, 4}));
+  // Without split 3 compiled: split 4, though wave-steps would take 8.
+  std::vector<GemvVariantDesc> withoutThree;
+  for (const GemvVariantDesc &v : wholeLineTable())
+    if (v.splitK != 3)
+      withoutThree.push_back(v);
+  EXPECT_EQ(choose(withoutThree, 17408, 5120, 1, 132), (Choice{4, 1, 4}));
+  // K = 6144 (24 steps): split 3 walks 8, 3 past the cap: the capped
+  // split 8 (3 steps), however many rounds.
+  EXPECT_EQ(choose(wholeLineTable(), 17408, 6144, 1, 132), (Choice{8, 1, 4}));
   // From M = 5 the 16-row kernels, as before.
   EXPECT_EQ(choose(wholeLineTable(), 17408, 5120, 5, 132), (Choice{4, 2, 8}));
-  // K = 5376 (21 steps): split 4 walks 6, split 8 3.
-  EXPECT_EQ(choose(wholeLineTable(), 17408, 5376, 1, 132), (Choice{8, 1, 4}));
+  // K = 5376 (21 steps): split 4 walks 6 in two rounds, split 3 7 in one.
+  EXPECT_EQ(choose(wholeLineTable(), 17408, 5376, 1, 132), (Choice{3, 1, 4}));
+  EXPECT_EQ(choose(withoutThree, 17408, 5376, 1, 132), (Choice{8, 1, 4}));
   EXPECT_EQ(choose(wholeLineTable(), 17408, 8192, 1, 132), (Choice{8, 1, 4}));
   // Many tiles (>= 16 two-tile blocks per SM: 67553 rows on 132 SMs): the
   // 10-step cap, split 2.

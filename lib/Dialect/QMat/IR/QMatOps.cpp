@@ -244,8 +244,8 @@ LogicalResult GemvOp::verify() {
     return failure();
   if (getMaxM() < 1 || getMaxM() > 64)
     return emitOpError() << "max_m must be in [1, 64], got " << getMaxM();
-  if (!llvm::is_contained({1, 2, 4, 8, 16}, getSplitK()))
-    return emitOpError() << "split_k must be one of 1, 2, 4, 8, 16, got "
+  if (!llvm::is_contained({1, 2, 3, 4, 8, 16}, getSplitK()))
+    return emitOpError() << "split_k must be one of 1, 2, 3, 4, 8, 16, got "
                          << getSplitK();
   if (!llvm::is_contained({1, 2, 4}, getColTiles()))
     return emitOpError() << "col_tiles must be one of 1, 2, 4, got "
