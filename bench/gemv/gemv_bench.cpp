@@ -43,7 +43,7 @@ using namespace bench;
 
 namespace {
 
-constexpr int kSplitKs[] = {1, 2, 4, 8, 16};
+constexpr int kSplitKs[] = {1, 2, 3, 4, 8, 16};
 constexpr int kColTiles[] = {1, 2, 4};
 
 qmat_status runLayer(const LayerEntry &l, cudaStream_t stream, int64_t m,
