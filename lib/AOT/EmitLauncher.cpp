@@ -29,8 +29,9 @@ const char *kGemvPolicy =
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
 /// M = 4, nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
-/// only where both hold. The AMD matrix GEMV (not measured) keeps one tile,
-/// and so does the whole-line tier (compiled with one tile only).
+/// only where both hold, at split-K 1 with f16 activations. The AMD matrix
+/// GEMV (not measured) keeps one tile, and so does the whole-line tier
+/// (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
@@ -41,7 +42,8 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
           .getElementFormat();
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
-    return "qmat_policy::WideTiles::manyTilesFromRows";
+    return layer.bf16 ? "qmat_policy::WideTiles::manyTilesFromRows"
+                      : "qmat_policy::WideTiles::manyTilesFromRowsUnsplit";
   if (layer.scheme == SchemeKind::nvfp4)
     return "qmat_policy::WideTiles::fourOnManyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";

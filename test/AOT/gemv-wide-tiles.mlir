@@ -1,8 +1,8 @@
 // The launcher's GEMV variant table says, per variant, when the policy wants
 // more column tiles (qmat_policy::WideTiles): nvfp4 four on many-tile
 // layers and two from M = 4, the other packed decodes two on many-tile
-// layers or from M = 4, the fp32 decode (fp8) two only where both hold, the
-// FMA GEMV never (it has one variant).
+// layers or from M = 4, the fp32 decode (fp8) two only where both hold (with
+// f16 activations at split-K 1), the FMA GEMV never (it has one variant).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide -o %t > /dev/null
 // RUN: FileCheck %s < %t/wide.cpp
@@ -20,8 +20,13 @@
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
 // CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never, false},
+// fp8 with f16 activations: two tiles where both hold, at split-K 1.
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
 // CHECK-NEXT: };
-// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][11] = {
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][15] = {
 // CHECK-NEXT: {
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
@@ -31,6 +36,7 @@
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s4_c1_lines", 128, 16},
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16},
 // CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_f16_tc_native_m8_s1_c1", 32, 16},
 
 func.func @fp8_layer(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>,
                      %s: memref<64x2xf32>, %y: memref<?x64xbf16>) {
@@ -56,5 +62,13 @@ func.func @scalar_layer(%a: memref<?x96xbf16>, %w: memref<64x48xi8>,
   qmat.matmul <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x96xbf16>, memref<64x48xi8>, memref<64x6xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+  return
+}
+
+func.func @fp8_f16_layer(%a: memref<?x256xf16>, %w: memref<64x256xf8E4M3FN>,
+                         %s: memref<64x2xf32>, %y: memref<?x64xf16>) {
+  qmat.matmul <fp8, block = 128>
+      ins(%a, %w, %s : memref<?x256xf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xf16>)
   return
 }

@@ -38,6 +38,13 @@ enum class WideTiles : int {
   /// and mxfp4 do not gain. Smaller layers, not measured with four tiles, keep
   /// two.
   fourOnManyTiles = 4,
+  /// manyTilesFromRows, and where two tiles are wanted split-K 1 whatever
+  /// K: fp8 with f16 activations, whose decode is one conversion per two
+  /// codes. On the lm_head at M = 4 and 8 split-K 1 was the best two-tile
+  /// variant in every full run (M = 8: 332 / 349 us against the capped
+  /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
+  /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
+  manyTilesFromRowsUnsplit = 5,
 };
 
 /// One compiled decode-GEMV variant.
@@ -89,6 +96,7 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
   case WideTiles::manyTilesOrRows:
     return manyTiles || manyRows ? 2 : 1;
   case WideTiles::manyTilesFromRows:
+  case WideTiles::manyTilesFromRowsUnsplit:
     return manyTiles && manyRows ? 2 : 1;
   case WideTiles::fourOnManyTiles:
     return manyFourTiles ? 4 : manyTiles || manyRows ? 2 : 1;
@@ -166,8 +174,13 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     if (v.wholeLines)
       maxSteps =
           manyTiles ? kMaxWholeLineStepsOnManyTiles : kMaxWholeLineStepsPerWarp;
+    bool unsplit = v.wideTiles == WideTiles::manyTilesFromRowsUnsplit &&
+                   manyTiles && v.colTiles == 2;
+    if (unsplit)
+      maxSteps = steps;
     // Where the smallest split within the step cap wins over wave-steps.
     bool smallestSplit = (manyFourTiles && v.colTiles == 4) || v.wholeLines ||
+                         unsplit ||
                          (v.wideTiles == WideTiles::manyTilesFromRows &&
                           manyTiles && v.colTiles == 2);
     int64_t tiles = 16 * int64_t(v.colTiles);

@@ -293,6 +293,22 @@ TEST(GemvPolicy, WideTilesBoundaries) {
   EXPECT_EQ(
       choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132, 28),
       choose(table(WideTiles::never), 248320, 5120, 3, 132, 28));
+  // manyTilesFromRowsUnsplit (fp8 with f16 activations): the same tiles,
+  // and its two-tile variants split-K 1 however long K; one tile (M = 3)
+  // as manyTilesFromRows; a layer of few tiles never takes two.
+  for (int64_t m : {4, 8})
+    for (int64_t k : {5120, 32768})
+      EXPECT_EQ(choose(table(WideTiles::manyTilesFromRowsUnsplit), 248320, k, m,
+                       132, 28),
+                (Choice{1, 2, 8}));
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRowsUnsplit), 248320, 5120, 3, 132,
+             28),
+      choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132, 28));
+  EXPECT_EQ(
+      choose(table(WideTiles::manyTilesFromRowsUnsplit), 17408, 5120, 8, 132,
+             28),
+      choose(table(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132, 28));
   // manyTilesOrRows keeps wave-steps on the same layer: split 8 at 28
   // resident warps (7760 blocks x 8 warps: 17 rounds of 5 against 9 of 10).
   EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 4, 132, 28),
