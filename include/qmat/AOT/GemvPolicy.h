@@ -133,13 +133,13 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// round with at most kWholeLineStepsForOneRound more steps goes first
 /// (17408 x 5120, 32 resident warps with the register budget: split-K 3,
 /// 7 steps, one round, measured 7-8 % faster than split-K 4's 1.03 rounds,
-/// bench/results/2026-11-30-gemv-sm90-ab-split3-*.json). So do the fp32
-/// decode's (fp8)
-/// two-tile variants on many-tile layers: in four full runs
-/// (2026-11-30-gemv-sm90-l2-128b-rounds-, -session7-four-tile-policy-,
-/// -whole-lines-, -whole-lines-mxfp4-main.json) split-K 4 was within 0-3 %
-/// of the best on the bf16 lm_head at M = 4 and 8 where wave-steps' split-K
-/// 8 was 4-8 % behind (f16 at M = 8: 6-10 % behind with either).
+/// bench/results/2026-11-30-gemv-sm90-ab-split3-*.json). The fp32 decode's
+/// (fp8) two-tile variants on many-tile layers also take the smallest split
+/// within the cap: in four full runs (2026-11-30-gemv-sm90-l2-128b-rounds-,
+/// -session7-four-tile-policy-, -whole-lines-, -whole-lines-mxfp4-main.json)
+/// split-K 4 was within 0-3 % of the best on the bf16 lm_head at M = 4 and 8
+/// where wave-steps' split-K 8 was 4-8 % behind; with f16 activations,
+/// where both were 6-10 % behind, split-K 1 (manyTilesFromRowsUnsplit).
 /// Ties go to the smaller split (less reduction). Fitted on the
 /// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
 /// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
