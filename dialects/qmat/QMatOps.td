@@ -158,6 +158,10 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     /// one per 4 activation rows.
     static int64_t getPartialSumBytes(int64_t splitK, int64_t colTiles,
                                       int64_t maxM, bool wholeLines = false);
+    /// The split-K factors and column-tile counts a variant may take (the
+    /// verifier's rule, also qmat-expand-gemv's options').
+    static ArrayRef<int64_t> getSplitKChoices();
+    static ArrayRef<int64_t> getColTileChoices();
   }];
 }
 

@@ -33,15 +33,20 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
   using Base::Base;
 
   LogicalResult checkOptions(Operation *anchor) {
-    for (int64_t s : splitK)
-      if (!llvm::is_contained({1, 2, 3, 4, 8, 16}, s))
-        return anchor->emitError()
-               << "split-k values must be among 1, 2, 3, 4, 8, 16, got " << s;
-    for (int64_t c : colTiles)
-      if (!llvm::is_contained({1, 2, 4}, c))
-        return anchor->emitError()
-               << "col-tiles values must be among 1, 2, 4, got " << c;
-    return success();
+    auto check = [&](const auto &values, StringRef name,
+                     ArrayRef<int64_t> choices) -> LogicalResult {
+      for (int64_t v : values)
+        if (!llvm::is_contained(choices, v)) {
+          InFlightDiagnostic diag = anchor->emitError()
+                                    << name << " values must be among ";
+          llvm::interleaveComma(choices, diag);
+          return diag << ", got " << v;
+        }
+      return success();
+    };
+    return success(
+        succeeded(check(splitK, "split-k", GemvOp::getSplitKChoices())) &&
+        succeeded(check(colTiles, "col-tiles", GemvOp::getColTileChoices())));
   }
 
   void runOnOperation() override {

@@ -26,13 +26,11 @@ ArrayRef<int64_t> mlir::qmat::getDefaultGemvSplitKs() {
 }
 
 ArrayRef<int64_t> mlir::qmat::getDefaultWholeLineGemvSplitKs() {
-  static const int64_t values[] = {1, 2, 3, 4, 8, 16};
-  return values;
+  return GemvOp::getSplitKChoices();
 }
 
 ArrayRef<int64_t> mlir::qmat::getDefaultGemvColTiles() {
-  static const int64_t values[] = {1, 2, 4};
-  return values;
+  return GemvOp::getColTileChoices();
 }
 
 SmallVector<GemvVariant>

@@ -244,12 +244,16 @@ LogicalResult GemvOp::verify() {
     return failure();
   if (getMaxM() < 1 || getMaxM() > 64)
     return emitOpError() << "max_m must be in [1, 64], got " << getMaxM();
-  if (!llvm::is_contained({1, 2, 3, 4, 8, 16}, getSplitK()))
-    return emitOpError() << "split_k must be one of 1, 2, 3, 4, 8, 16, got "
-                         << getSplitK();
-  if (!llvm::is_contained({1, 2, 4}, getColTiles()))
-    return emitOpError() << "col_tiles must be one of 1, 2, 4, got "
-                         << getColTiles();
+  if (!llvm::is_contained(getSplitKChoices(), getSplitK())) {
+    InFlightDiagnostic diag = emitOpError() << "split_k must be one of ";
+    llvm::interleaveComma(getSplitKChoices(), diag);
+    return diag << ", got " << getSplitK();
+  }
+  if (!llvm::is_contained(getColTileChoices(), getColTiles())) {
+    InFlightDiagnostic diag = emitOpError() << "col_tiles must be one of ";
+    llvm::interleaveComma(getColTileChoices(), diag);
+    return diag << ", got " << getColTiles();
+  }
   if (getTensorCore()) {
     if (!getScheme().isTensorCoreGemvLegal(problem->k))
       return emitOpError() << "tensor_core needs K % 128 == 0 and a block "
@@ -265,6 +269,16 @@ LogicalResult GemvOp::verify() {
 
 int64_t GemvOp::getK() { return getA().getType().getDimSize(1); }
 Type GemvOp::getActType() { return getA().getType().getElementType(); }
+
+ArrayRef<int64_t> GemvOp::getSplitKChoices() {
+  static const int64_t values[] = {1, 2, 3, 4, 8, 16};
+  return values;
+}
+
+ArrayRef<int64_t> GemvOp::getColTileChoices() {
+  static const int64_t values[] = {1, 2, 4};
+  return values;
+}
 
 int64_t GemvOp::getPartialSumBytes(int64_t splitK, int64_t colTiles,
                                    int64_t maxM, bool wholeLines) {
