@@ -130,6 +130,13 @@ bool GemvKernelSpec::usesPackedDecode() const {
   return isPackedGemvDecode(scheme.getKind(), tensorCore, decode);
 }
 
+bool GemvKernelSpec::usesHalfSteps() const {
+  SchemeKind kind = scheme.getKind();
+  return tensorCore && !wholeLines && colTiles >= 4 && usesPackedDecode() &&
+         (kind == SchemeKind::nvfp4 || kind == SchemeKind::mxfp4) &&
+         actType.isBF16();
+}
+
 bool mlir::qmat::isChunkedGemvDot(bool tensorCore, int64_t k,
                                   int64_t blockSize) {
   return !tensorCore && k % kLaneK == 0 && blockSize % 8 == 0;
@@ -731,7 +738,8 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         SmallVector<Value> &acc) {
-  int64_t mmaTiles = getMmaTiles(), groups = spec.getRowGroups();
+  // A half step (usesHalfSteps) carries half of the tiles' rows.
+  int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
   if (spec.usesPackedDecode())
     factors = packedFactors(loads.chunks);
@@ -871,7 +879,23 @@ void TensorCoreGemvEmitter::emit() {
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
                            loop.getRegionIterArgs().end());
     Value kc = stepK(loop.getInductionVar());
-    computeStep(loadStep(kc, weightRows, activationRows), acc);
+    if (!spec.usesHalfSteps()) {
+      computeStep(loadStep(kc, weightRows, activationRows), acc);
+      scf::YieldOp::create(b, loc, acc);
+      return SmallVector<Value>(loop.getResults());
+    }
+    // The second half reuses the first half's activation words.
+    size_t rowsHalf = weightRows.size() / 2, accHalf = acc.size() / 2;
+    StepLoads first =
+        loadStep(kc, weightRows.take_front(rowsHalf), activationRows);
+    SmallVector<Value> accFirst(acc.begin(), acc.begin() + accHalf);
+    computeStep(first, accFirst);
+    StepLoads second = loadStep(kc, weightRows.drop_front(rowsHalf), {});
+    second.activationWords = first.activationWords;
+    SmallVector<Value> accSecond(acc.begin() + accHalf, acc.end());
+    computeStep(second, accSecond);
+    llvm::copy(accFirst, acc.begin());
+    llvm::copy(accSecond, acc.begin() + accHalf);
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(loop.getResults());
   };

@@ -141,7 +141,34 @@
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k8192_bf16_tc_magic_bias_m4_s4_c1_lines(
 // SM90-NOT: .minnctapersm
 
-// NOSPILL-COUNT-19: 0 bytes spill stores, 0 bytes spill loads
+// The 16-row fp4 kernels of four tiles with bf16 activations walk each K
+// step in two halves of two tiles (four code loads, then 16 matrix
+// instructions, twice) and keep 640 threads per SM resident: 96 registers,
+// no spills (NOSPILL below). With f16 activations they keep whole steps.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s2_c4(
+// SM90: .maxntid 64, 1, 1
+// SM90-NEXT: .minnctapersm 10
+// SM90-COUNT-4: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: ld.global.L1::no_allocate
+// SM90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-NOT: mma.sync
+// SM90-COUNT-4: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: ld.global.L1::no_allocate
+// SM90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-NOT: mma.sync
+// SM90: bra
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m8_s4_c4(
+// SM90: .maxntid 128, 1, 1
+// SM90-NEXT: .minnctapersm 5
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m8_s2_c4(
+// SM90-NOT: .minnctapersm
+// SM90-COUNT-8: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: mma.sync
+// SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// SM90-NOT: mma.sync
+// SM90: bra
+
+// NOSPILL-COUNT-22: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: spill stores
 
 // Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
@@ -220,5 +247,18 @@ func.func @whole_lines_long_k(%a: memref<?x8192xbf16>, %w: memref<17408x4096xi8>
                               %g: memref<f32>, %y: memref<?x17408xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x8192xbf16>, memref<17408x4096xi8>, memref<17408x512xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 4 split_k = 4 col_tiles = 1 tensor_core
+  return
+}
+
+func.func @half_steps(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
+                      %g: memref<f32>, %y: memref<?x17408xbf16>,
+                      %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>,
+                      %sx: memref<17408x160xf8E8M0FNU>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
+  qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
+      outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 4 col_tiles = 4 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
   return
 }
