@@ -167,8 +167,23 @@
 // SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // SM90-NOT: mma.sync
 // SM90: bra
+// Two tiles, and int4's four, keep whole steps.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s2_c2(
+// SM90-NOT: .minnctapersm
+// SM90-COUNT-4: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: mma.sync
+// SM90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-NOT: ld.global.L1::no_allocate
+// SM90: bra
+// SM90-LABEL: .visible .entry gemv_int4_bs128_k5120_bf16_tc_magic_bias_zp_m8_s2_c4(
+// SM90-NOT: .minnctapersm
+// SM90-COUNT-8: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: mma.sync
+// SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-NOT: mma.sync
+// SM90: bra
 
-// NOSPILL-COUNT-22: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-24: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: spill stores
 
 // Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
@@ -253,12 +268,17 @@ func.func @whole_lines_long_k(%a: memref<?x8192xbf16>, %w: memref<17408x4096xi8>
 func.func @half_steps(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>,
                       %g: memref<f32>, %y: memref<?x17408xbf16>,
                       %ah: memref<?x5120xf16>, %yh: memref<?x17408xf16>,
-                      %sx: memref<17408x160xf8E8M0FNU>) {
+                      %sx: memref<17408x160xf8E8M0FNU>,
+                      %si: memref<17408x40xbf16>, %zi: memref<17408x20xi8>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
   qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x160xf8E8M0FNU>)
       outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 4 col_tiles = 4 tensor_core
   qmat.gemv <nvfp4, block = 16> ins(%ah, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%yh : memref<?x17408xf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core
+  qmat.gemv <int4, block = 128> ins(%a, %w, %si : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x40xbf16>)
+      zero_points(%zi : memref<17408x20xi8>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
   return
 }
