@@ -130,7 +130,7 @@ bool GemvKernelSpec::usesPackedDecode() const {
   return isPackedGemvDecode(scheme.getKind(), tensorCore, decode);
 }
 
-bool GemvKernelSpec::usesHalfSteps() const {
+bool GemvKernelSpec::canUseHalfSteps() const {
   SchemeKind kind = scheme.getKind();
   return tensorCore && !wholeLines && colTiles >= 4 && usesPackedDecode() &&
          (kind == SchemeKind::nvfp4 || kind == SchemeKind::mxfp4) &&
@@ -161,12 +161,12 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}",
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
              stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
              hasBias ? "_bias" : "", maxM, splitK, colTiles,
-             wholeLines ? "_lines" : "")
+             wholeLines ? "_lines" : "", halfSteps ? "_halves" : "")
       .str();
 }
 
@@ -738,7 +738,7 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         SmallVector<Value> &acc) {
-  // A half step (usesHalfSteps) carries half of the tiles' rows.
+  // A half step (halfSteps) carries half of the tiles' rows.
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
   if (spec.usesPackedDecode())
@@ -879,7 +879,7 @@ void TensorCoreGemvEmitter::emit() {
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
                            loop.getRegionIterArgs().end());
     Value kc = stepK(loop.getInductionVar());
-    if (!spec.usesHalfSteps()) {
+    if (!spec.halfSteps) {
       computeStep(loadStep(kc, weightRows, activationRows), acc);
       scf::YieldOp::create(b, loc, acc);
       return SmallVector<Value>(loop.getResults());

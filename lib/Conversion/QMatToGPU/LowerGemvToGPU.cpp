@@ -58,12 +58,23 @@ struct QMatLowerGemvToGPUPass
            spec.splitK >= 2 && spec.splitK <= 8 && spec.k <= 5120;
   }
 
-  /// Threads per SM that the half-step kernels (usesHalfSteps) keep
-  /// resident: 96 registers each, 20 warps instead of the 18 that the whole
-  /// step's 106 registers allow. Unbudgeted, ptxas takes 96 registers for
-  /// the nvfp4 kernel but spills 4 bytes; budgeted it spills nothing (lit:
-  /// ptx-gemv.mlir). Measured on sm_90 only.
+  /// Threads per SM that the half-step kernels keep resident: 96 registers
+  /// each, 20 warps instead of the 18 that a whole step's 106 registers
+  /// allow.
   static constexpr int64_t kHalfStepResidentThreads = 640;
+  /// Where the half steps fit that budget without spilling (ptxas 13.0,
+  /// sm_90; lit: ptx-gemv.mlir) and were measured: split-K 2 and 4. At
+  /// split-K 1 ptxas spills 12-20 bytes; with K a power of two (1024 to
+  /// 16384) 32-40 bytes, or takes 104 registers unbudgeted (no warp
+  /// gained), so those keep whole steps. nvfp4's lm_head at M = 8 gained
+  /// 4-5 % with identical outputs, mxfp4's four-tile kernel the same
+  /// (bench/results/2026-11-30-gemv-sm90-ab-half-steps-96-registers*.json).
+  static bool takesHalfSteps(const GemvKernelSpec &spec,
+                             const TargetInfo &info) {
+    return info.getChip() == Chip::sm_90 && spec.canUseHalfSteps() &&
+           (spec.splitK == 2 || spec.splitK == 4) &&
+           !llvm::isPowerOf2_64(spec.k);
+  }
 
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
                                    const TargetInfo &info,
@@ -84,7 +95,7 @@ struct QMatLowerGemvToGPUPass
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
     if (takesWholeLineRegisterBudget(spec, info))
       info.annotateKernel(kernel, threads, kWholeLineResidentThreads);
-    else if (spec.usesHalfSteps() && info.getChip() == Chip::sm_90)
+    else if (spec.halfSteps)
       info.annotateKernel(kernel, threads, kHalfStepResidentThreads);
 
     Block &entry = kernel.getBody().front();
@@ -142,6 +153,7 @@ struct QMatLowerGemvToGPUPass
       // The whole-line layout is a mapping of the 16x8x16 instruction.
       spec.wholeLines =
           spec.tensorCore && info->usesWarpMmaGemv() && spec.canUseWholeLines();
+      spec.halfSteps = takesHalfSteps(spec, *info);
       gpu::GPUModuleOp kernels =
           getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);
 

@@ -145,7 +145,7 @@
 // step in two halves of two tiles (four code loads, then 16 matrix
 // instructions, twice) and keep 640 threads per SM resident: 96 registers,
 // no spills (NOSPILL below). With f16 activations they keep whole steps.
-// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s2_c4(
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s2_c4_halves(
 // SM90: .maxntid 64, 1, 1
 // SM90-NEXT: .minnctapersm 10
 // SM90-COUNT-4: ld.global.L1::no_allocate.L2::128B.v4.b32
@@ -157,7 +157,7 @@
 // SM90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM90-NOT: mma.sync
 // SM90: bra
-// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m8_s4_c4(
+// SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_bf16_tc_magic_bias_m8_s4_c4_halves(
 // SM90: .maxntid 128, 1, 1
 // SM90-NEXT: .minnctapersm 5
 // SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_f16_tc_magic_bias_m8_s2_c4(
@@ -182,8 +182,20 @@
 // SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM90-NOT: mma.sync
 // SM90: bra
+// Where ptxas would spill under the budget the halves are not taken:
+// split-K 1, and K a power of two.
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s1_c4(
+// SM90-NOT: .minnctapersm
+// SM90-COUNT-8: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: mma.sync
+// SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-LABEL: .visible .entry gemv_nvfp4_bs16_k4096_bf16_tc_magic_bias_m8_s2_c4(
+// SM90-NOT: .minnctapersm
+// SM90-COUNT-8: ld.global.L1::no_allocate.L2::128B.v4.b32
+// SM90-NOT: mma.sync
+// SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// NOSPILL-COUNT-24: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-26: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: spill stores
 
 // Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
@@ -280,5 +292,14 @@ func.func @half_steps(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: me
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core
   qmat.gemv <int4, block = 128> ins(%a, %w, %si : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x40xbf16>)
       zero_points(%zi : memref<17408x20xi8>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 1 col_tiles = 4 tensor_core
+  return
+}
+
+func.func @half_steps_power_of_two_k(%a: memref<?x4096xbf16>, %w: memref<17408x2048xi8>, %s: memref<17408x256xf8E4M3FN>,
+                                     %g: memref<f32>, %y: memref<?x17408xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x4096xbf16>, memref<17408x2048xi8>, memref<17408x256xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core
   return
 }

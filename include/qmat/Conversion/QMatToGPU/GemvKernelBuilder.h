@@ -43,6 +43,11 @@ struct GemvKernelSpec {
   /// bench/gemv/row_access.cu); activation rows g % 4 (+ 4 per group) take
   /// the matching K half.
   bool wholeLines = false;
+  /// Each K step in two halves of the column tiles, each half's code and
+  /// scale loads issued before its arithmetic, the activations loaded once
+  /// (set by the lowering where canUseHalfSteps() and the target budgets
+  /// the registers they save).
+  bool halfSteps = false;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
 
@@ -67,15 +72,14 @@ struct GemvKernelSpec {
   /// loads, 8-wide products): K % 32 == 0 and a block that is a multiple
   /// of 8, so that every 8-element word has one scale.
   bool usesChunkedDot() const;
-  /// Whether each K step is emitted as two halves of the column tiles, each
-  /// half's loads issued before its arithmetic: the 16-row fp4 kernels of
-  /// four or more tiles with bf16 activations. A whole step of four tiles
-  /// keeps 32 code words, 8 scale pairs and 16 activation words live at
-  /// once (106 registers, 18 resident warps on sm_90); in halves the nvfp4
-  /// and mxfp4 kernels fit 96 registers without spilling (20 warps). With
-  /// f16 activations ptxas allocates more in halves (112), so they keep
-  /// whole steps.
-  bool usesHalfSteps() const;
+  /// Whether the 16-row layout can walk each K step in two halves of the
+  /// column tiles (halfSteps): fp4 kernels of four or more tiles with bf16
+  /// activations. A whole step of four tiles keeps 32 code words, 8 scale
+  /// pairs and 16 activation words live at once (106 registers on sm_90);
+  /// in halves, with a register budget, ptxas fits 96 without spilling
+  /// where the lowering takes them. With f16 activations ptxas allocates
+  /// more in halves (112), so they keep whole steps.
+  bool canUseHalfSteps() const;
   /// getGemvScaleLoadElements for this kernel.
   int64_t getScaleLoadElements() const;
   std::string getKernelName() const;
