@@ -311,7 +311,7 @@ private:
   StepLoads loadStep(Value kc, ArrayRef<Value> weightRows,
                      ArrayRef<Value> activationRows);
   /// Decodes and multiplies one step into `acc`.
-  void computeStep(const StepLoads &loads, SmallVector<Value> &acc);
+  void computeStep(const StepLoads &loads, MutableArrayRef<Value> acc);
 
   /// What the packed decode of one 8-element word applies after the bit
   /// placement: pair = (pair - offset) * multiplier, both vector<2 x act>
@@ -737,7 +737,7 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 }
 
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
-                                        SmallVector<Value> &acc) {
+                                        MutableArrayRef<Value> acc) {
   // A half step (halfSteps) carries half of the tiles' rows.
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
@@ -879,23 +879,23 @@ void TensorCoreGemvEmitter::emit() {
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
                            loop.getRegionIterArgs().end());
     Value kc = stepK(loop.getInductionVar());
-    if (!spec.halfSteps) {
-      computeStep(loadStep(kc, weightRows, activationRows), acc);
-      scf::YieldOp::create(b, loc, acc);
-      return SmallVector<Value>(loop.getResults());
+    // Half steps: each half's loads before its arithmetic, the second half
+    // reusing the first half's activation words.
+    size_t parts = spec.halfSteps ? 2 : 1;
+    size_t rowsPerPart = weightRows.size() / parts,
+           accPerPart = acc.size() / parts;
+    SmallVector<SmallVector<Value>> activationWords;
+    for (size_t part = 0; part < parts; ++part) {
+      StepLoads loads =
+          loadStep(kc, weightRows.slice(part * rowsPerPart, rowsPerPart),
+                   part == 0 ? activationRows : ArrayRef<Value>());
+      if (part == 0)
+        activationWords = loads.activationWords;
+      else
+        loads.activationWords = activationWords;
+      computeStep(loads, MutableArrayRef<Value>(acc).slice(part * accPerPart,
+                                                           accPerPart));
     }
-    // The second half reuses the first half's activation words.
-    size_t rowsHalf = weightRows.size() / 2, accHalf = acc.size() / 2;
-    StepLoads first =
-        loadStep(kc, weightRows.take_front(rowsHalf), activationRows);
-    SmallVector<Value> accFirst(acc.begin(), acc.begin() + accHalf);
-    computeStep(first, accFirst);
-    StepLoads second = loadStep(kc, weightRows.drop_front(rowsHalf), {});
-    second.activationWords = first.activationWords;
-    SmallVector<Value> accSecond(acc.begin() + accHalf, acc.end());
-    computeStep(second, accSecond);
-    llvm::copy(accFirst, acc.begin());
-    llvm::copy(accSecond, acc.begin() + accHalf);
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(loop.getResults());
   };
