@@ -9,22 +9,41 @@
 #ifndef QMAT_BENCH_COMMON_DEVICE_WEIGHT_H
 #define QMAT_BENCH_COMMON_DEVICE_WEIGHT_H
 
+#include "bench.h"
 #include "harness.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace bench {
 
+/// <prefix>_<layer>_prepare_weights: the codes in the layout the layer's
+/// kernels read (a copy, or the prepared layout).
+using PrepareFn = qmat_status (*)(const void *, void *);
+
 /// A quantized weight on the device, `copies` times (timing rotates through
-/// them so that L2 never holds the one being read).
+/// them so that L2 never holds the one being read), its codes written by
+/// the layer's `prepare` first where one is given.
 struct DeviceWeight {
   std::vector<void *> codes, scales, zeroPoints;
   float *global = nullptr;
   size_t codeBytes = 0, scaleBytes = 0, zeroPointBytes = 0;
 
-  DeviceWeight(const QuantizedWeight &w, int copies) {
+  DeviceWeight(const QuantizedWeight &w, int copies,
+               PrepareFn prepare = nullptr) {
     codeBytes = w.codes.size();
+    std::vector<uint8_t> prepared;
+    const void *codeSrc = w.codes.data();
+    if (prepare) {
+      prepared.resize(codeBytes);
+      if (prepare(w.codes.data(), prepared.data()) != QMAT_OK) {
+        std::fprintf(stderr, "prepare_weights failed\n");
+        std::exit(1);
+      }
+      codeSrc = prepared.data();
+    }
     const void *scaleSrc =
         w.scheme == Scheme::FP8    ? (const void *)w.scaleF32.data()
         : w.scheme == Scheme::INT4 ? (const void *)w.scaleAct.data()
@@ -34,7 +53,7 @@ struct DeviceWeight {
                                             : w.scaleBytes.size();
     zeroPointBytes = w.zeroPoints.size();
     for (int c = 0; c < copies; ++c) {
-      codes.push_back(copy(w.codes.data(), codeBytes));
+      codes.push_back(copy(codeSrc, codeBytes));
       scales.push_back(copy(scaleSrc, scaleBytes));
       zeroPoints.push_back(
           zeroPointBytes ? copy(w.zeroPoints.data(), zeroPointBytes) : nullptr);

@@ -12,6 +12,7 @@
 #define QMAT_BENCH_COMMON_LAYERS_H
 
 #include "bench.h"
+#include "device_weight.h"
 #include "harness.h"
 
 #include <cuda.h>
@@ -21,7 +22,8 @@
 
 namespace bench {
 
-/// <prefix>_<layer>_run and <prefix>_<layer>_workspace_size.
+/// <prefix>_<layer>_run and <prefix>_<layer>_workspace_size
+/// (<prefix>_<layer>_prepare_weights: PrepareFn, device_weight.h).
 using RunFn = qmat_status (*)(CUstream, int64_t, const void *, const void *,
                               const void *, const float *, const void *,
                               const void *, void *, void *, size_t);
@@ -31,6 +33,7 @@ struct LayerEntry {
   const char *name;
   RunFn run;
   WorkspaceFn workspace;
+  PrepareFn prepare;
   LayerShape shape;
 };
 
@@ -38,6 +41,7 @@ struct LayerEntry {
   {#name,                                                                      \
    &bench_##name##_run,                                                        \
    &bench_##name##_workspace_size,                                             \
+   &bench_##name##_prepare_weights,                                            \
    {Scheme::scheme, ActType::act, n, k, bs, zp}},
 inline const LayerEntry kLayers[] = {
 #include "layers.inc"

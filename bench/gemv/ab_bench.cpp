@@ -49,6 +49,13 @@ const RunFn kExpRuns[] = {
 #include "layers.inc"
 };
 #undef BENCH_LAYER
+// B's codes in B's layout (A and B may differ: --prepared-weights).
+#define BENCH_LAYER(name, scheme, act, n, k, bs, zp)                           \
+  &exp_##name##_prepare_weights,
+const PrepareFn kExpPrepares[] = {
+#include "layers.inc"
+};
+#undef BENCH_LAYER
 
 qmat_status runWith(RunFn run, cudaStream_t stream, int64_t m, const void *a,
                     const DeviceWeight &w, int copy, void *y) {
@@ -114,7 +121,7 @@ int main(int argc, char **argv) {
         double(w.codes.size() + w.scaleBytes.size() + w.scaleF32.size() * 4 +
                w.scaleAct.size() * 2 + w.zeroPoints.size());
     int copies = int(std::max(1.0, std::ceil(256e6 / bytes)));
-    DeviceWeight dw(w, copies);
+    DeviceWeight dw(w, copies, l.prepare), dwB(w, copies, kExpPrepares[i]);
     std::vector<uint16_t> wBits = dequantizeParallel(w);
     const int64_t maxM = 8;
     std::vector<uint16_t> aBits =
@@ -142,7 +149,7 @@ int main(int argc, char **argv) {
       CUDA_CHECK(cudaMemset(yA, 0xFF, yBytes));
       CUDA_CHECK(cudaMemset(yB, 0xFF, yBytes));
       if (runWith(l.run, stream, m, a, dw, 0, yA) != QMAT_OK ||
-          runWith(kExpRuns[i], stream, m, a, dw, 0, yB) != QMAT_OK) {
+          runWith(kExpRuns[i], stream, m, a, dwB, 0, yB) != QMAT_OK) {
         std::printf("%s m=%ld FAILED: %s / %s\n", l.name, long(m),
                     bench_last_error(), exp_last_error());
         return 1;
@@ -166,18 +173,19 @@ int main(int argc, char **argv) {
       if (zeroActivations)
         CUDA_CHECK(cudaMemset(a, 0, aBits.size() * 2));
       const uint16_t *aOfB = zeroActivationsOfB ? aZero : a;
-      auto timeOf = [&](RunFn run, const uint16_t *activations) {
+      auto timeOf = [&](RunFn run, const DeviceWeight &weight,
+                        const uint16_t *activations) {
         return batchedMs(stream, 1, 5, 20,
                          [&](int c) {
-                           runWith(run, stream, m, activations, dw, c % copies,
-                                   yA);
+                           runWith(run, stream, m, activations, weight,
+                                   c % copies, yA);
                          }) *
                1e3;
       };
       std::vector<double> usA, usB, ratios;
       for (int round = 0; round < 8; ++round) {
-        double a1 = timeOf(l.run, a), b1 = timeOf(kExpRuns[i], aOfB);
-        double b2 = timeOf(kExpRuns[i], aOfB), a2 = timeOf(l.run, a);
+        double a1 = timeOf(l.run, dw, a), b1 = timeOf(kExpRuns[i], dwB, aOfB);
+        double b2 = timeOf(kExpRuns[i], dwB, aOfB), a2 = timeOf(l.run, dw, a);
         usA.insert(usA.end(), {a1, a2});
         usB.insert(usB.end(), {b1, b2});
         ratios.push_back((b1 + b2) / (a1 + a2));

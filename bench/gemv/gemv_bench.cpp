@@ -141,7 +141,7 @@ struct Probe {
     for (auto [n0, k0] : positions) {
       QuantizedWeight q = w;
       place(q, n0, k0);
-      DeviceWeight dw(q, 1);
+      DeviceWeight dw(q, 1, l.prepare);
       CUDA_CHECK(cudaMemset(y, 0xFF, size_t(m) * s.n * 2));
       if (runLayer(l, stream, m, a, dw, 0, y) != QMAT_OK) {
         if (lacksOverrideVariant())
@@ -227,7 +227,7 @@ int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
   const LayerShape &s = l.shape;
   QuantizedWeight w = makeWideRangeWeight(s, seed);
   std::vector<uint16_t> wBits = dequantizeParallel(w);
-  DeviceWeight dw(w, 1);
+  DeviceWeight dw(w, 1, l.prepare);
   uint16_t one = roundToAct(s.act, 1.0f);
   std::vector<uint16_t> aBits(size_t(m) * s.k), got(size_t(m) * s.n);
   uint16_t *a, *y;
@@ -308,7 +308,7 @@ int main(int argc, char **argv) {
       continue;
     QuantizedWeight w = makeWeight(s, seed ^ std::hash<std::string>{}(l.name));
     std::vector<uint16_t> wBits = dequantizeParallel(w);
-    DeviceWeight dw(w, 1);
+    DeviceWeight dw(w, 1, l.prepare);
     int64_t maxM = ms.back();
     std::vector<uint16_t> aBits =
         randomActivations(s.act, size_t(maxM) * s.k, seed ^ uint64_t(s.n));
@@ -431,7 +431,7 @@ int main(int argc, char **argv) {
     // Enough copies that the ones a batch touches exceed L2 several times.
     int copies =
         int(std::max(1.0, std::ceil(256e6 / (weightBytes + scaleBytes))));
-    DeviceWeight dw(w, copies);
+    DeviceWeight dw(w, copies, l.prepare);
     // Random activations: zeros can run faster than real data (METHOD.md).
     // Measured here in one process (ab_bench, AB_ZERO_ACTIVATIONS_B): the
     // same kernel on zeros within 2 % of random, so the figures before

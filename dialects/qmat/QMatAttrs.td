@@ -82,6 +82,8 @@ def QMat_PlanAttr : QMat_Attr<"Plan", "plan"> {
     the launcher: rows up to `gemv_max_m` take `small_m`, the rest dequantize
     into scratch (`dequant` kernel, `decode` rewrite) and call the vendor
     GEMM, looping over N tiles that keep the scratch under `scratch_cap_mib`.
+    With `prepared_weights` the codes are in the prepared layout
+    (PreparedWeights.h) and every kernel of the layer reads them so.
   }];
   let parameters = (ins
       "TargetAttr":$target,
@@ -90,12 +92,14 @@ def QMat_PlanAttr : QMat_Attr<"Plan", "plan"> {
       EnumParameter<QMat_DequantKernel>:$dequant,
       EnumParameter<QMat_DecodeMethod>:$decode,
       "int64_t":$scratchCapMiB,
-      "int64_t":$tileRows);
+      "int64_t":$tileRows,
+      DefaultValuedParameter<"bool", "false">:$preparedWeights);
   let assemblyFormat = [{
     `<` `target` `=` $target `,` `gemv_max_m` `=` $gemvMaxM `,`
         `small_m` `=` $smallM `,` `dequant` `=` $dequant `,`
         `decode` `=` $decode `,` `scratch_cap_mib` `=` $scratchCapMiB `,`
-        `tile_rows` `=` $tileRows `>`
+        `tile_rows` `=` $tileRows
+        (`,` `prepared_weights` `=` $preparedWeights^)? `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -72,7 +72,8 @@ def QMat_DequantizeOp : QMat_Op<"dequantize", [AttrSizedOperandSegments]> {
       Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
       Arg<AnyMemRef, "dequantized weights [N, K]", [MemWrite]>:$scratch,
       OptionalAttr<QMat_DequantKernelAttr>:$kernel,
-      OptionalAttr<QMat_DecodeMethodAttr>:$decode);
+      OptionalAttr<QMat_DecodeMethodAttr>:$decode,
+      UnitAttr:$prepared_weights);
   let assemblyFormat = [{
     $scheme `ins` `(` $weights `,` $scales `:` type($weights) `,`
         type($scales) `)`
@@ -80,7 +81,8 @@ def QMat_DequantizeOp : QMat_Op<"dequantize", [AttrSizedOperandSegments]> {
     (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
     `outs` `(` $scratch `:` type($scratch) `)`
     (`kernel` `=` $kernel^)?
-    (`decode` `=` $decode^)? attr-dict
+    (`decode` `=` $decode^)?
+    (`prepared_weights` $prepared_weights^)? attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -136,7 +138,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
       Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
       I64Attr:$max_m, I64Attr:$split_k, I64Attr:$col_tiles,
-      UnitAttr:$tensor_core, OptionalAttr<QMat_DecodeMethodAttr>:$decode);
+      UnitAttr:$tensor_core, OptionalAttr<QMat_DecodeMethodAttr>:$decode,
+      UnitAttr:$prepared_weights);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -145,7 +148,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     `outs` `(` $y `:` type($y) `)`
     `max_m` `=` $max_m `split_k` `=` $split_k `col_tiles` `=` $col_tiles
-    (`tensor_core` $tensor_core^)? (`decode` `=` $decode^)? attr-dict
+    (`tensor_core` $tensor_core^)? (`decode` `=` $decode^)?
+    (`prepared_weights` $prepared_weights^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -146,6 +146,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.target = target;
     pipeline.gemvMaxM = options.gemvMaxM;
     pipeline.scratchCapMiB = options.scratchCapMiB;
+    pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);
     pipeline.gemvColTiles = ArrayRef<int64_t>(options.gemvColTiles);
 

@@ -70,6 +70,7 @@ void mlir::qmat::buildStrategyPipeline(OpPassManager &pm,
   select.scratchCapMiB = options.scratchCapMiB;
   select.forceDequant = options.forceDequant;
   select.forceDecode = options.forceDecode;
+  select.preparedWeights = options.preparedWeights;
   pm.addPass(createQMatSelectStrategy(select));
 }
 

@@ -100,7 +100,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
         GemvOp::create(rb, loc, op.getScheme(), op.getA(), op.getWeights(),
                        op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                        op.getBias(), op.getY(), v.maxM, v.splitK, v.colTiles,
-                       v.tensorCore, DecodeMethodAttr());
+                       v.tensorCore, DecodeMethodAttr(),
+                       plan.getPreparedWeights());
         scf::YieldOp::create(rb, loc);
       };
       for (auto [i, v] : llvm::enumerate(variants))

@@ -61,7 +61,8 @@ struct QMatExpandPrefillPass
       auto emitTile = [&](OpBuilder &tb, Value w, Value s, Value zp,
                           Value tileScratch, Value bias, Value y) {
         DequantizeOp::create(tb, loc, op.getScheme(), w, s, op.getGlobalScale(),
-                             zp, tileScratch, kernelAttr, decodeAttr);
+                             zp, tileScratch, kernelAttr, decodeAttr,
+                             plan.getPreparedWeights());
         GemmOp::create(tb, loc, op.getA(), tileScratch, bias, y);
       };
 

@@ -1,5 +1,6 @@
 //===- SelectStrategy.cpp - Choose how each matmul runs -------------------===//
 
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
 #include "qmat/Transforms/Passes.h"
 
@@ -98,8 +99,16 @@ struct QMatSelectStrategyPass
       if (capRows >= 128)
         capRows = capRows / 128 * 128;
       int64_t tileRows = std::min(n, capRows);
+      bool prepared = preparedWeights &&
+                      smallM != DecodePath::gemv_scalar &&
+                      canPrepareWeights(scheme.isPacked(), n, k);
+      // A prepared tile of rows must start at a tile of the layout.
+      if (prepared)
+        tileRows = std::max(kPreparedTileRows,
+                            tileRows / kPreparedTileRows * kPreparedTileRows);
       op.setPlanAttr(PlanAttr::get(context, targetAttr, gemvMaxM, smallM,
-                                   kernel, decode, scratchCapMiB, tileRows));
+                                   kernel, decode, scratchCapMiB, tileRows,
+                                   prepared));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -52,6 +52,12 @@ static cl::list<int64_t>
     gemvColTiles("gemv-col-tiles", cl::CommaSeparated,
                  cl::desc("Column tiles of the compiled GEMV variants "
                           "(default 1,2,4)"));
+static cl::opt<bool> preparedWeights(
+    "prepared-weights",
+    cl::desc("Take the prepared code layout (each layer's "
+             "<layer>_prepare_weights writes it) for every layer of packed "
+             "4-bit codes with K % 128 == 0 and N % 16 == 0"),
+    cl::init(false));
 static cl::opt<std::string>
     emit("emit", cl::desc("Also embed: ptx (forward compat.)"), cl::init(""));
 static cl::opt<std::string> prefix("prefix",
@@ -121,6 +127,7 @@ int main(int argc, char **argv) {
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == "ptx";
+  options.preparedWeights = preparedWeights;
   options.prefix = prefix;
   FailureOr<std::vector<Bundle>> bundles = compileBundles(*module, options);
   if (failed(bundles))

@@ -77,6 +77,9 @@ struct BundleOptions {
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   bool emitPtx = false;
+  /// The prepared code layout for every layer that can take it
+  /// (qmat-select-strategy's prepared-weights).
+  bool preparedWeights = false;
   std::string prefix = "qmat";
 };
 

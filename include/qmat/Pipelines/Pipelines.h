@@ -29,6 +29,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "force-decode",
       llvm::cl::desc("auto, arith, lookup, magic_bias or native"),
       llvm::cl::init("auto")};
+  Option<bool> preparedWeights{
+      *this, "prepared-weights",
+      llvm::cl::desc("Prepared code layout for every layer that can take it"),
+      llvm::cl::init(false)};
   Option<int64_t> threadsPerBlock{
       *this, "threads-per-block",
       llvm::cl::desc("Dequant threads per block (0: chosen per shape)"),

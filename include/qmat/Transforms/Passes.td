@@ -12,7 +12,11 @@ def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
     take the decode GEMV (tensor-core where legal, scalar otherwise), larger
     M dequantizes into an N-tiled scratch under `scratch-cap-mib` and calls
     the vendor GEMM. The element decode is the target's fastest exact
-    rewrite unless `force-decode` names one.
+    rewrite unless `force-decode` names one. With `prepared-weights`, layers
+    of packed 4-bit codes whose K is a multiple of 128 and N of 16, and
+    whose small M takes the tensor-core GEMV or the prefill path, are
+    planned with their codes in the prepared layout (N tiles of a multiple
+    of 16 rows).
   }];
   let dependentDialects = ["::mlir::qmat::QMatDialect"];
   let options = [
@@ -26,6 +30,9 @@ def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
            "Dequant kernel: auto, vec8 or scalar">,
     Option<"forceDecode", "force-decode", "std::string", /*default=*/"\"auto\"",
            "Element decode: auto, arith, lookup, magic_bias or native">,
+    Option<"preparedWeights", "prepared-weights", "bool", /*default=*/"false",
+           "Plan the prepared code layout (PreparedWeights.h) for every "
+           "layer that can take it">,
   ];
 }
 

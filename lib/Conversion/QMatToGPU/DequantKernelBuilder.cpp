@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,6 +31,7 @@ DequantKernelSpec DequantKernelSpec::get(DequantizeOp op,
   spec.kernel = op.getKernel().value_or(DequantKernel::scalar);
   spec.decode = op.getDecode().value_or(defaultDecode);
   spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
+  spec.preparedWeights = op.getPreparedWeights();
   return spec;
 }
 
@@ -42,11 +44,50 @@ int64_t DequantKernelSpec::getElementsPerItem() const {
 std::string DequantKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}{8}",
+             "dequant_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}_u{7}{8}{9}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, stringifyDequantKernel(kernel), stringifyDecodeMethod(decode),
-             hasZeroPoints ? "_zp" : "", itemsPerThread, persistent ? "_p" : "")
+             hasZeroPoints ? "_zp" : "", itemsPerThread, persistent ? "_p" : "",
+             preparedWeights ? "_prepared" : "")
       .str();
+}
+
+std::pair<Value, Value> mlir::qmat::emitPreparedCodeIndices(OpBuilder &b,
+                                                            Location loc,
+                                                            Value row,
+                                                            Value byte,
+                                                            int64_t k) {
+  auto index = [&](int64_t v) {
+    return Value(arith::ConstantIndexOp::create(b, loc, v));
+  };
+  auto div = [&](Value x, int64_t d) {
+    return Value(arith::DivUIOp::create(b, loc, x, index(d)));
+  };
+  auto rem = [&](Value x, int64_t d) {
+    return Value(arith::RemUIOp::create(b, loc, x, index(d)));
+  };
+  auto mul = [&](Value x, int64_t f) {
+    return Value(arith::MulIOp::create(b, loc, x, index(f)));
+  };
+  auto add = [&](Value x, Value y) {
+    return Value(arith::AddIOp::create(b, loc, x, y));
+  };
+  // Within tile row / 16 (16 rows of K / 2 bytes): step byte / 64 at
+  // 1024 each, half h at 512, piece (byte % 64) / 16 of row g at
+  // 16 (4g + piece), then byte % 16.
+  Value inTile = rem(row, kPreparedTileRows);
+  Value inStep = rem(byte, kPreparedStepBytes);
+  Value within = add(
+      add(mul(div(byte, kPreparedStepBytes),
+              kPreparedTileRows * kPreparedStepBytes),
+          mul(div(inTile, 8), 8 * kPreparedStepBytes)),
+      add(mul(add(mul(rem(inTile, 8), 4), div(inStep, kPreparedPieceBytes)),
+              kPreparedPieceBytes),
+          rem(byte, kPreparedPieceBytes)));
+  int64_t rowBytes = k / 2;
+  return {add(mul(div(row, kPreparedTileRows), kPreparedTileRows),
+              div(within, rowBytes)),
+          rem(within, rowBytes)};
 }
 
 namespace {
@@ -152,10 +193,20 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   Value col = arith::MulIOp::create(b, loc, item, constIndex(numBytes));
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   auto loadType = VectorType::get({numBytes}, weightsType.getElementType());
-  Value codes =
-      vector::LoadOp::create(b, loc, loadType, buffers.weights,
-                             ValueRange{row, col}, /*nontemporal=*/false,
-                             /*alignment=*/llvm::MaybeAlign(numBytes));
+  Value codes;
+  if (spec.preparedWeights) {
+    // An item's bytes lie within one 16-byte piece (PreparedWeights.h).
+    auto [preparedRow, preparedCol] =
+        emitPreparedCodeIndices(b, loc, row, col, spec.k);
+    codes = vector::LoadOp::create(
+        b, loc, loadType, buffers.weights,
+        ValueRange{preparedRow, preparedCol}, /*nontemporal=*/false,
+        /*alignment=*/llvm::MaybeAlign(numBytes));
+  } else {
+    codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
+                                   ValueRange{row, col}, /*nontemporal=*/false,
+                                   /*alignment=*/llvm::MaybeAlign(numBytes));
+  }
   if (!packed)
     codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8),
                                      codes);

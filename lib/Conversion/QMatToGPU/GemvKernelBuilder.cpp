@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
 #include "qmat/Target/TargetInfo.h"
@@ -89,6 +90,7 @@ GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
   spec.decode = op.getDecode().value_or(defaultDecode);
   spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
   spec.hasBias = static_cast<bool>(op.getBias());
+  spec.preparedWeights = op.getPreparedWeights();
   return spec;
 }
 
@@ -107,7 +109,7 @@ int64_t GemvKernelSpec::getSharedBytes() const {
 }
 
 bool GemvKernelSpec::canUseWholeLines() const {
-  return isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
+  return !preparedWeights && isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
                          colTiles);
 }
 
@@ -161,12 +163,13 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}",
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
              stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
              hasBias ? "_bias" : "", maxM, splitK, colTiles,
-             wholeLines ? "_lines" : "", halfSteps ? "_halves" : "")
+             wholeLines ? "_lines" : "", halfSteps ? "_halves" : "",
+             preparedWeights ? "_prepared" : "")
       .str();
 }
 
@@ -270,6 +273,11 @@ protected:
   /// their 16-byte loads stream (TargetInfo::emitStreamingLoad16); null
   /// otherwise.
   Value codesBase, codesRowStride;
+  /// Prepared codes in the 16-row layout: its weight rows 16T + 8h + g
+  /// (rows of a tile past N moved to the last tile as a whole), each with
+  /// its h, and the lane's g and t (see loadRowChunk).
+  DenseMap<Value, int64_t> preparedRowHalf;
+  Value laneRow, lanePiece;
 
   /// Where this thread sits in a launch whose lanes form groups of
   /// `lanes` (a warp, or a wavefront), and the operands' row counts.
@@ -392,12 +400,44 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   Value codes;
   if (codesBase) {
     // Byte (row, col) of the codes (i8 elements: offsets are bytes).
-    Value address = arith::AddIOp::create(
-        b, loc, codesBase,
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, row, codesRowStride), col));
+    Value rowStart = arith::MulIOp::create(b, loc, row, codesRowStride);
+    Value byte;
+    auto prepared = preparedRowHalf.find(row);
+    if (prepared != preparedRowHalf.end()) {
+      // Row 16T + 8h + g, piece t of step s = kc / 128 (kc = 128s + 32t):
+      // the prepared byte T * 8K + 1024s + 512h + 16 (4g + t) is
+      //   row * K / 2 + 8kc + 512h + 64g - 240t - (8h + g) * K / 2,
+      // the row-major row start plus a lane constant plus 8 bytes per K
+      // element. Written so, the loop keeps one induction variable for
+      // every row (with the row start split off, LLVM made one per row and
+      // ptxas spilled).
+      int64_t h = prepared->second;
+      Value rowInTile = arith::AddIOp::create(b, loc, laneRow, cIdx(8 * h));
+      Value laneBytes = arith::SubIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
+              cIdx(8 * kPreparedStepBytes * h)),
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, lanePiece, cIdx(240)),
+              arith::MulIOp::create(b, loc, rowInTile, codesRowStride)));
+      byte = arith::AddIOp::create(
+          b, loc, rowStart,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, kc, cIdx(8)), laneBytes));
+    } else {
+      byte = arith::AddIOp::create(b, loc, rowStart, col);
+    }
+    Value address = arith::AddIOp::create(b, loc, codesBase, byte);
     codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
+  } else if (spec.preparedWeights) {
+    auto [preparedRow, preparedCol] =
+        emitPreparedCodeIndices(b, loc, row, col, spec.k);
+    codes = vector::LoadOp::create(
+        b, loc, VectorType::get({bytes}, weightsType.getElementType()),
+        buffers.weights, ValueRange{preparedRow, preparedCol},
+        /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
   } else {
     codes = vector::LoadOp::create(
         b, loc, VectorType::get({bytes}, weightsType.getElementType()),
@@ -787,6 +827,8 @@ void TensorCoreGemvEmitter::emit() {
       getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
+  laneRow = g;
+  lanePiece = t;
   // Whole lines: lane g takes row g % 4 of each 4-row quarter, K half g / 4.
   Value rowInQuarter =
       wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
@@ -809,6 +851,21 @@ void TensorCoreGemvEmitter::emit() {
       for (int64_t h = 0; h < 2; ++h) {
         Value row =
             arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, h)));
+        if (spec.preparedWeights && !wholeLines) {
+          // N is a multiple of 16 with prepared codes: a tile past N moves
+          // to the last tile as a whole, so its rows stay 16T + 8h + g.
+          if (clamp) {
+            Value tile = arith::MinUIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * i)),
+                arith::SubIOp::create(b, loc, numN, cIdx(kPreparedTileRows)));
+            row = arith::AddIOp::create(
+                b, loc, tile, arith::AddIOp::create(b, loc, g, cIdx(8 * h)));
+          }
+          preparedRowHalf[row] = h;
+          rows.push_back(row);
+          continue;
+        }
         rows.push_back(clamp ? Value(arith::MinUIOp::create(b, loc, row, lastN))
                              : row);
       }

@@ -32,6 +32,8 @@ struct DequantKernelSpec {
   /// Whether a block loops over rows (blockIdx.x, stepping by gridDim.x)
   /// with the next row's loads in flight, instead of owning one row.
   bool persistent = false;
+  /// The codes are in the prepared layout (PreparedWeights.h).
+  bool preparedWeights = false;
 
   /// The spec of `op`; `defaultDecode` applies when the op names none.
   static DequantKernelSpec get(DequantizeOp op, DecodeMethod defaultDecode);
@@ -43,6 +45,14 @@ struct DequantKernelSpec {
   /// A symbol name that spells out the specialisation.
   std::string getKernelName() const;
 };
+
+/// Where byte `byte` of code row `row` sits in the prepared layout of a
+/// layer with reduction length `k` (getPreparedCodeOffset), as (row, byte)
+/// indices into the [N, K / 2] codes; shared by the dequantization and the
+/// GEMV kernels.
+std::pair<Value, Value> emitPreparedCodeIndices(OpBuilder &builder,
+                                                Location loc, Value row,
+                                                Value byte, int64_t k);
 
 /// The dequantize operands a work item reads and writes.
 struct DequantBuffers {

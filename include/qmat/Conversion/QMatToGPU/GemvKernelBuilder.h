@@ -48,6 +48,8 @@ struct GemvKernelSpec {
   /// (set by the lowering where canUseHalfSteps() and the target budgets
   /// the registers they save).
   bool halfSteps = false;
+  /// The codes are in the prepared layout (PreparedWeights.h).
+  bool preparedWeights = false;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
 

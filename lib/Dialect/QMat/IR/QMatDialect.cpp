@@ -1,6 +1,7 @@
 //===- QMatDialect.cpp - qmat dialect and attributes ----------------------===//
 
 #include "qmat/Dialect/QMat/IR/QMatDialect.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -103,7 +104,7 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                TargetAttr target, int64_t gemvMaxM,
                                DecodePath smallM, DequantKernel dequant,
                                DecodeMethod decode, int64_t scratchCapMiB,
-                               int64_t tileRows) {
+                               int64_t tileRows, bool preparedWeights) {
   if (gemvMaxM < 0 || gemvMaxM > 64)
     return emitError() << "gemv_max_m must be in [0, 64], got " << gemvMaxM;
   if (scratchCapMiB <= 0 || scratchCapMiB > (int64_t(1) << 20))
@@ -111,5 +112,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << scratchCapMiB;
   if (tileRows <= 0)
     return emitError() << "tile_rows must be positive, got " << tileRows;
+  if (preparedWeights && tileRows % kPreparedTileRows != 0)
+    return emitError() << "prepared_weights needs tile_rows to be a multiple "
+                          "of "
+                       << kPreparedTileRows << ", got " << tileRows;
   return success();
 }

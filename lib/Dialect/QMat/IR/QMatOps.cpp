@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 
 #include "mlir/IR/Builders.h"
@@ -233,6 +234,22 @@ Type MatmulOp::getActType() { return getA().getType().getElementType(); }
 // GemvOp
 //===----------------------------------------------------------------------===//
 
+/// The prepared layout's rule (PreparedWeights.h): packed 4-bit codes, K a
+/// multiple of 128 and N (where static) of 16.
+static LogicalResult verifyPreparedWeights(Operation *op, SchemeAttr scheme,
+                                           Value weights, int64_t k) {
+  int64_t n = cast<MemRefType>(weights.getType()).getDimSize(0);
+  if (canPrepareWeights(scheme.isPacked(), ShapedType::isDynamic(n) ? -1 : n,
+                        k))
+    return success();
+  return op->emitOpError()
+         << "prepared_weights needs packed 4-bit codes, K % "
+         << 2 * kPreparedStepBytes << " == 0 and N % " << kPreparedTileRows
+         << " == 0, got " << stringifySchemeKind(scheme.getKind())
+         << ", K = " << k << ", N = "
+         << (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
+}
+
 LogicalResult GemvOp::verify() {
   FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
   if (failed(problem))
@@ -263,6 +280,14 @@ LogicalResult GemvOp::verify() {
   } else if (getSplitK() != 1 || getColTiles() != 1) {
     return emitOpError() << "the scalar GEMV (no tensor_core) takes one warp "
                             "per row: split_k and col_tiles must be 1";
+  }
+  if (getPreparedWeights()) {
+    if (!getTensorCore())
+      return emitOpError()
+             << "prepared_weights is read by the tensor-core GEMV only";
+    if (failed(verifyPreparedWeights(*this, getScheme(), getWeights(),
+                                     problem->k)))
+      return failure();
   }
   return success();
 }
@@ -315,6 +340,9 @@ LogicalResult DequantizeOp::verify() {
                             "got K = "
                          << problem.k
                          << ", block = " << getScheme().getBlockSize();
+  if (getPreparedWeights() &&
+      failed(verifyPreparedWeights(*this, getScheme(), getWeights(), problem.k)))
+    return failure();
   return success();
 }
 
