@@ -278,6 +278,9 @@ protected:
   /// its h, and the lane's g and t (see loadRowChunk).
   DenseMap<Value, int64_t> preparedRowHalf;
   Value laneRow, lanePiece;
+  /// The byte of the prepared codes where a 16-row lane's chunk of `row` at
+  /// element `kc` starts (row in preparedRowHalf).
+  Value getPreparedCodeByte(Value row, Value kc);
 
   /// Where this thread sits in a launch whose lanes form groups of
   /// `lanes` (a warp, or a wavefront), and the operands' row counts.
@@ -390,6 +393,30 @@ SmallVector<Value> GemvEmitterBase::wordBlocks(Value kc) {
   return blocks;
 }
 
+Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
+  // Row 16T + 8h + g, piece t of step s = kc / 128 (kc = 128s + 32t): the
+  // prepared byte T * 8K + 1024s + 512h + 16 (4g + t) is
+  //   row * K / 2 + 8kc + 512h + 64g - 240t - (8h + g) * K / 2,
+  // the row-major row start plus a lane constant plus 8 bytes per K
+  // element. Written so, the loop keeps one induction variable for every
+  // row (with the row start split off, LLVM made one per row and ptxas
+  // spilled).
+  int64_t h = preparedRowHalf.lookup(row);
+  Value rowInTile = arith::AddIOp::create(b, loc, laneRow, cIdx(8 * h));
+  Value laneBytes = arith::SubIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
+                            cIdx(8 * kPreparedStepBytes * h)),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, lanePiece, cIdx(240)),
+          arith::MulIOp::create(b, loc, rowInTile, codesRowStride)));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, kc, cIdx(8)),
+                            laneBytes));
+}
+
 GemvEmitterBase::RowChunk
 GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   RowChunk chunk;
@@ -400,34 +427,12 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   Value codes;
   if (codesBase) {
     // Byte (row, col) of the codes (i8 elements: offsets are bytes).
-    Value rowStart = arith::MulIOp::create(b, loc, row, codesRowStride);
-    Value byte;
-    auto prepared = preparedRowHalf.find(row);
-    if (prepared != preparedRowHalf.end()) {
-      // Row 16T + 8h + g, piece t of step s = kc / 128 (kc = 128s + 32t):
-      // the prepared byte T * 8K + 1024s + 512h + 16 (4g + t) is
-      //   row * K / 2 + 8kc + 512h + 64g - 240t - (8h + g) * K / 2,
-      // the row-major row start plus a lane constant plus 8 bytes per K
-      // element. Written so, the loop keeps one induction variable for
-      // every row (with the row start split off, LLVM made one per row and
-      // ptxas spilled).
-      int64_t h = prepared->second;
-      Value rowInTile = arith::AddIOp::create(b, loc, laneRow, cIdx(8 * h));
-      Value laneBytes = arith::SubIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
-              cIdx(8 * kPreparedStepBytes * h)),
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, lanePiece, cIdx(240)),
-              arith::MulIOp::create(b, loc, rowInTile, codesRowStride)));
-      byte = arith::AddIOp::create(
-          b, loc, rowStart,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, kc, cIdx(8)), laneBytes));
-    } else {
-      byte = arith::AddIOp::create(b, loc, rowStart, col);
-    }
+    Value byte = spec.preparedWeights
+                     ? getPreparedCodeByte(row, kc)
+                     : arith::AddIOp::create(
+                           b, loc,
+                           arith::MulIOp::create(b, loc, row, codesRowStride),
+                           col);
     Value address = arith::AddIOp::create(b, loc, codesBase, byte);
     codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
