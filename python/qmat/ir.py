@@ -76,14 +76,16 @@ def matmul_func(name, scheme, n, k, block, act, bias=False, zero_points=False, c
 
 
 def dequantize_func(name, scheme, k, block, act, kernel=None, decode=None,
-                    zero_points=False, emit_c_interface=False):
-    """A func.func holding one qmat.dequantize of a [?, K] weight."""
+                    zero_points=False, emit_c_interface=False, prepared=False):
+    """A func.func holding one qmat.dequantize of a [?, K] weight (codes in
+    the prepared layout with `prepared`)."""
     wt, st, zt = operand_types(scheme, k, block, act)
     extra_args, extras = _optional_operands(scheme, zero_points, zt)
     out = f"memref<?x{k}x{act}>"
     args = [f"%w: {wt}", f"%s: {st}"] + extra_args + [f"%out: {out}"]
     attrs = " attributes {llvm.emit_c_interface}" if emit_c_interface else ""
-    choices = (f" kernel = {kernel}" if kernel else "") + (f" decode = {decode}" if decode else "")
+    choices = ((f" kernel = {kernel}" if kernel else "") + (f" decode = {decode}" if decode else "")
+               + (" prepared_weights" if prepared else ""))
     return (f"func.func @{name}({', '.join(args)}){attrs} {{\n"
             f"  qmat.dequantize <{scheme}, block = {block}> ins(%w, %s : {wt}, {st}){extras}\n"
             f"      outs(%out : {out}){choices}\n"

@@ -191,3 +191,23 @@ func.func @prefill_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memre
       {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 0, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48>}
   return
 }
+
+// -----
+
+// Prepared codes: no whole-line tier (its kernels read the checkpoint's
+// lines), and every variant carries the layout.
+// CHECK-LABEL: func.func @prepared(
+// CHECK: case 0 {
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core prepared_weights{{$}}
+// CHECK: case 3 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core prepared_weights{{$}}
+// CHECK-NOT: case 4
+// CHECK: default {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core prepared_weights{{$}}
+func.func @prepared(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                    %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48, prepared_weights = true>}
+  return
+}

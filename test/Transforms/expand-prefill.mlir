@@ -1,6 +1,9 @@
 // With a 1 MiB scratch cap, K = 4096 (2-byte activations) gives 128-row
 // tiles; smaller layers fit in one tile.
 // RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-select-strategy{scratch-cap-mib=1}, func.func(qmat-expand-prefill))' | FileCheck %s --enable-var-scope
+// Prepared codes: every tile's dequantization reads them (tiles of 16 rows
+// or more start at a tile of the layout).
+// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-select-strategy{scratch-cap-mib=1 prepared-weights=true}, func.func(qmat-expand-prefill))' | FileCheck %s --enable-var-scope --check-prefix=PREP
 // The pass alone follows the plan it finds and leaves unplanned layers be.
 // RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(qmat-expand-prefill))' | FileCheck %s --enable-var-scope --check-prefix=PLAN
 
@@ -12,6 +15,8 @@
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[SCRATCH]] : memref<?x128xbf16>, memref<32x128xbf16>) bias(%[[B]] : memref<32xbf16>) outs(%[[Y]] : memref<?x32xbf16>)
 // CHECK-NEXT: return
 // CHECK-NOT: qmat.matmul
+// PREP-LABEL: func.func @single_tile(
+// PREP: qmat.dequantize <nvfp4, block = 16> {{.*}} kernel = vec8 decode = lookup prepared_weights{{$}}
 func.func @single_tile(%a: memref<?x128xbf16>, %w: memref<32x64xi8>, %s: memref<32x8xf8E4M3FN>,
                        %g: memref<f32>, %b: memref<32xbf16>, %y: memref<?x32xbf16>) {
   qmat.matmul <nvfp4, block = 16>
@@ -44,6 +49,9 @@ func.func @single_tile(%a: memref<?x128xbf16>, %w: memref<32x64xi8>, %s: memref<
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[SCRATCHT]] : memref<?x4096xbf16>, memref<?x4096xbf16, strided<[4096, 1]>>) bias(%[[BT]] : {{.*}}) outs(%[[YT]] : {{.*}})
 // CHECK-NEXT: }
 // CHECK-NEXT: return
+// N % 16 != 0: the checkpoint's layout.
+// PREP-LABEL: func.func @tiles_769(
+// PREP: qmat.dequantize {{.*}} kernel = vec8 decode = lookup{{$}}
 func.func @tiles_769(%a: memref<?x4096xbf16>, %w: memref<769x2048xi8>,
                      %s: memref<769x256xf8E4M3FN>, %g: memref<f32>, %b: memref<769xbf16>,
                      %y: memref<?x769xbf16>) {

@@ -8,6 +8,11 @@
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=gemv-max-m=16 | FileCheck %s --enable-var-scope --check-prefix=GEMV16
 // A 1 MiB scratch cap: tile_rows = max(1, min(N, 2^20 / (K * 2))).
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=scratch-cap-mib=1 | FileCheck %s --enable-var-scope --check-prefix=CAP1
+// The prepared code layout where a layer can take it (packed 4-bit codes,
+// K % 128 == 0, N % 16 == 0, a tensor-core or no GEMV); its N tiles round
+// down to a multiple of 16 rows (102 -> 96 under a 1 MiB cap).
+// RUN: qmat-opt %s -split-input-file --qmat-select-strategy=prepared-weights=true | FileCheck %s --enable-var-scope --check-prefix=PREP
+// RUN: qmat-opt %s -split-input-file --qmat-select-strategy="prepared-weights=true scratch-cap-mib=1" | FileCheck %s --enable-var-scope --check-prefix=PREPCAP
 // Forcing options that apply to every scheme in this file.
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=force-dequant=scalar | FileCheck %s --enable-var-scope --check-prefix=SCALAR
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=force-decode=arith | FileCheck %s --enable-var-scope --check-prefix=ARITH
@@ -36,6 +41,10 @@
 // SCALAR: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = scalar, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408>}
 // ARITH-LABEL: func.func @nvfp4_bf16
 // ARITH: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 17408>}
+// PREP-LABEL: func.func @nvfp4_bf16
+// PREP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, prepared_weights = true>}
+// PREPCAP-LABEL: func.func @nvfp4_bf16
+// PREPCAP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 96, prepared_weights = true>}
 func.func @nvfp4_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
                       %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>,
                       %y: memref<?x17408xbf16>) {
@@ -53,6 +62,8 @@ func.func @nvfp4_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
 // SM100: {plan = #qmat.plan<target = <sm_100>, {{.*}}, decode = native,
 // SM120-LABEL: func.func @mxfp4_f16
 // SM120: {plan = #qmat.plan<target = <sm_120>, {{.*}}, decode = native,
+// PREP-LABEL: func.func @mxfp4_f16
+// PREP: tile_rows = 64, prepared_weights = true>}
 func.func @mxfp4_f16(%a: memref<?x2048xf16>, %w: memref<64x1024xi8>,
                      %s: memref<64x64xf8E8M0FNU>, %y: memref<?x64xf16>) {
   qmat.matmul <mxfp4, block = 32>
@@ -75,6 +86,8 @@ func.func @mxfp4_f16(%a: memref<?x2048xf16>, %w: memref<64x1024xi8>,
 // CAP1: tile_rows = 64>}
 // ARITH-LABEL: func.func @int4_f16
 // ARITH: decode = arith,
+// PREP-LABEL: func.func @int4_f16
+// PREP: tile_rows = 64, prepared_weights = true>}
 func.func @int4_f16(%a: memref<?x4096xf16>, %w: memref<64x2048xi8>, %s: memref<64x128xf16>,
                     %zp: memref<64x64xi8>, %y: memref<?x64xf16>) {
   qmat.matmul <int4, block = 32>
@@ -94,6 +107,9 @@ func.func @int4_f16(%a: memref<?x4096xf16>, %w: memref<64x2048xi8>, %s: memref<6
 // SM120: {plan = #qmat.plan<target = <sm_120>, {{.*}}, decode = arith,
 // SCALAR-LABEL: func.func @fp8_bf16
 // SCALAR: dequant = scalar, decode = arith,
+// fp8 codes are not packed: the checkpoint's layout.
+// PREP-LABEL: func.func @fp8_bf16
+// PREP: scratch_cap_mib = 256, tile_rows = {{[0-9]+}}>}
 func.func @fp8_bf16(%a: memref<?x4096xbf16>, %w: memref<256x4096xf8E4M3FN>,
                     %s: memref<256x32xf32>, %y: memref<?x256xbf16>) {
   qmat.matmul <fp8, block = 128>
@@ -109,6 +125,9 @@ func.func @fp8_bf16(%a: memref<?x4096xbf16>, %w: memref<256x4096xf8E4M3FN>,
 // CHECK: tile_rows = 769>}
 // CAP1-LABEL: func.func @tile_769
 // CAP1: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 128>}
+// N % 16 != 0: the checkpoint's layout.
+// PREP-LABEL: func.func @tile_769
+// PREP: tile_rows = 769>}
 func.func @tile_769(%a: memref<?x4096xbf16>, %w: memref<769x2048xi8>,
                     %s: memref<769x256xf8E4M3FN>, %g: memref<f32>,
                     %y: memref<?x769xbf16>) {
@@ -126,6 +145,8 @@ func.func @tile_769(%a: memref<?x4096xbf16>, %w: memref<769x2048xi8>,
 // CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 26112>}
 // CAP1-LABEL: func.func @lm_head
 // CAP1: scratch_cap_mib = 1, tile_rows = 102>}
+// PREP-LABEL: func.func @lm_head
+// PREP: tile_rows = 26112, prepared_weights = true>}
 func.func @lm_head(%a: memref<?x5120xbf16>, %w: memref<248320x2560xi8>,
                    %s: memref<248320x320xf8E4M3FN>, %g: memref<f32>,
                    %y: memref<?x248320xbf16>) {
@@ -159,6 +180,9 @@ func.func @row_over_cap(%a: memref<?x1048576xf16>, %w: memref<4x524288xi8>,
 // CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_scalar, dequant = scalar, decode = lookup, scratch_cap_mib = 256, tile_rows = 8>}
 // GEMV0-LABEL: func.func @odd_block
 // GEMV0: small_m = prefill, dequant = scalar,
+// The scalar GEMV reads the checkpoint's layout only.
+// PREP-LABEL: func.func @odd_block
+// PREP: small_m = gemv_scalar, {{.*}}, tile_rows = 8>}
 func.func @odd_block(%a: memref<?x512xf16>, %w: memref<8x256xi8>, %s: memref<8x31xf8E4M3FN>,
                      %g: memref<f32>, %y: memref<?x8xf16>) {
   qmat.matmul <nvfp4, block = 17>

@@ -143,3 +143,11 @@ func.func @plan_target() attributes {p = #qmat.plan<target = sm_90, gemv_max_m =
 func.func @empty_target() attributes {t = #qmat.target<>} {
   return
 }
+
+// -----
+
+// Rule: prepared codes come in tiles of 16 rows, so do the prefill's N tiles.
+// expected-error @+1 {{prepared_weights needs tile_rows to be a multiple of 16, got 40}}
+func.func @plan_prepared_tile_rows() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 40, prepared_weights = true>} {
+  return
+}

@@ -435,3 +435,47 @@ func.func @plan_cap() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 
 func.func @bad_target() attributes {t = #qmat.target<sm_75>} {
   return
 }
+
+// -----
+
+// Rule: the prepared layout permutes 16-byte pieces of packed 4-bit codes.
+func.func @gemv_prepared_fp8(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                             %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{prepared_weights needs packed 4-bit codes, K % 128 == 0 and N % 16 == 0, got fp8, K = 256, N = 64}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core prepared_weights
+  return
+}
+
+// -----
+
+// Rule: the prepared layout comes in tiles of 16 rows.
+func.func @gemv_prepared_rows(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref<40x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x40xbf16>) {
+  // expected-error @+1 {{prepared_weights needs packed 4-bit codes, K % 128 == 0 and N % 16 == 0, got nvfp4, K = 256, N = 40}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x128xi8>, memref<40x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core prepared_weights
+  return
+}
+
+// -----
+
+// Rule: only the tensor-core GEMV reads the prepared layout.
+func.func @gemv_prepared_scalar(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{prepared_weights is read by the tensor-core GEMV only}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 prepared_weights
+  return
+}
+
+// -----
+
+// Rule: the dequantization reads prepared codes of whole 128-element steps.
+func.func @dequant_prepared_k(%w: memref<?x32xi8>, %s: memref<?x4xf8E4M3FN>, %g: memref<f32>,
+                              %scratch: memref<?x64xbf16>) {
+  // expected-error @+1 {{prepared_weights needs packed 4-bit codes, K % 128 == 0 and N % 16 == 0, got nvfp4, K = 64, N = ?}}
+  qmat.dequantize <nvfp4, block = 16> ins(%w, %s : memref<?x32xi8>, memref<?x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%scratch : memref<?x64xbf16>) kernel = vec8 decode = lookup prepared_weights
+  return
+}

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Reference/Numerics.h"
 
 #include <gtest/gtest.h>
@@ -77,12 +78,14 @@ struct Variant {
   ActType act;
   int64_t k, blockSize;
   bool zeroPoints;
+  /// The codes go in in the prepared layout.
+  bool prepared;
   void *function;
 };
 
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
-#define QMAT_VARIANT(name, arity, scheme, act, k, bs, zp)                      \
+#define QMAT_VARIANT(name, arity, scheme, act, k, bs, zp, prepared)            \
   {#name,                                                                      \
    arity,                                                                      \
    Scheme::scheme,                                                             \
@@ -90,6 +93,7 @@ void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
    k,                                                                          \
    bs,                                                                         \
    zp,                                                                         \
+   prepared,                                                                   \
    reinterpret_cast<void *>(&_mlir_ciface_##name)},
 const Variant kVariants[] = {
 #include "ExactnessVariants.inc"
@@ -168,10 +172,12 @@ TEST_P(HostExactness, MatchesReferenceBitForBit) {
   // Byte j of every row is j mod 256 and the scale of (row, block) is
   // (row + block) mod 256: as the row runs over 256 values, every code
   // byte meets every scale byte.
+  // Prepared codes differ per row as well, so that reading another row's
+  // bytes shows.
   w.codes.resize(rows * codeCols);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < codeCols; ++j)
-      w.codes[r * codeCols + j] = static_cast<uint8_t>(j);
+      w.codes[r * codeCols + j] = static_cast<uint8_t>(j + (v.prepared ? 7 * r : 0));
   std::vector<float> fp8Scales = fp8ScaleTable(rng);
   std::vector<uint16_t> actScales = actScaleTable(v.act, rng);
   for (int64_t r = 0; r < rows; ++r)
@@ -206,6 +212,11 @@ TEST_P(HostExactness, MatchesReferenceBitForBit) {
     // Poison: any element the kernel forgets to write is a mismatch.
     std::vector<uint16_t> out(rows * v.k, 0xAAAA);
     std::vector<uint8_t> codes = w.codes;
+    if (v.prepared)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < codeCols; ++j)
+          codes[mlir::qmat::getPreparedCodeOffset(r, j, v.k)] =
+              w.codes[r * codeCols + j];
     std::vector<uint8_t> scaleBytes = w.scaleBytes;
     std::vector<float> scaleF32 = w.scaleF32;
     std::vector<uint16_t> scaleAct = w.scaleAct;
@@ -362,7 +373,8 @@ TEST(HostExactnessCoverage, EveryLookupHasAnAMDGCNBuild) {
   int64_t lookups = 0, amdgcn = 0;
   for (const Variant &v : kVariants) {
     std::string name = v.name;
-    if (name.find("_lookup_") == std::string::npos)
+    // The prepared variants test addressing, not the decode.
+    if (name.find("_lookup_") == std::string::npos || v.prepared)
       continue;
     bool isAMD = name.size() > 7 && name.substr(name.size() - 7) == "_amdgcn";
     (isAMD ? amdgcn : lookups) += 1;

@@ -50,6 +50,16 @@ def variants():
     return out
 
 
+# Codes in the prepared layout (PreparedWeights.h): the dequantization's
+# addressing, each kernel and each packed scheme once.
+PREPARED = [
+    ("nvfp4", 512, 16, "vec8", "lookup", False, "bf16"),
+    ("nvfp4", 512, 16, "scalar", "magic_bias", False, "f16"),
+    ("mxfp4", 512, 32, "vec8", "lookup", False, "f16"),
+    ("int4", 512, 32, "vec8", "magic_bias", True, "bf16"),
+]
+
+
 def name_of(v):
     scheme, k, bs, kernel, decode, zp, act = v
     return f"dq_{scheme}_k{k}_bs{bs}_{kernel}_{decode}_{act}" + ("_zp" if zp else "")
@@ -93,11 +103,12 @@ def probes(suffix):
     return "".join(out)
 
 
-def inc_line(v, name):
+def inc_line(v, name, prepared=False):
     scheme, k, bs, kernel, decode, zp, act = v
     arity = 3 + (scheme == "nvfp4") + zp
     return (f'QMAT_VARIANT({name}, {arity}, {scheme.upper()}, '
-            f'{act.upper()}, {k}, {bs}, {"true" if zp else "false"})\n')
+            f'{act.upper()}, {k}, {bs}, {"true" if zp else "false"}, '
+            f'{"true" if prepared else "false"})\n')
 
 
 def main():
@@ -109,6 +120,11 @@ def main():
         f.write(header)
         for v in vs:
             f.write(mlir_of(v))
+        for v in PREPARED:
+            scheme, k, bs, kernel, decode, zp, act = v
+            f.write(ir.dequantize_func(name_of(v) + "_prepared", scheme, k, bs, act,
+                                       kernel, decode, zp, emit_c_interface=True,
+                                       prepared=True))
         f.write(probes("host"))
     with open(amdgcn_path, "w") as f:
         f.write(header)
@@ -123,6 +139,8 @@ def main():
             f.write(inc_line(v, name_of(v)))
         for v in amd:
             f.write(inc_line(v, name_of(v) + "_amdgcn"))
+        for v in PREPARED:
+            f.write(inc_line(v, name_of(v) + "_prepared", prepared=True))
 
 
 if __name__ == "__main__":
