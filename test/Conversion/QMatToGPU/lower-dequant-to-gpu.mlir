@@ -284,3 +284,21 @@ func.func @target_default(%w: memref<64x1024xi8>, %s: memref<64x128xf8E4M3FN>, %
 func.func @nothing() {
   return
 }
+
+// -----
+
+// Prepared codes (PreparedWeights.h): a vec8 item's 4 bytes at row r, byte
+// j come from tile r / 16 (16 * 128 bytes each here), step j / 64 (1024
+// bytes), half (r % 16) / 8 (512), piece 4 (r % 8) + (j % 64) / 16, taken
+// back to [row, byte] indices of the [N, K / 2] codes.
+// CHECK-LABEL: func.func @prepared(
+// CHECK: gpu.func @dequant_nvfp4_bs16_k256_bf16_vec8_lookup_u{{[0-9]+}}_prepared_t{{[0-9]+}}(
+// CHECK-DAG: arith.constant 1024 : index
+// CHECK-DAG: arith.constant 512 : index
+// CHECK: vector.load %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 4 : i64} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<4xi8>
+func.func @prepared(%w: memref<?x128xi8>, %s: memref<?x16xf8E4M3FN>, %g: memref<f32>,
+                    %scratch: memref<?x256xbf16>) {
+  qmat.dequantize <nvfp4, block = 16> ins(%w, %s : memref<?x128xi8>, memref<?x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%scratch : memref<?x256xbf16>) kernel = vec8 decode = lookup prepared_weights
+  return
+}

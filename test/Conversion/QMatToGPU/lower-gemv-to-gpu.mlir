@@ -356,3 +356,24 @@ func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s:
       global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
   return
 }
+
+// -----
+
+// Prepared codes: the 16-row kernel under its own name; a lane's code byte
+// is the row-major row start plus 8 bytes per K element and a lane constant
+// with -240 per piece t (PreparedWeights.h), and a tile past N reads the
+// last tile (N - 16) instead of clamping each row.
+// CHECK-LABEL: func.func @prepared(
+// CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s2_c2_prepared(
+// CHECK: scf.if
+// CHECK: %[[PIECE:.+]] = arith.constant 240 : index
+// CHECK-NEXT: arith.muli %{{.+}}, %[[PIECE]] : index
+// CHECK: } else {
+// CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %c16{{.*}} : index
+// CHECK: arith.minui %{{.+}}, %[[LAST]] : index
+func.func @prepared(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                    %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core prepared_weights
+  return
+}
