@@ -56,11 +56,8 @@ mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
   // The whole-line layout is a mapping of the 16x8x16 instruction; the fp4
   // GEMVs' decode is the magic-bias one on every target
   // (getDefaultGemvDecode).
-  // Prepared codes are laid out for the 16-row tiles, which read them
-  // faster than the whole-line layout reads the checkpoint's (bench/README.md,
-  // experiment Z).
   bool wholeLineTier =
-      !plan.getPreparedWeights() && target->usesWarpMmaGemv() &&
+      target->usesWarpMmaGemv() &&
       isWholeLineGemv(scheme, /*tensorCore=*/true, DecodeMethod::magic_bias, k,
                       kWholeLineGemvMaxM, /*colTiles=*/1);
   if (wholeLineTier && llvm::is_contained(colTiles, 1)) {

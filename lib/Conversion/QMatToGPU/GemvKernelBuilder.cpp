@@ -109,7 +109,7 @@ int64_t GemvKernelSpec::getSharedBytes() const {
 }
 
 bool GemvKernelSpec::canUseWholeLines() const {
-  return !preparedWeights && isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
+  return isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
                          colTiles);
 }
 
@@ -163,13 +163,14 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}",
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}{14}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
              stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
              hasBias ? "_bias" : "", maxM, splitK, colTiles,
              wholeLines ? "_lines" : "", halfSteps ? "_halves" : "",
-             preparedWeights ? "_prepared" : "")
+             preparedWeights ? "_prepared" : "",
+             wholeBlocksOnly ? "_full" : "")
       .str();
 }
 
@@ -276,10 +277,18 @@ protected:
   /// Prepared codes in the 16-row layout: its weight rows 16T + 8h + g
   /// (rows of a tile past N moved to the last tile as a whole), each with
   /// its h, and the lane's g and t (see loadRowChunk).
-  DenseMap<Value, int64_t> preparedRowHalf;
-  Value laneRow, lanePiece;
+  /// Prepared codes: each weight row of the tensor-core layouts as
+  /// 16T + 8 half + (laneRow + offset), by row Value.
+  struct PreparedRow {
+    /// The first row of the row's tile (a multiple of 16).
+    Value tileFirst;
+    int64_t half, offset;
+  };
+  DenseMap<Value, PreparedRow> preparedRows;
+  /// The lane's part of a prepared code byte: 64 laneRow - 240 lanePiece.
+  Value laneRow, lanePiece, preparedLane;
   /// The byte of the prepared codes where a 16-row lane's chunk of `row` at
-  /// element `kc` starts (row in preparedRowHalf).
+  /// element `kc` starts (row in preparedRows).
   Value getPreparedCodeByte(Value row, Value kc);
 
   /// Where this thread sits in a launch whose lanes form groups of
@@ -394,27 +403,24 @@ SmallVector<Value> GemvEmitterBase::wordBlocks(Value kc) {
 }
 
 Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
-  // Row 16T + 8h + g, piece t of step s = kc / 128 (kc = 128s + 32t): the
-  // prepared byte T * 8K + 1024s + 512h + 16 (4g + t) is
-  //   row * K / 2 + 8kc + 512h + 64g - 240t - (8h + g) * K / 2,
-  // the row-major row start plus a lane constant plus 8 bytes per K
-  // element. Written so, the loop keeps one induction variable for every
-  // row (with the row start split off, LLVM made one per row and ptxas
-  // spilled).
-  int64_t h = preparedRowHalf.lookup(row);
-  Value rowInTile = arith::AddIOp::create(b, loc, laneRow, cIdx(8 * h));
-  Value laneBytes = arith::SubIOp::create(
+  // Row 16T + 8h + r, piece t of 128-element step s (kc = 128s + 32t, plus
+  // 128 for the whole-line layout's upper K half, which is step s + 1): the
+  // prepared byte T * 8K + 1024s + 512h + 16 (4r + t) is
+  //   16T * K / 2 + (64 laneRow - 240t) + (512h + 64 offset) + 8kc,
+  // the tile's row start, a lane constant, a row constant and 8 bytes per K
+  // element, so that every row shares one induction variable (written from
+  // the row itself, LLVM kept one per row and ptxas spilled).
+  PreparedRow prepared = preparedRows.lookup(row);
+  Value rowPart = arith::AddIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc,
-                            arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
-                            cIdx(8 * kPreparedStepBytes * h)),
       arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, lanePiece, cIdx(240)),
-          arith::MulIOp::create(b, loc, rowInTile, codesRowStride)));
-  return arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, kc, cIdx(8)),
-                            laneBytes));
+          b, loc,
+          arith::MulIOp::create(b, loc, prepared.tileFirst, codesRowStride),
+          preparedLane),
+      cIdx(8 * kPreparedStepBytes * prepared.half +
+           4 * kPreparedPieceBytes * prepared.offset));
+  return arith::AddIOp::create(b, loc, rowPart,
+                               arith::MulIOp::create(b, loc, kc, cIdx(8)));
 }
 
 GemvEmitterBase::RowChunk
@@ -832,11 +838,15 @@ void TensorCoreGemvEmitter::emit() {
       getLaunchPosition(kMmaLanes);
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
-  laneRow = g;
-  lanePiece = t;
   // Whole lines: lane g takes row g % 4 of each 4-row quarter, K half g / 4.
   Value rowInQuarter =
       wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
+  laneRow = wholeLines ? rowInQuarter : g;
+  lanePiece = t;
+  if (spec.preparedWeights)
+    preparedLane = arith::SubIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
+        arith::MulIOp::create(b, loc, lanePiece, cIdx(240)));
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
   Value firstRow =
       arith::AddIOp::create(b, loc, blockFirst, wholeLines ? rowInQuarter : g);
@@ -856,18 +866,22 @@ void TensorCoreGemvEmitter::emit() {
       for (int64_t h = 0; h < 2; ++h) {
         Value row =
             arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, h)));
-        if (spec.preparedWeights && !wholeLines) {
-          // N is a multiple of 16 with prepared codes: a tile past N moves
-          // to the last tile as a whole, so its rows stay 16T + 8h + g.
+        if (spec.preparedWeights) {
+          // Row 16T + 8 half + (laneRow + offset) of the layout. N is a
+          // multiple of 16 with prepared codes: a tile past N moves to the
+          // last tile as a whole, so its rows keep that form.
+          int64_t inTile = rowOffset(i, h) % kPreparedTileRows;
+          Value tile = arith::AddIOp::create(b, loc, blockFirst,
+                                             cIdx(rowOffset(i, h) - inTile));
           if (clamp) {
-            Value tile = arith::MinUIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * i)),
+            tile = arith::MinUIOp::create(
+                b, loc, tile,
                 arith::SubIOp::create(b, loc, numN, cIdx(kPreparedTileRows)));
             row = arith::AddIOp::create(
-                b, loc, tile, arith::AddIOp::create(b, loc, g, cIdx(8 * h)));
+                b, loc, tile,
+                arith::AddIOp::create(b, loc, laneRow, cIdx(inTile)));
           }
-          preparedRowHalf[row] = h;
+          preparedRows[row] = {tile, inTile / 8, inTile % 8};
           rows.push_back(row);
           continue;
         }
@@ -961,20 +975,23 @@ void TensorCoreGemvEmitter::emit() {
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(loop.getResults());
   };
-  Value wholeBlock = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ule,
-      arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * colTiles)), numN);
-  auto rowsInside = scf::IfOp::create(
-      b, loc, SmallVector<Type>(accumulators, f32), wholeBlock,
-      /*withElseRegion=*/true);
-  {
+  SmallVector<Value> sums;
+  if (spec.wholeBlocksOnly) {
+    sums = emitLoop(weightRowsOf(/*clamp=*/false));
+  } else {
+    Value wholeBlock = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * colTiles)), numN);
+    auto rowsInside = scf::IfOp::create(
+        b, loc, SmallVector<Type>(accumulators, f32), wholeBlock,
+        /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rowsInside.thenBlock());
     scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/false)));
     b.setInsertionPointToStart(rowsInside.elseBlock());
     scf::YieldOp::create(b, loc, emitLoop(weightRowsOf(/*clamp=*/true)));
+    sums.assign(rowsInside.getResults().begin(), rowsInside.getResults().end());
   }
-  SmallVector<Value> sums(rowsInside.getResults());
   if (wholeLines) {
     // C[g][n] (g, n < 4) and C[g + 4][n + 4] are one product's two K halves,
     // held by lanes l and l ^ 18; the other columns pair a row with the

@@ -71,11 +71,10 @@ struct QMatLowerGemvToGPUPass
   /// (bench/results/2026-11-30-gemv-sm90-ab-half-steps-96-registers*.json).
   static bool takesHalfSteps(const GemvKernelSpec &spec,
                              const TargetInfo &info) {
-    // With prepared codes the budget spilled 40 bytes (ptxas 13.0: the
-    // last block's loop, whose four tiles clamp to their own bases), so
-    // those keep whole steps.
+    // Prepared codes take them only without the partial-block loop
+    // (GemvKernelSpec::wholeBlocksOnly), whose clamped tiles spilled.
     return info.getChip() == Chip::sm_90 && spec.canUseHalfSteps() &&
-           !spec.preparedWeights &&
+           (!spec.preparedWeights || spec.wholeBlocksOnly) &&
            (spec.splitK == 2 || spec.splitK == 4) &&
            !llvm::isPowerOf2_64(spec.k);
   }
@@ -157,6 +156,10 @@ struct QMatLowerGemvToGPUPass
       // The whole-line layout is a mapping of the 16x8x16 instruction.
       spec.wholeLines =
           spec.tensorCore && info->usesWarpMmaGemv() && spec.canUseWholeLines();
+      int64_t n = cast<MemRefType>(op.getWeights().getType()).getDimSize(0);
+      spec.wholeBlocksOnly = spec.preparedWeights && spec.tensorCore &&
+                             !ShapedType::isDynamic(n) &&
+                             n % spec.getRowsPerBlock() == 0;
       spec.halfSteps = takesHalfSteps(spec, *info);
       gpu::GPUModuleOp kernels =
           getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);

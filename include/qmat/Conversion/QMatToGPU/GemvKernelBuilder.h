@@ -50,6 +50,12 @@ struct GemvKernelSpec {
   bool halfSteps = false;
   /// The codes are in the prepared layout (PreparedWeights.h).
   bool preparedWeights = false;
+  /// Every block of the launch is whole (N a multiple of getRowsPerBlock(),
+  /// known where the lowering specialises on one layer): no loop for a
+  /// partial last block. Set for prepared codes, whose half-step kernels
+  /// spilled 40 bytes under their register budget with that loop's four
+  /// clamped tile bases live (ptxas 13.0).
+  bool wholeBlocksOnly = false;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
 
