@@ -194,14 +194,16 @@ func.func @prefill_only(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memre
 
 // -----
 
-// Prepared codes: no whole-line tier (its kernels read the checkpoint's
-// lines), and every variant carries the layout.
+// Prepared codes: the same variants (the whole-line tier reads the prepared
+// layout too), each carrying the layout.
 // CHECK-LABEL: func.func @prepared(
 // CHECK: case 0 {
-// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core prepared_weights{{$}}
-// CHECK: case 3 {
+// CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core prepared_weights{{$}}
+// CHECK: case 2 {
+// CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core prepared_weights{{$}}
+// CHECK: case 5 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core prepared_weights{{$}}
-// CHECK-NOT: case 4
+// CHECK-NOT: case 6
 // CHECK: default {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 4 col_tiles = 2 tensor_core prepared_weights{{$}}
 func.func @prepared(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,

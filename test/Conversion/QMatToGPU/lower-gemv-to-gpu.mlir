@@ -365,9 +365,9 @@ func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s:
 // last tile (N - 16) instead of clamping each row.
 // CHECK-LABEL: func.func @prepared(
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s2_c2_prepared(
-// CHECK: scf.if
 // CHECK: %[[PIECE:.+]] = arith.constant 240 : index
 // CHECK-NEXT: arith.muli %{{.+}}, %[[PIECE]] : index
+// CHECK: scf.if
 // CHECK: } else {
 // CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %c16{{.*}} : index
 // CHECK: arith.minui %{{.+}}, %[[LAST]] : index
@@ -375,5 +375,20 @@ func.func @prepared(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48
                     %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core prepared_weights
+  return
+}
+
+// -----
+
+// N a multiple of the block's rows: no partial block, so no clamped loop
+// (GemvKernelSpec::wholeBlocksOnly) and the name says so.
+// CHECK-LABEL: func.func @prepared_full(
+// CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s2_c2_prepared_full(
+// CHECK-NOT: arith.subi %{{[a-z0-9_]+}}, %c16{{(_[0-9]+)?}} : index
+// CHECK: gpu.return
+func.func @prepared_full(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core prepared_weights
   return
 }
