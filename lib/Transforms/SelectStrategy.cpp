@@ -99,8 +99,7 @@ struct QMatSelectStrategyPass
       if (capRows >= 128)
         capRows = capRows / 128 * 128;
       int64_t tileRows = std::min(n, capRows);
-      bool prepared = preparedWeights &&
-                      smallM != DecodePath::gemv_scalar &&
+      bool prepared = preparedWeights && smallM != DecodePath::gemv_scalar &&
                       canPrepareWeights(scheme.isPacked(), n, k);
       // A prepared tile of rows must start at a tile of the layout.
       if (prepared)

@@ -52,11 +52,9 @@ std::string DequantKernelSpec::getKernelName() const {
       .str();
 }
 
-std::pair<Value, Value> mlir::qmat::emitPreparedCodeIndices(OpBuilder &b,
-                                                            Location loc,
-                                                            Value row,
-                                                            Value byte,
-                                                            int64_t k) {
+std::pair<Value, Value>
+mlir::qmat::emitPreparedCodeIndices(OpBuilder &b, Location loc, Value row,
+                                    Value byte, int64_t k) {
   auto index = [&](int64_t v) {
     return Value(arith::ConstantIndexOp::create(b, loc, v));
   };
@@ -77,13 +75,13 @@ std::pair<Value, Value> mlir::qmat::emitPreparedCodeIndices(OpBuilder &b,
   // 16 (4g + piece), then byte % 16.
   Value inTile = rem(row, kPreparedTileRows);
   Value inStep = rem(byte, kPreparedStepBytes);
-  Value within = add(
-      add(mul(div(byte, kPreparedStepBytes),
-              kPreparedTileRows * kPreparedStepBytes),
-          mul(div(inTile, 8), 8 * kPreparedStepBytes)),
-      add(mul(add(mul(rem(inTile, 8), 4), div(inStep, kPreparedPieceBytes)),
-              kPreparedPieceBytes),
-          rem(byte, kPreparedPieceBytes)));
+  Value within =
+      add(add(mul(div(byte, kPreparedStepBytes),
+                  kPreparedTileRows * kPreparedStepBytes),
+              mul(div(inTile, 8), 8 * kPreparedStepBytes)),
+          add(mul(add(mul(rem(inTile, 8), 4), div(inStep, kPreparedPieceBytes)),
+                  kPreparedPieceBytes),
+              rem(byte, kPreparedPieceBytes)));
   int64_t rowBytes = k / 2;
   return {add(mul(div(row, kPreparedTileRows), kPreparedTileRows),
               div(within, rowBytes)),
@@ -198,10 +196,10 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
     // An item's bytes lie within one 16-byte piece (PreparedWeights.h).
     auto [preparedRow, preparedCol] =
         emitPreparedCodeIndices(b, loc, row, col, spec.k);
-    codes = vector::LoadOp::create(
-        b, loc, loadType, buffers.weights,
-        ValueRange{preparedRow, preparedCol}, /*nontemporal=*/false,
-        /*alignment=*/llvm::MaybeAlign(numBytes));
+    codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
+                                   ValueRange{preparedRow, preparedCol},
+                                   /*nontemporal=*/false,
+                                   /*alignment=*/llvm::MaybeAlign(numBytes));
   } else {
     codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
                                    ValueRange{row, col}, /*nontemporal=*/false,

@@ -34,9 +34,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
-#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -163,14 +163,14 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
   return llvm::formatv(
-             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}{14}",
+             "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
+             "{14}",
              stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
              act, tensorCore ? "tc" : (usesChunkedDot() ? "dot" : "scalar"),
              stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
              hasBias ? "_bias" : "", maxM, splitK, colTiles,
              wholeLines ? "_lines" : "", halfSteps ? "_halves" : "",
-             preparedWeights ? "_prepared" : "",
-             wholeBlocksOnly ? "_full" : "")
+             preparedWeights ? "_prepared" : "", wholeBlocksOnly ? "_full" : "")
       .str();
 }
 
@@ -433,12 +433,12 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   Value codes;
   if (codesBase) {
     // Byte (row, col) of the codes (i8 elements: offsets are bytes).
-    Value byte = spec.preparedWeights
-                     ? getPreparedCodeByte(row, kc)
-                     : arith::AddIOp::create(
-                           b, loc,
-                           arith::MulIOp::create(b, loc, row, codesRowStride),
-                           col);
+    Value byte =
+        spec.preparedWeights
+            ? getPreparedCodeByte(row, kc)
+            : arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
+                  col);
     Value address = arith::AddIOp::create(b, loc, codesBase, byte);
     codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));

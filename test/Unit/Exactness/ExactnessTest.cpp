@@ -86,15 +86,9 @@ struct Variant {
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 #define QMAT_VARIANT(name, arity, scheme, act, k, bs, zp, prepared)            \
-  {#name,                                                                      \
-   arity,                                                                      \
-   Scheme::scheme,                                                             \
-   ActType::act,                                                               \
-   k,                                                                          \
-   bs,                                                                         \
-   zp,                                                                         \
-   prepared,                                                                   \
-   reinterpret_cast<void *>(&_mlir_ciface_##name)},
+  {#name,        arity,    Scheme::scheme,                                     \
+   ActType::act, k,        bs,                                                 \
+   zp,           prepared, reinterpret_cast<void *>(&_mlir_ciface_##name)},
 const Variant kVariants[] = {
 #include "ExactnessVariants.inc"
 };
@@ -177,7 +171,8 @@ TEST_P(HostExactness, MatchesReferenceBitForBit) {
   w.codes.resize(rows * codeCols);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < codeCols; ++j)
-      w.codes[r * codeCols + j] = static_cast<uint8_t>(j + (v.prepared ? 7 * r : 0));
+      w.codes[r * codeCols + j] =
+          static_cast<uint8_t>(j + (v.prepared ? 7 * r : 0));
   std::vector<float> fp8Scales = fp8ScaleTable(rng);
   std::vector<uint16_t> actScales = actScaleTable(v.act, rng);
   for (int64_t r = 0; r < rows; ++r)

@@ -242,12 +242,13 @@ static LogicalResult verifyPreparedWeights(Operation *op, SchemeAttr scheme,
   if (canPrepareWeights(scheme.isPacked(), ShapedType::isDynamic(n) ? -1 : n,
                         k))
     return success();
-  return op->emitOpError()
-         << "prepared_weights needs packed 4-bit codes, K % "
-         << 2 * kPreparedStepBytes << " == 0 and N % " << kPreparedTileRows
-         << " == 0, got " << stringifySchemeKind(scheme.getKind())
-         << ", K = " << k << ", N = "
-         << (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
+  return op->emitOpError() << "prepared_weights needs packed 4-bit codes, K % "
+                           << 2 * kPreparedStepBytes << " == 0 and N % "
+                           << kPreparedTileRows << " == 0, got "
+                           << stringifySchemeKind(scheme.getKind())
+                           << ", K = " << k << ", N = "
+                           << (ShapedType::isDynamic(n) ? std::string("?")
+                                                        : std::to_string(n));
 }
 
 LogicalResult GemvOp::verify() {
@@ -340,8 +341,8 @@ LogicalResult DequantizeOp::verify() {
                             "got K = "
                          << problem.k
                          << ", block = " << getScheme().getBlockSize();
-  if (getPreparedWeights() &&
-      failed(verifyPreparedWeights(*this, getScheme(), getWeights(), problem.k)))
+  if (getPreparedWeights() && failed(verifyPreparedWeights(
+                                  *this, getScheme(), getWeights(), problem.k)))
     return failure();
   return success();
 }

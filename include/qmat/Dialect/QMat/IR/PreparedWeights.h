@@ -37,8 +37,7 @@ constexpr bool canPrepareWeights(bool packed, int64_t n, int64_t k) {
 
 /// The prepared offset of byte `byte` of code row `row` (K elements per
 /// row, K / 2 bytes).
-constexpr int64_t getPreparedCodeOffset(int64_t row, int64_t byte,
-                                        int64_t k) {
+constexpr int64_t getPreparedCodeOffset(int64_t row, int64_t byte, int64_t k) {
   int64_t tile = row / kPreparedTileRows, inTile = row % kPreparedTileRows;
   int64_t half = inTile / 8, g = inTile % 8;
   int64_t step = byte / kPreparedStepBytes;
