@@ -12,7 +12,11 @@ variants restricted to split-K 1 and 4, one column tile.
 Each directory gets model.mlir, the qmat-aot output (prefix `bench`) and
 layers.inc (BENCH_LAYER(name, scheme, act, n, k, block, zero_points)).
 
-Usage: make_bundle.py QMAT_AOT OUT_DIR
+With --prepared-weights both bundles take the prepared code layout where a
+layer can (qmat-aot --prepared-weights; the harness writes each layer's
+codes through <prefix>_<layer>_prepare_weights).
+
+Usage: make_bundle.py QMAT_AOT OUT_DIR [--prepared-weights]
 """
 import os
 import sys
@@ -26,6 +30,7 @@ MAIN_N = [36, 40, 512, 2048, 8704, 17408, 248320]
 
 def main():
     aot, out = sys.argv[1], sys.argv[2]
+    extra = ["--prepared-weights"] if "--prepared-weights" in sys.argv[3:] else []
     main_layers, wide_layers = [], []
     for scheme, block, zp in SCHEMES:
         for act in ["bf16", "f16"]:
@@ -35,9 +40,9 @@ def main():
             main_layers.append((scheme, block, zp, act, 2048, 1056))
             for n in [40, 2048]:
                 wide_layers.append((scheme, block, zp, act, n, 5120))
-    write_bundle(aot, os.path.join(out, "main"), main_layers, [])
+    write_bundle(aot, os.path.join(out, "main"), main_layers, extra)
     write_bundle(aot, os.path.join(out, "wide"), wide_layers,
-                 ["--gemv-max-m=64", "--gemv-split-k=1,4", "--gemv-col-tiles=1"])
+                 ["--gemv-max-m=64", "--gemv-split-k=1,4", "--gemv-col-tiles=1"] + extra)
 
 
 if __name__ == "__main__":
