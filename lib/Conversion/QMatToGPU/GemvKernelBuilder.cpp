@@ -60,6 +60,10 @@ constexpr int64_t kWarpStepK = 128;
 constexpr int64_t kLaneK = 32;
 /// Lanes of the 16x8x16 matrix instruction.
 constexpr int64_t kMmaLanes = 32;
+/// Prepared codes advance this many bytes per K element: a 1 KB tile slice
+/// per 128-element step.
+constexpr int64_t kPreparedBytesPerK =
+    kPreparedTileRows * kPreparedStepBytes / kWarpStepK;
 /// The power of two left on the packed fp4 weights (see the file comment).
 constexpr int kPackedFp4ResidualExponent = 7;
 
@@ -274,18 +278,18 @@ protected:
   /// their 16-byte loads stream (TargetInfo::emitStreamingLoad16); null
   /// otherwise.
   Value codesBase, codesRowStride;
-  /// Prepared codes in the 16-row layout: its weight rows 16T + 8h + g
-  /// (rows of a tile past N moved to the last tile as a whole), each with
-  /// its h, and the lane's g and t (see loadRowChunk).
   /// Prepared codes: each weight row of the tensor-core layouts as
-  /// 16T + 8 half + (laneRow + offset), by row Value.
+  /// 16T + 8 half + (laneRow + offset), by row Value (rows of a tile past N
+  /// moved to the last tile as a whole).
   struct PreparedRow {
     /// The first row of the row's tile (a multiple of 16).
     Value tileFirst;
     int64_t half, offset;
   };
   DenseMap<Value, PreparedRow> preparedRows;
-  /// The lane's part of a prepared code byte: 64 laneRow - 240 lanePiece.
+  /// The lane's row within its 8-row half tile (g, or g % 4 with whole
+  /// lines), its 16-byte piece (t), and with prepared codes the lane's part
+  /// of a code byte (getPreparedCodeByte).
   Value laneRow, lanePiece, preparedLane;
   /// The byte of the prepared codes where a 16-row lane's chunk of `row` at
   /// element `kc` starts (row in preparedRows).
@@ -406,7 +410,8 @@ Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
   // Row 16T + 8h + r, piece t of 128-element step s (kc = 128s + 32t, plus
   // 128 for the whole-line layout's upper K half, which is step s + 1): the
   // prepared byte T * 8K + 1024s + 512h + 16 (4r + t) is
-  //   16T * K / 2 + (64 laneRow - 240t) + (512h + 64 offset) + 8kc,
+  //   16T * K / 2 + (64 laneRow - 240t) + (512h + 64 offset) + 8kc
+  // (240t = 8 * 32t - 16t),
   // the tile's row start, a lane constant, a row constant and 8 bytes per K
   // element, so that every row shares one induction variable (written from
   // the row itself, LLVM kept one per row and ptxas spilled).
@@ -419,8 +424,9 @@ Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
           preparedLane),
       cIdx(8 * kPreparedStepBytes * prepared.half +
            4 * kPreparedPieceBytes * prepared.offset));
-  return arith::AddIOp::create(b, loc, rowPart,
-                               arith::MulIOp::create(b, loc, kc, cIdx(8)));
+  return arith::AddIOp::create(
+      b, loc, rowPart,
+      arith::MulIOp::create(b, loc, kc, cIdx(kPreparedBytesPerK)));
 }
 
 GemvEmitterBase::RowChunk
@@ -845,11 +851,13 @@ void TensorCoreGemvEmitter::emit() {
   lanePiece = t;
   if (spec.preparedWeights)
     preparedLane = arith::SubIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, laneRow, cIdx(64)),
-        arith::MulIOp::create(b, loc, lanePiece, cIdx(240)));
+        b, loc,
+        arith::MulIOp::create(b, loc, laneRow, cIdx(4 * kPreparedPieceBytes)),
+        arith::MulIOp::create(
+            b, loc, lanePiece,
+            cIdx(kPreparedBytesPerK * kLaneK - kPreparedPieceBytes)));
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
-  Value firstRow =
-      arith::AddIOp::create(b, loc, blockFirst, wholeLines ? rowInQuarter : g);
+  Value firstRow = arith::AddIOp::create(b, loc, blockFirst, laneRow);
   // The weight-row offset of matrix tile i's top (h = 0) or bottom rows.
   auto rowOffset = [&](int64_t i, int64_t h) {
     return wholeLines ? 16 * (i / 2) + 8 * (i % 2) + 4 * h : 16 * i + 8 * h;
@@ -894,9 +902,7 @@ void TensorCoreGemvEmitter::emit() {
   SmallVector<Value> activationRows;
   for (int64_t r = 0; r < groups; ++r)
     activationRows.push_back(arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, wholeLines ? rowInQuarter : g,
-                              cIdx(rowsPerGroup * r)),
+        b, loc, arith::AddIOp::create(b, loc, laneRow, cIdx(rowsPerGroup * r)),
         lastM));
 
   // The packed codes are read once per block: loads that bypass L1 leave it
