@@ -23,12 +23,16 @@ const char *kRuntimeHIP =
 const char *kGemvPolicy =
 #include "GemvPolicySource.inc"
     ;
+const char *kPreparedWeights =
+#include "PreparedWeightsSource.inc"
+    ;
 
 /// When the variant's kernel gains from two column tiles
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4, nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
+/// M = 4 (mxfp4 with f16 activations or prepared codes: on many-tile layers
+/// only), nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
 /// only where both hold, at split-K 1 with f16 activations. The AMD matrix
 /// GEMV (not measured) keeps one tile, and so does the whole-line tier
 /// (compiled with one tile only).
@@ -46,6 +50,14 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                       : "qmat_policy::WideTiles::manyTilesFromRowsUnsplit";
   if (layer.scheme == SchemeKind::nvfp4)
     return "qmat_policy::WideTiles::fourOnManyTiles";
+  // mxfp4 at 17408 x 5120, M = 8, one tile against two: with f16
+  // activations 3-4 % faster in every full run since session 7, and with
+  // prepared codes 7 % faster for both activations (20.7 / 22.2 us bf16,
+  // 23.4 / 25.1 us f16, 2026-12-01-gemv-sm90-prepared-all-main.json),
+  // where the checkpoint's layout with bf16 gains 2-4 % from two.
+  if (layer.scheme == SchemeKind::mxfp4 &&
+      (!layer.bf16 || layer.plan.getPreparedWeights()))
+    return "qmat_policy::WideTiles::manyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";
 }
 
@@ -239,7 +251,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "  int64_t gemvMaxM;  // 0: every M takes the prefill path\n"
      << "  size_t gemvFirst, gemvCount;  // into kGemvVariants\n};\n\n"
      << "}  // namespace\n\n"
-     << kGemvPolicy << "\n\nnamespace {\n\n";
+     << kGemvPolicy << "\n" << kPreparedWeights << "\n\nnamespace {\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
        << (isHip(bundle) ? "Hsaco_" : "Cubin_") << target.chip << "[] = {";

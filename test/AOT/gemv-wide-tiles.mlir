@@ -1,11 +1,15 @@
 // The launcher's GEMV variant table says, per variant, when the policy wants
 // more column tiles (qmat_policy::WideTiles): nvfp4 four on many-tile
 // layers and two from M = 4, the other packed decodes two on many-tile
-// layers or from M = 4, the fp32 decode (fp8) two only where both hold (with
-// f16 activations at split-K 1), the FMA GEMV never (it has one variant).
-// RUN: rm -rf %t && mkdir -p %t
+// layers or from M = 4 (mxfp4 with f16 activations or prepared codes: on
+// many-tile layers only), the fp32 decode (fp8) two only where both hold
+// (with f16 activations at split-K 1), the FMA GEMV never (it has one
+// variant).
+// RUN: rm -rf %t && mkdir -p %t/prepared
 // RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide -o %t > /dev/null
 // RUN: FileCheck %s < %t/wide.cpp
+// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide --prepared-weights -o %t/prepared > /dev/null
+// RUN: FileCheck %s --check-prefix=PREP < %t/prepared/wide.cpp
 
 // CHECK-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
 // CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false},
@@ -25,8 +29,22 @@
 // CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// mxfp4 with bf16 activations: two tiles on many-tile layers or from M = 4.
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false},
+// mxfp4 with f16 activations: two tiles on many-tile layers only.
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
 // CHECK-NEXT: };
-// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][15] = {
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][27] = {
 // CHECK-NEXT: {
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
@@ -37,6 +55,28 @@
 // CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16},
 // CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_f16_tc_native_m8_s1_c1", 32, 16},
+
+// Prepared codes: nvfp4 as in the checkpoint's layout, mxfp4 with bf16
+// activations two tiles on many-tile layers only.
+// PREP-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
+// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
+// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP-NEXT: };
 
 func.func @fp8_layer(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>,
                      %s: memref<64x2xf32>, %y: memref<?x64xbf16>) {
@@ -69,6 +109,25 @@ func.func @fp8_f16_layer(%a: memref<?x256xf16>, %w: memref<64x256xf8E4M3FN>,
                          %s: memref<64x2xf32>, %y: memref<?x64xf16>) {
   qmat.matmul <fp8, block = 128>
       ins(%a, %w, %s : memref<?x256xf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xf16>)
+  return
+}
+
+// mxfp4 (K = 256: whole lines first): two tiles from M = 4 with bf16
+// activations in the checkpoint's layout, on many-tile layers only with f16
+// activations or prepared codes.
+func.func @mxfp4_layer(%a: memref<?x256xbf16>, %w: memref<64x128xi8>,
+                       %s: memref<64x8xf8E8M0FNU>, %y: memref<?x64xbf16>) {
+  qmat.matmul <mxfp4, block = 32>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
+      outs(%y : memref<?x64xbf16>)
+  return
+}
+
+func.func @mxfp4_f16_layer(%a: memref<?x256xf16>, %w: memref<64x128xi8>,
+                           %s: memref<64x8xf8E8M0FNU>, %y: memref<?x64xf16>) {
+  qmat.matmul <mxfp4, block = 32>
+      ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
       outs(%y : memref<?x64xf16>)
   return
 }
