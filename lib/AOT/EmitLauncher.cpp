@@ -251,7 +251,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "  int64_t gemvMaxM;  // 0: every M takes the prefill path\n"
      << "  size_t gemvFirst, gemvCount;  // into kGemvVariants\n};\n\n"
      << "}  // namespace\n\n"
-     << kGemvPolicy << "\n" << kPreparedWeights << "\n\nnamespace {\n\n";
+     << kGemvPolicy << "\n"
+     << kPreparedWeights << "\n\nnamespace {\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
        << (isHip(bundle) ? "Hsaco_" : "Cubin_") << target.chip << "[] = {";

@@ -35,7 +35,8 @@ int main(void) {
 
   memset(prepared, 0xAA, sizeof prepared);
   report("checkpoint layout", prep_rows24_prepare_weights(weights, prepared));
-  printf("copy identical: %d\n", memcmp(weights, prepared, 24 * kRowBytes) == 0);
+  printf("copy identical: %d\n",
+         memcmp(weights, prepared, 24 * kRowBytes) == 0);
 
   report("null weights", prep_tiles_prepare_weights(NULL, prepared));
   report("null prepared", prep_tiles_prepare_weights(weights, NULL));
