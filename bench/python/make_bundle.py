@@ -7,7 +7,8 @@ Layers: nvfp4, mxfp4, fp8, int4 with zero points (f16, bf16 each) and int4
 without zero points, at N = 1024, K = 1024 (fp8: K = 1000, a partial last
 block), half of them with a bias; plus one nvfp4 layer of N = 2304 whose
 scratch (4.5 MiB) exceeds the 2 MiB cap set here, so the launcher's N-tile
-loop (3 tiles, the bias offset per tile) is exercised too.
+loop (3 tiles, the bias offset per tile) is exercised too. OUT_DIR/prepared
+holds the same layers compiled with --prepared-weights.
 
 Usage: make_bundle.py OUT_DIR [--qmat-aot PATH]
 (qmat-aot is otherwise found as qmat.find_tool does: $QMAT_BUILD_DIR/bin,
@@ -54,6 +55,13 @@ def main():
         sys.exit(f"nvfp4_tiled_bf16 should be tiled under the {SCRATCH_CAP_MIB} MiB cap, "
                  f"got {tiled} tile")
     print(f"bundle in {bundle.directory} ({len(bundle.layers)} layers, prefix {PREFIX})")
+    # The same layers with prepared codes, for the GPU pytest's comparison.
+    prepared = qmat.compile(layers(), targets=("sm_90",),
+                            out_dir=os.path.join(args.out_dir, "prepared"),
+                            prefix=PREFIX + "_prepared", scratch_cap_mib=SCRATCH_CAP_MIB,
+                            prepared_weights=True, qmat_aot=args.qmat_aot)
+    names = [l.name for l in prepared.layers if l.prepared_weights]
+    print(f"prepared bundle in {prepared.directory} (prepared codes: {', '.join(names)})")
 
 
 if __name__ == "__main__":

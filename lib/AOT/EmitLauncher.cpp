@@ -430,6 +430,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
         {"dtype", l.bf16 ? "bf16" : "f16"},
         {"bias", l.hasBias},
         {"zero_points", l.hasZeroPoints},
+        {"prepared_weights", p.getPreparedWeights()},
         {"strategy",
          llvm::json::Object{
              {"gemv_max_m", p.getGemvMaxM()},

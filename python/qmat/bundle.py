@@ -36,6 +36,9 @@ class LayerInfo:
     workspace_bytes: int
     strategy: dict
     kernels: dict
+    # The kernels read the codes in the prepared layout (qmat-aot
+    # --prepared-weights): Library.prepare_weights converts the checkpoint's.
+    prepared_weights: bool = False
 
     @classmethod
     def from_manifest(cls, entry):
@@ -45,7 +48,8 @@ class LayerInfo:
                        bias=bool(entry["bias"]), zero_points=bool(entry["zero_points"]),
                        workspace_bytes=int(entry["workspace"]["bytes"]),
                        strategy=dict(entry.get("strategy", {})),
-                       kernels=dict(entry.get("kernels", {})))
+                       kernels=dict(entry.get("kernels", {})),
+                       prepared_weights=bool(entry.get("prepared_weights", False)))
         except (KeyError, TypeError, ValueError) as e:
             raise QMatError(f"malformed layer entry in the manifest ({e!r}): {entry!r}") from None
 
@@ -264,7 +268,8 @@ def _int_in_range(what, value, lo, hi):
 
 
 def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx=False,
-            scratch_cap_mib=None, gemv_max_m=None, qmat_aot=None, timeout=600):
+            scratch_cap_mib=None, gemv_max_m=None, prepared_weights=False, qmat_aot=None,
+            timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -272,7 +277,9 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     sequence or a comma-separated string. `out_dir`: where the bundle goes
     (a new temporary directory when None; it is not deleted). `emit_ptx`
     also embeds PTX so newer GPUs can run the bundle. `scratch_cap_mib`
-    (default 256) and `gemv_max_m` (default 8) are qmat-aot's knobs.
+    (default 256) and `gemv_max_m` (default 8) are qmat-aot's knobs;
+    `prepared_weights` is its --prepared-weights (the layers that can take
+    the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
     """
     targets = _check_targets(targets)
@@ -311,6 +318,8 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         command.append(f"--scratch-cap-mib={scratch_cap_mib}")
     if gemv_max_m is not None:
         command.append(f"--gemv-max-m={gemv_max_m}")
+    if prepared_weights:
+        command.append("--prepared-weights")
     summary = run_tool(command, f"qmat-aot on {input_path}", timeout=timeout)
     bundle = Bundle(out_dir, prefix, summary=summary)
     if layers is not None:

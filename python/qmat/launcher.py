@@ -1,9 +1,10 @@
 """A bundle's compiled launcher, loaded with ctypes, and the operand checks
 that every binding (qmat.torch today) runs before calling it.
 
-Nothing here needs torch or numpy: operands are described by a `describe`
-callback (shape, dtype name, device, contiguous), so the same checks and
-messages serve torch tensors, numpy arrays in tests, or anything else.
+Nothing here needs torch, and only Library.checkpoint_weights numpy:
+operands are described by a `describe` callback (shape, dtype name, device,
+contiguous), so the same checks and messages serve torch tensors, numpy
+arrays in tests, or anything else.
 """
 import ctypes
 import dataclasses
@@ -33,6 +34,10 @@ RUN_RESTYPE = ctypes.c_int
 # size_t <prefix>_<layer>_workspace_size(int64_t max_m)
 WORKSPACE_ARGTYPES = (ctypes.c_int64,)
 WORKSPACE_RESTYPE = ctypes.c_size_t
+# qmat_status <prefix>_<layer>_prepare_weights(const void *weights,
+#     void *prepared)
+PREPARE_ARGTYPES = (ctypes.c_void_p, ctypes.c_void_p)
+PREPARE_RESTYPE = ctypes.c_int
 
 # The launcher's own alignment requirement on the workspace.
 WORKSPACE_ALIGNMENT = 256
@@ -40,11 +45,12 @@ WORKSPACE_ALIGNMENT = 256
 
 @dataclasses.dataclass
 class LayerEntry:
-    """A layer's two entry points in a loaded launcher."""
+    """A layer's entry points in a loaded launcher."""
     info: LayerInfo
     run: object
     workspace_size: object
     run_symbol: str
+    prepare_weights: object = None
 
 
 class Library:
@@ -78,7 +84,9 @@ class Library:
                 run=self._function(run_symbol, RUN_RESTYPE, RUN_ARGTYPES),
                 workspace_size=self._function(f"{self.prefix}_{info.name}_workspace_size",
                                               WORKSPACE_RESTYPE, WORKSPACE_ARGTYPES),
-                run_symbol=run_symbol)
+                run_symbol=run_symbol,
+                prepare_weights=self._function(f"{self.prefix}_{info.name}_prepare_weights",
+                                               PREPARE_RESTYPE, PREPARE_ARGTYPES))
 
     def _function(self, symbol, restype, argtypes):
         try:
@@ -111,6 +119,64 @@ class Library:
         if isinstance(max_m, bool) or not isinstance(max_m, int) or max_m <= 0:
             raise ArgumentError(f"max_m must be a positive integer, got {max_m!r}")
         return int(self.entry(layer).workspace_size(max_m))
+
+    def prepare_weights(self, layer, weights):
+        """`layer`'s codes in the layout its kernels read, computed on the
+        host by the launcher's <prefix>_<layer>_prepare_weights: the prepared
+        layout where the layer was compiled with it (qmat-aot
+        --prepared-weights, LayerInfo.prepared_weights), else a copy.
+        `weights`: the checkpoint's [N, K/2] (fp8: [N, K]) row-major codes,
+        any C-contiguous bytes-like object (a numpy array, bytes). Returns a
+        bytearray of the same size."""
+        entry = self.entry(layer)
+        info = entry.info
+        size = info.weight_shape[0] * info.weight_shape[1]
+        try:
+            view = memoryview(weights)
+        except TypeError:
+            raise ArgumentError(f"{info.name}: weights must be a bytes-like object (a numpy "
+                                f"array, bytes), got {type(weights).__name__}") from None
+        if not view.c_contiguous:
+            raise ArgumentError(f"{info.name}: weights must be C-contiguous")
+        if view.nbytes != size:
+            raise ArgumentError(f"{info.name}: weights must hold {size} bytes (the codes "
+                                f"{list(info.weight_shape)}), got {view.nbytes}")
+        source = view.cast("B") if view.ndim != 1 or view.format != "B" else view
+        if source.readonly:
+            source = memoryview(bytearray(source))
+        prepared = bytearray(size)
+        status = entry.prepare_weights(
+            ctypes.addressof(ctypes.c_char.from_buffer(source)),
+            ctypes.addressof(ctypes.c_char.from_buffer(prepared)))
+        if status:
+            raise LauncherError(f"{self.prefix}_{info.name}_prepare_weights", status,
+                                STATUS_NAMES.get(status, "unknown qmat_status"),
+                                self.last_error())
+        return prepared
+
+    def checkpoint_weights(self, layer, prepared):
+        """The inverse of prepare_weights: `prepared` (a numpy uint8 array,
+        the codes as `layer`'s kernels read them) in the checkpoint's layout,
+        same shape. Each 16-byte piece is tagged with its index and sent
+        through the launcher's prepare_weights, which says where every piece
+        goes, so that the layout has one definition."""
+        import numpy as np
+
+        info = self.entry(layer).info
+        codes = np.ascontiguousarray(prepared, dtype=np.uint8)
+        if codes.size % 16:
+            raise ArgumentError(f"{info.name}: the codes ({codes.size} bytes) are not "
+                                f"whole 16-byte pieces")
+        pieces = codes.size // 16
+        tags = np.zeros((pieces, 2), dtype=np.int64)
+        tags[:, 0] = np.arange(pieces)
+        moved = np.frombuffer(self.prepare_weights(layer, tags), dtype=np.int64)[0::2]
+        if not np.array_equal(np.sort(moved), np.arange(pieces)):
+            raise QMatError(f"{info.name}: prepare_weights does not move whole 16-byte "
+                            f"pieces; it cannot be inverted here")
+        restored = np.empty((pieces, 16), dtype=np.uint8)
+        restored[moved] = codes.reshape(pieces, 16)
+        return restored.reshape(codes.shape)
 
     def last_error(self):
         message = self._last_error()

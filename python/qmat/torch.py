@@ -233,6 +233,14 @@ class QuantLinear(torch.nn.Module):
     workspace shared by all QuantLinear modules on that device and stream,
     sized by the launcher's workspace_size query for the largest M seen.
 
+    A layer compiled with prepared weights (qmat-aot --prepared-weights,
+    `layer_info.prepared_weights`) reads its codes in the prepared layout:
+    the constructor and from_float take the checkpoint's layout and convert
+    it once, on the host, with the launcher's prepare_weights, so `weight`
+    and the state dict hold the prepared layout (load a checkpoint's codes
+    through the constructor, or convert them with
+    `library.prepare_weights`); dequantized_weight() reads either.
+
     The kernels are compiled for one activation dtype, so `.to(dtype)`,
     `.half()` and the like move the buffers between devices but never
     change their dtypes (that would corrupt fp32 or packed scales).
@@ -260,6 +268,8 @@ class QuantLinear(torch.nn.Module):
                   "global_scale": _as_tensor(global_scale, torch.float32),
                   "zero_points": _as_tensor(zero_points, torch.uint8),
                   "bias": _as_tensor(bias, self._act_dtype)}
+        if info.prepared_weights:
+            values["weight"] = _prepared(self._library, info, values["weight"])
         if device is None:
             first = values["weight"]
             device = first.device if first.is_cuda else torch.device(
@@ -485,9 +495,12 @@ class QuantLinear(torch.nn.Module):
             value = value.detach().cpu()
             return value.view(torch.int16).numpy().view(np.uint16) if bits else value.numpy()
 
+        codes = numpy_of("weight")
+        if info.prepared_weights:
+            codes = self._library.checkpoint_weights(info, codes)
         global_scale = self._buffers["global_scale"]
         bits = reference.dequantize(
-            info.scheme, numpy_of("weight"), numpy_of("scales", bits=info.scheme == "int4"),
+            info.scheme, codes, numpy_of("scales", bits=info.scheme == "int4"),
             info.k, info.act, block=info.block,
             global_scale=None if global_scale is None else float(global_scale.item()),
             zero_points=numpy_of("zero_points"))
@@ -505,6 +518,17 @@ class QuantLinear(torch.nn.Module):
         info = self._info
         return (f"in_features={info.k}, out_features={info.n}, scheme={info.scheme}, "
                 f"block={info.block}, dtype={info.act}, bias={info.bias}, layer={info.name!r}")
+
+
+def _prepared(library, info, weight):
+    """`weight` (the checkpoint's codes) in the prepared layout, on its
+    device; a weight of another size is left for the operand checks."""
+    rows, cols = info.weight_shape
+    if weight is None or weight.numel() != rows * cols:
+        return weight
+    host = weight.detach().to("cpu").contiguous().numpy()
+    prepared = np.frombuffer(library.prepare_weights(info, host), dtype=np.uint8)
+    return torch.from_numpy(prepared.reshape(rows, cols).copy()).to(weight.device)
 
 
 def _require_cuda(info, device, message):

@@ -61,3 +61,25 @@ def small_library_path(small_bundle):
     if not os.path.isdir(CUDA_ROOT):
         pytest.skip(f"no CUDA toolkit at {CUDA_ROOT}")
     return small_bundle.build_library(cuda_path=CUDA_ROOT)
+
+
+# Prepared codes (qmat-aot --prepared-weights): a layer the layout applies to
+# (N a multiple of 16, K of 128) and two it does not (24 rows; fp8).
+PREPARED_LAYERS = [
+    qmat.Layer("nv", "nvfp4", 32, 256, act="bf16"),
+    qmat.Layer("nv24", "nvfp4", 24, 256, act="f16"),
+    qmat.Layer("f8", "fp8", 16, 256, act="bf16"),
+]
+
+
+@pytest.fixture(scope="session")
+def prepared_bundle(qmat_aot, tmp_path_factory):
+    return qmat.compile(PREPARED_LAYERS, targets=("sm_90",), out_dir=tmp_path_factory.mktemp("p"),
+                        prefix="prep", prepared_weights=True, qmat_aot=qmat_aot)
+
+
+@pytest.fixture(scope="session")
+def prepared_library_path(prepared_bundle):
+    if not os.path.isdir(CUDA_ROOT):
+        pytest.skip(f"no CUDA toolkit at {CUDA_ROOT}")
+    return prepared_bundle.build_library(cuda_path=CUDA_ROOT)

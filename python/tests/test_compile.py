@@ -210,6 +210,62 @@ def test_launcher_loads_and_reports_through_ctypes(small_bundle, small_library_p
     assert out["max_m0"] == "max_m must be a positive integer, got 0"
 
 
+PREPARE_SCRIPT = r"""
+import ctypes, json, sys
+sys.path.insert(0, sys.argv[1])
+ctypes.CDLL(sys.argv[3], mode=ctypes.RTLD_GLOBAL)
+import numpy as np
+import qmat
+lib = qmat.load_library(sys.argv[2])
+out = {"flags": {l.name: l.prepared_weights for l in lib.layers}}
+rng = np.random.default_rng(7)
+for name in ("nv", "nv24", "f8"):
+    info = lib.layer(name)
+    codes = rng.integers(0, 256, size=info.weight_shape, dtype=np.uint8)
+    prepared = np.frombuffer(lib.prepare_weights(name, codes), dtype=np.uint8)
+    rows, cols = info.weight_shape
+    # The layout as PreparedWeights.h describes it: per 16-row tile and
+    # 128-element step one kilobyte, row g + 8h's 16-byte piece t at
+    # 512h + 16 (4g + t).
+    spec = codes.reshape(rows // 16, 2, 8, cols // 64, 4, 16).transpose(0, 3, 1, 2, 4, 5) \
+        if info.prepared_weights else codes
+    out[name] = {"as_specified": bool(np.array_equal(prepared, spec.reshape(-1))),
+                 "restored": bool(np.array_equal(
+                     lib.checkpoint_weights(name, prepared.reshape(rows, cols)), codes)),
+                 "readonly_input": bool(np.array_equal(
+                     np.frombuffer(lib.prepare_weights(name, codes.tobytes()), np.uint8),
+                     prepared))}
+for label, bad in (("short", np.zeros(100, np.uint8)), ("list", [1, 2, 3]),
+                   ("strided", np.zeros((32, 256), np.uint8)[:, ::2])):
+    try:
+        lib.prepare_weights("nv", bad)
+    except qmat.ArgumentError as e:
+        out[label] = str(e)
+print(json.dumps(out))
+"""
+
+
+def test_prepare_weights_through_ctypes(prepared_bundle, prepared_library_path):
+    """The launcher's prepare_weights and its inverse through the Library,
+    on the CPU (against the stub libcuda): the prepared layer's pieces go
+    where the layout's description puts them, the others are copied, and
+    both come back to the checkpoint's codes."""
+    stub = os.path.join(CUDA_ROOT, "lib64", "stubs", "libcuda.so")
+    if not os.path.isfile(stub):
+        pytest.skip(f"no stub libcuda at {stub}")
+    assert [l.prepared_weights for l in prepared_bundle.layers] == [True, False, False]
+    result = subprocess.run([sys.executable, "-c", PREPARE_SCRIPT, PYTHON_DIR,
+                             prepared_library_path, stub], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["flags"] == {"nv": True, "nv24": False, "f8": False}
+    for name in ("nv", "nv24", "f8"):
+        assert out[name] == {"as_specified": True, "restored": True, "readonly_input": True}
+    assert out["short"] == "nv: weights must hold 4096 bytes (the codes [32, 128]), got 100"
+    assert out["list"] == "nv: weights must be a bytes-like object (a numpy array, bytes), got list"
+    assert out["strided"] == "nv: weights must be C-contiguous"
+
+
 def test_loading_without_the_driver_says_why(small_library_path):
     """Here libcuda.so.1 is absent, so loading must fail with a clear
     message; where a driver exists this test has nothing to check."""
@@ -242,6 +298,7 @@ class FakeCDLL:
         for layer in layers:
             self.functions[f"{prefix}_{layer.name}_run"] = FakeFunction(status)
             self.functions[f"{prefix}_{layer.name}_workspace_size"] = FakeFunction(12345)
+            self.functions[f"{prefix}_{layer.name}_prepare_weights"] = FakeFunction(status)
 
     def __getattr__(self, name):
         try:

@@ -39,6 +39,27 @@ def library(tmp_path_factory):
     return qmat.load_library(bundle)
 
 
+@pytest.fixture(scope="module")
+def prepared_library(tmp_path_factory):
+    """The same layers compiled with prepared weights: $QMAT_TEST_BUNDLE's
+    prepared/ (make_bundle.py writes it), else compiled here."""
+    directory = os.environ.get("QMAT_TEST_BUNDLE")
+    if directory:
+        if not os.path.isdir(os.path.join(directory, "prepared")):
+            pytest.skip(f"{directory} has no prepared/ bundle")
+        bundle = qmat.Bundle.open(os.path.join(directory, "prepared"))
+    else:
+        bundle = qmat.compile(SMALL_LAYERS, targets=("sm_90",),
+                              out_dir=tmp_path_factory.mktemp("gpu_prepared"), prefix="gpup",
+                              prepared_weights=True, qmat_aot=tool_or_skip("qmat-aot"))
+    output = tmp_path_factory.mktemp("libp") / f"lib{bundle.prefix}.so"
+    try:
+        bundle.build_library(output=output)
+    except qmat.ToolError:
+        bundle.build_library(output=output, compiler="nvcc")
+    return qmat.load_library(bundle)
+
+
 def relative_error(y, x, weight, bias):
     """||y - ref||_F / ||ref||_F with ref the fp64 product of x and the
     reference-dequantized weight (+ bias)."""
@@ -238,3 +259,25 @@ def test_fast_path_outputs_come_from_the_caching_allocator(library):
     assert torch.cuda.memory_allocated() - before >= y.numel() * y.element_size()
     del y
     assert torch.cuda.memory_allocated() == before
+
+
+@torch.inference_mode()
+def test_prepared_weights_give_the_same_outputs(library, prepared_library):
+    """Every layer of the prepared bundle against the same layer of the
+    checkpoint-layout bundle, from the same float weight: the constructor
+    prepares the codes, dequantized_weight() reads them back bit for bit,
+    and the outputs (GEMV and prefill) are identical."""
+    prepared_count = 0
+    for i, info in enumerate(prepared_library.layers):
+        plain = make_layer(library, library.layer(info.name), seed=40 + i)
+        layer = make_layer(prepared_library, info, seed=40 + i)
+        prepared_count += info.prepared_weights
+        assert torch.equal(layer.dequantized_weight(), plain.dequantized_weight()), info.name
+        assert torch.equal(layer.weight.cpu(), plain.weight.cpu()) != info.prepared_weights
+        for m in (1, 4, 8, 64):
+            x = torch.randn(m, info.k, device="cuda").to(ACT[info.act])
+            y, reference_y = layer(x), plain(x)
+            torch.cuda.synchronize()
+            assert not torch.isnan(y).any(), f"{info.name} m={m}: NaN"
+            assert torch.equal(y, reference_y), f"{info.name} m={m}: outputs differ"
+    assert prepared_count >= 1
