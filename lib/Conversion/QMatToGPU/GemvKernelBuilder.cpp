@@ -55,6 +55,9 @@ namespace {
 
 /// Weight rows one scalar-GEMV block handles (one warp each).
 constexpr int64_t kScalarRowsPerBlock = 4;
+/// f16 -64: the sign and exponent of -(64 + zp), whose significand is
+/// zp << 4.
+constexpr int64_t kNegative64F16 = 0xD400;
 /// K elements per warp step and per lane in the tensor-core GEMV.
 constexpr int64_t kWarpStepK = 128;
 constexpr int64_t kLaneK = 32;
@@ -344,6 +347,8 @@ private:
     Value multiplier, offset;
     /// mxfp4 with f16 activations: a second power of two, applied last.
     Value lastMultiplier;
+    /// int4 with f16 activations: -(64 + zp), for the odd nibbles' fma.
+    Value highOffset;
   };
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
@@ -607,12 +612,17 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
   SmallVector<SmallVector<WordFactors>> perChunk;
   bool zeroPoints = kind == SchemeKind::int4 && spec.hasZeroPoints;
   int64_t magic = act.isF16() ? 0x6400 : 0x4300;
-  Value noZeroPoint = kind == SchemeKind::int4 && !spec.hasZeroPoints
-                          ? splatHalves(cI32(magic | 8))
-                          : Value();
+  bool highNibbles = kind == SchemeKind::int4 && act.isF16();
+  Value noZeroPoint, noZeroPointHigh;
+  if (kind == SchemeKind::int4 && !spec.hasZeroPoints) {
+    noZeroPoint = splatHalves(cI32(magic | 8));
+    if (highNibbles)
+      noZeroPointHigh = splatHalves(cI32(kNegative64F16 | 8 << 4));
+  }
   for (const RowChunk &chunk : chunks) {
     SmallVector<WordFactors> words;
-    Value lastZeroPoint, lastBlock, offset = noZeroPoint;
+    Value lastZeroPoint, lastBlock, offset = noZeroPoint,
+                                    highOffset = noZeroPointHigh;
     for (int64_t w = 0; w < kLaneK / 8; ++w) {
       if (zeroPoints && (chunk.rawZeroPoints[w] != lastZeroPoint ||
                          chunk.blocks[w] != lastBlock)) {
@@ -623,9 +633,14 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
             emitZeroPointNibble(b, loc, lastZeroPoint, toI32(lastBlock));
         offset =
             splatHalves(arith::OrIOp::create(b, loc, zeroPoint, cI32(magic)));
+        // -(64 + zp): f16 64 has a significand step of 1/16.
+        if (highNibbles)
+          highOffset = splatHalves(arith::OrIOp::create(
+              b, loc, arith::ShLIOp::create(b, loc, zeroPoint, cI32(4)),
+              cI32(kNegative64F16)));
       }
       words.push_back({multiplier.lookup(chunk.rawScales[w]), offset,
-                       lastMultiplier.lookup(chunk.rawScales[w])});
+                       lastMultiplier.lookup(chunk.rawScales[w]), highOffset});
     }
     perChunk.push_back(words);
   }
@@ -644,16 +659,33 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
   if (kind == SchemeKind::int4) {
     Value nibbles = cI32(0x000F000F);
     Value magic = cI32(f16 ? 0x64006400 : 0x43004300);
+    // f16's 10 significand bits hold a nibble at bits 4-7 too: 1024 + 16q,
+    // which times 1/16 minus (64 + zp) is q - zp, exact fused or not (both
+    // steps are), so a word takes one shift (by 8) instead of three.
+    Value sixteenth =
+        f16 ? Value(arith::ConstantOp::create(
+                  b, loc,
+                  SplatElementsAttr::get(pairType, b.getF16FloatAttr(0.0625))))
+            : Value();
     for (int64_t w = 0; w < kLaneK / 8; ++w) {
       Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+      Value upper =
+          f16 ? Value(arith::ShRUIOp::create(b, loc, x, cI32(8))) : Value();
       for (int64_t j = 0; j < 4; ++j) {
         // Nibbles j and j + 4 under the magic bias of each 16-bit half.
-        Value v =
-            j == 0 ? x : Value(arith::ShRUIOp::create(b, loc, x, cI32(4 * j)));
+        bool high = f16 && j % 2 == 1;
+        Value v = f16 ? (j < 2 ? x : upper)
+                  : j == 0
+                      ? x
+                      : Value(arith::ShRUIOp::create(b, loc, x, cI32(4 * j)));
+        Value mask = high ? cI32(0x00F000F0) : nibbles;
         Value biased = toPair(arith::OrIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, v, nibbles), magic));
+            b, loc, arith::AndIOp::create(b, loc, v, mask), magic));
         Value centered =
-            arith::SubFOp::create(b, loc, biased, factors[w].offset);
+            high ? Value(vector::FMAOp::create(b, loc, biased, sixteenth,
+                                               factors[w].highOffset))
+                 : Value(arith::SubFOp::create(b, loc, biased,
+                                               factors[w].offset));
         pairs[4 * w + j] =
             arith::MulFOp::create(b, loc, centered, factors[w].multiplier);
       }

@@ -177,4 +177,32 @@ TEST(PackedGemvDecode, Int4IsTheReferenceWeightForEveryScale) {
   }
 }
 
+// f16 also reads the odd nibbles at bits 4-7 (one shift per word, not
+// three): 1024 + 16q times 1/16 plus -(64 + zp) in one fma, then the scale.
+TEST(PackedGemvDecode, Int4F16HighNibbleIsTheReferenceWeightForEveryScale) {
+  const ActType act = ActType::F16;
+  int64_t wrong = 0;
+  for (int zp = 0; zp < 16; ++zp) {
+    // The emitter's constants: 0xD400 | zp << 4 is -(64 + zp).
+    uint16_t highOffset = uint16_t(0xD400 | zp << 4);
+    ASSERT_EQ(valueOf(act, highOffset), -(64.0 + zp));
+    for (int q = 0; q < 16; ++q) {
+      uint16_t biased = uint16_t(0x6400 | q << 4);
+      // fma: one rounding of the exact x / 16 + offset (0x2C00 is 1/16).
+      uint16_t centered =
+          roundTo(act, valueOf(act, biased) * valueOf(act, 0x2C00) +
+                           valueOf(act, highOffset));
+      for (int scale = 0; scale < 65536; ++scale) {
+        float s = actBitsToFloat(act, uint16_t(scale));
+        uint16_t got = mul(act, centered, uint16_t(scale));
+        uint16_t want = roundToAct(act, (float(q) - float(zp)) * s);
+        if (!sameWeight(act, got, want) && wrong++ < 5)
+          ADD_FAILURE() << "q " << q << " zp " << zp << " scale 0x" << std::hex
+                        << scale << ": 0x" << got << " want 0x" << want;
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 } // namespace
