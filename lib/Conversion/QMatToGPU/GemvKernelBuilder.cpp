@@ -30,7 +30,8 @@
 // - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
 //   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
 //   exactly, and the multiply by the act-typed scale rounds the exact
-//   product once, as the reference does in fp32.
+//   product once, as the reference does in fp32. f16 reads the odd nibbles
+//   in place at bits 4-7 (1024 + 16q) and centres them with x/16 - (64 + zp).
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"

@@ -91,6 +91,15 @@
 // SM90-NEXT: mov.b32 [[MINUS:%r[0-9]+]], -469179384;
 // SM90-NEXT: add.rn.f16x2 [[CENTERED16:%r[0-9]+]], [[BIASED16]], [[MINUS]];
 // SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTERED16]];
+// The odd nibbles in place at bits 4-7 (0x00F000F0): 1024 + 16q, times
+// 1/16 (0x2C00) plus -(64 + 8) (0xD480) in one fma; one shift per word.
+// SM90: and.b32 [[HIGH:%r[0-9]+]], {{%r[0-9]+}}, 15728880;
+// SM90-NEXT: or.b32 [[BIASEDHIGH:%r[0-9]+]], [[HIGH]], 1677747200;
+// SM90-NEXT: mov.b32 [[MINUS72:%r[0-9]+]], -729754496;
+// SM90-NEXT: mov.b32 [[SIXTEENTH:%r[0-9]+]], 738208768;
+// SM90-NEXT: fma.rn.f16x2 [[CENTEREDHIGH:%r[0-9]+]], [[BIASEDHIGH]], [[SIXTEENTH]], [[MINUS72]];
+// SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTEREDHIGH]];
+// SM90-NOT: shr.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 4;
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 // The whole-line layout (max_m = 4): in whole blocks a lane's four rows are
