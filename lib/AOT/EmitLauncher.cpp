@@ -33,8 +33,8 @@ const char *kPreparedWeights =
 /// sharing the activations across tiles pays on many-tile layers and from
 /// M = 4 (mxfp4 with f16 activations or prepared codes: on many-tile layers
 /// only), nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
-/// only where both hold, at split-K 1 with f16 activations. The AMD matrix
-/// GEMV (not measured) keeps one tile, and so does the whole-line tier
+/// only where both hold (takesUnsplitTwoTiles says where at split-K 1). The AMD
+/// matrix GEMV (not measured) keeps one tile, and so does the whole-line tier
 /// (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
@@ -46,10 +46,13 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
           .getElementFormat();
   if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
                           getDefaultGemvDecode(format)))
-    return layer.bf16 ? "qmat_policy::WideTiles::manyTilesFromRows"
-                      : "qmat_policy::WideTiles::manyTilesFromRowsUnsplit";
+    return "qmat_policy::WideTiles::manyTilesFromRows";
+  // nvfp4 with prepared codes and f16 activations: two tiles at split-K 1
+  // beat four on the lm_head (takesUnsplitTwoTiles).
   if (layer.scheme == SchemeKind::nvfp4)
-    return "qmat_policy::WideTiles::fourOnManyTiles";
+    return layer.plan.getPreparedWeights() && !layer.bf16
+               ? "qmat_policy::WideTiles::manyTilesOrRows"
+               : "qmat_policy::WideTiles::fourOnManyTiles";
   // mxfp4 at 17408 x 5120, M = 8, one tile against two: with f16
   // activations 3-4 % faster in every full run since session 7, and with
   // prepared codes 7 % faster for both activations (20.7 / 22.2 us bf16,
@@ -59,6 +62,25 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
       (!layer.bf16 || layer.plan.getPreparedWeights()))
     return "qmat_policy::WideTiles::manyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";
+}
+
+/// qmat_policy::GemvVariantDesc::unsplitOnManyTiles (measured on the H200):
+/// the fp32 decode (fp8) with f16 activations, and prepared fp4 codes but
+/// nvfp4 with bf16 activations (whose four-tile half-step kernels are as
+/// fast).
+bool takesUnsplitTwoTiles(const Bundle &bundle, const Layer &layer,
+                          const GemvVariant &v) {
+  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
+    return false;
+  ElementFormat format =
+      SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
+          .getElementFormat();
+  if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
+                          getDefaultGemvDecode(format)))
+    return !layer.bf16;
+  return layer.plan.getPreparedWeights() &&
+         (layer.scheme == SchemeKind::mxfp4 ||
+          (layer.scheme == SchemeKind::nvfp4 && !layer.bf16));
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {
@@ -305,12 +327,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::GemvVariantDesc kGemvVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const GemvVariant &v : layer.gemvVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.maxM,
-                          v.splitK, v.colTiles, v.tensorCore ? "true" : "false",
-                          getWideGemvTiles(bundle, layer, v),
-                          v.wholeLines ? "true" : "false");
+      os << llvm::formatv(
+          "    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n", v.maxM, v.splitK,
+          v.colTiles, v.tensorCore ? "true" : "false",
+          getWideGemvTiles(bundle, layer, v), v.wholeLines ? "true" : "false",
+          takesUnsplitTwoTiles(bundle, layer, v) ? "true" : "false");
   if (gemvCount == 0)
-    os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false},\n";
+    os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false, "
+          "false},\n";
   os << "};\n"
      << "const GemvKernelDesc kGemvKernels[kNumTargets]["
      << std::max<size_t>(gemvCount, 1) << "] = {\n";

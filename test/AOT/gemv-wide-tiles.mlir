@@ -12,39 +12,46 @@
 // RUN: FileCheck %s --check-prefix=PREP < %t/prepared/wide.cpp
 
 // CHECK-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
 // nvfp4 at K = 256: the whole-line tier (one tile wanted), then the rest.
-// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false},
-// CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never, false},
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 1, 1, false, qmat_policy::WideTiles::never, false, false},
 // fp8 with f16 activations: two tiles where both hold, at split-K 1.
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
 // mxfp4 with bf16 activations: two tiles on many-tile layers or from M = 4.
-// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false},
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
 // mxfp4 with f16 activations: two tiles on many-tile layers only.
-// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, false},
+// nvfp4 with f16 activations: as with bf16.
+// CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
 // CHECK-NEXT: };
-// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][27] = {
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][33] = {
 // CHECK-NEXT: {
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
@@ -56,26 +63,34 @@
 // CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_f16_tc_native_m8_s1_c1", 32, 16},
 
-// Prepared codes: nvfp4 as in the checkpoint's layout, mxfp4 with bf16
-// activations two tiles on many-tile layers only.
+// Prepared codes: nvfp4 with bf16 activations as in the checkpoint's
+// layout, with f16 two tiles (on many-tile layers or from M = 4) at
+// split-K 1 on many-tile layers; mxfp4 two tiles on many-tile layers only,
+// at split-K 1.
 // PREP-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
-// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false},
-// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false},
-// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRowsUnsplit, false},
-// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true},
-// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false},
-// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false},
+// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
 // PREP-NEXT: };
 
 func.func @fp8_layer(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>,
@@ -129,5 +144,14 @@ func.func @mxfp4_f16_layer(%a: memref<?x256xf16>, %w: memref<64x128xi8>,
   qmat.matmul <mxfp4, block = 32>
       ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
       outs(%y : memref<?x64xf16>)
+  return
+}
+
+func.func @nvfp4_f16_layer(%a: memref<?x256xf16>, %w: memref<64x128xi8>,
+                           %s: memref<64x16xf8E4M3FN>, %g: memref<f32>,
+                           %y: memref<?x64xf16>) {
+  qmat.matmul <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xf16>)
   return
 }

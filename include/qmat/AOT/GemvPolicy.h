@@ -38,13 +38,6 @@ enum class WideTiles : int {
   /// and mxfp4 do not gain. Smaller layers, not measured with four tiles, keep
   /// two.
   fourOnManyTiles = 4,
-  /// manyTilesFromRows, and where two tiles are wanted split-K 1 whatever
-  /// K: fp8 with f16 activations, whose decode is one conversion per two
-  /// codes. On the lm_head at M = 4 and 8 split-K 1 was the best two-tile
-  /// variant in every full run (M = 8: 332 / 349 us against the capped
-  /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
-  /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
-  manyTilesFromRowsUnsplit = 5,
 };
 
 /// One compiled decode-GEMV variant.
@@ -56,6 +49,20 @@ struct GemvVariantDesc {
   WideTiles wideTiles;
   /// The whole-line layout (nvfp4, mxfp4, M <= 4): 256-element K steps.
   bool wholeLines = false;
+  /// Where two tiles are wanted on a many-tile layer, split-K 1 whatever
+  /// K. fp8 with f16 activations, whose decode is one conversion per two
+  /// codes: on the lm_head at M = 4 and 8 split-K 1 was the best two-tile
+  /// variant in every full run (M = 8: 332 / 349 us against the capped
+  /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
+  /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
+  /// Prepared fp4 codes but nvfp4 with bf16 activations: on the lm_head at
+  /// M = 8 split-K 1 was the best variant in both of session 12's runs
+  /// (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 / 193.9,
+  /// mxfp4 bf16 197.5 / 199.5 against 201.2 / 204.5, mxfp4 f16 233.4 /
+  /// 235.4 against 234.7 / 240.3; 2026-12-01-gemv-sm90-prepared-all-,
+  /// -prepared-nvfp4-repeat-, -prepared-mxfp4-policy-main.json), where the
+  /// checkpoint's layout had it 30-40 % behind.
+  bool unsplitOnManyTiles = false;
 };
 
 /// A warp owns at most this many 128-element K steps (longer K: more
@@ -96,7 +103,6 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
   case WideTiles::manyTilesOrRows:
     return manyTiles || manyRows ? 2 : 1;
   case WideTiles::manyTilesFromRows:
-  case WideTiles::manyTilesFromRowsUnsplit:
     return manyTiles && manyRows ? 2 : 1;
   case WideTiles::fourOnManyTiles:
     return manyFourTiles ? 4 : manyTiles || manyRows ? 2 : 1;
@@ -139,7 +145,7 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// -session7-four-tile-policy-, -whole-lines-, -whole-lines-mxfp4-main.json)
 /// split-K 4 was within 0-3 % of the best on the bf16 lm_head at M = 4 and 8
 /// where wave-steps' split-K 8 was 4-8 % behind; with f16 activations,
-/// where both were 6-10 % behind, split-K 1 (manyTilesFromRowsUnsplit).
+/// where both were 6-10 % behind, split-K 1 (unsplitOnManyTiles).
 /// Ties go to the smaller split (less reduction). Fitted on the
 /// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
 /// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
@@ -174,8 +180,7 @@ inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
     if (v.wholeLines)
       maxSteps =
           manyTiles ? kMaxWholeLineStepsOnManyTiles : kMaxWholeLineStepsPerWarp;
-    bool unsplit = v.wideTiles == WideTiles::manyTilesFromRowsUnsplit &&
-                   manyTiles && v.colTiles == 2;
+    bool unsplit = v.unsplitOnManyTiles && manyTiles && v.colTiles == 2;
     if (unsplit)
       maxSteps = steps;
     // Where the smallest split within the step cap wins over wave-steps.

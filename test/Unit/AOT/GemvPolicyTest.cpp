@@ -32,6 +32,14 @@ std::vector<GemvVariantDesc> table(WideTiles wide,
   return out;
 }
 
+/// table() with unsplitOnManyTiles set on every variant.
+std::vector<GemvVariantDesc> unsplitTable(WideTiles wide) {
+  std::vector<GemvVariantDesc> out = table(wide);
+  for (GemvVariantDesc &v : out)
+    v.unsplitOnManyTiles = true;
+  return out;
+}
+
 /// (split_k, col_tiles, max_m) of the choice, or all -1.
 struct Choice {
   int splitK, colTiles, maxM;
@@ -293,22 +301,44 @@ TEST(GemvPolicy, WideTilesBoundaries) {
   EXPECT_EQ(
       choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132, 28),
       choose(table(WideTiles::never), 248320, 5120, 3, 132, 28));
-  // manyTilesFromRowsUnsplit (fp8 with f16 activations): the same tiles,
-  // and its two-tile variants split-K 1 however long K; one tile (M = 3)
-  // as manyTilesFromRows; a layer of few tiles never takes two.
+  // unsplitOnManyTiles with manyTilesFromRows (fp8 with f16 activations):
+  // the same tiles, and its two-tile variants split-K 1 however long K; one
+  // tile (M = 3) as without it; a layer of few tiles never takes two.
   for (int64_t m : {4, 8})
     for (int64_t k : {5120, 32768})
-      EXPECT_EQ(choose(table(WideTiles::manyTilesFromRowsUnsplit), 248320, k, m,
+      EXPECT_EQ(choose(unsplitTable(WideTiles::manyTilesFromRows), 248320, k, m,
                        132, 28),
                 (Choice{1, 2, 8}));
   EXPECT_EQ(
-      choose(table(WideTiles::manyTilesFromRowsUnsplit), 248320, 5120, 3, 132,
+      choose(unsplitTable(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132,
              28),
       choose(table(WideTiles::manyTilesFromRows), 248320, 5120, 3, 132, 28));
   EXPECT_EQ(
-      choose(table(WideTiles::manyTilesFromRowsUnsplit), 17408, 5120, 8, 132,
+      choose(unsplitTable(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132,
              28),
       choose(table(WideTiles::manyTilesFromRows), 17408, 5120, 8, 132, 28));
+  // With manyTilesOrRows (prepared nvfp4 with f16 activations): split-K 1
+  // on the lm_head at every M, where wave-steps took split-K 8; at 17408
+  // rows (not many tiles) two tiles from M = 4 by wave-steps, as without it.
+  for (int64_t m : {1, 4, 8})
+    EXPECT_EQ(choose(unsplitTable(WideTiles::manyTilesOrRows), 248320, 5120, m,
+                     132, 28),
+              (Choice{1, 2, 8}));
+  EXPECT_EQ(
+      choose(unsplitTable(WideTiles::manyTilesOrRows), 17408, 5120, 8, 132, 28),
+      choose(table(WideTiles::manyTilesOrRows), 17408, 5120, 8, 132, 28));
+  EXPECT_EQ(
+      choose(unsplitTable(WideTiles::manyTilesOrRows), 17408, 5120, 8, 132, 28)
+          .colTiles,
+      2);
+  // With manyTiles (prepared mxfp4): split-K 1 on the lm_head, one tile at
+  // 17408 rows whatever M.
+  EXPECT_EQ(
+      choose(unsplitTable(WideTiles::manyTiles), 248320, 5120, 8, 132, 28),
+      (Choice{1, 2, 8}));
+  EXPECT_EQ(choose(unsplitTable(WideTiles::manyTiles), 17408, 5120, 8, 132, 28)
+                .colTiles,
+            1);
   // manyTilesOrRows keeps wave-steps on the same layer: split 8 at 28
   // resident warps (7760 blocks x 8 warps: 17 rounds of 5 against 9 of 10).
   EXPECT_EQ(choose(table(WideTiles::manyTilesOrRows), 248320, 5120, 4, 132, 28),
