@@ -31,11 +31,11 @@ const char *kPreparedWeights =
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4 (mxfp4 with f16 activations or prepared codes: on many-tile layers
-/// only), nvfp4 with four tiles on many-tile layers; the fp32 decode (fp8)
-/// only where both hold (takesUnsplitTwoTiles says where at split-K 1). The AMD
-/// matrix GEMV (not measured) keeps one tile, and so does the whole-line tier
-/// (compiled with one tile only).
+/// M = 4 (mxfp4 with f16 activations, and prepared mxfp4 and int4: on
+/// many-tile layers only), nvfp4 with four tiles on many-tile layers; the fp32
+/// decode (fp8) only where both hold (takesUnsplitTwoTiles says where at
+/// split-K 1). The AMD matrix GEMV (not measured) keeps one tile, and so does
+/// the whole-line tier (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   StringRef never = "qmat_policy::WideTiles::never";
@@ -53,21 +53,23 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
     return layer.plan.getPreparedWeights() && !layer.bf16
                ? "qmat_policy::WideTiles::manyTilesOrRows"
                : "qmat_policy::WideTiles::fourOnManyTiles";
-  // mxfp4 at 17408 x 5120, M = 8, one tile against two: with f16
-  // activations 3-4 % faster in every full run since session 7, and with
-  // prepared codes 7 % faster for both activations (20.7 / 22.2 us bf16,
-  // 23.4 / 25.1 us f16, 2026-12-01-gemv-sm90-prepared-all-main.json),
-  // where the checkpoint's layout with bf16 gains 2-4 % from two.
-  if (layer.scheme == SchemeKind::mxfp4 &&
-      (!layer.bf16 || layer.plan.getPreparedWeights()))
+  // At 17408 x 5120, M = 4 and 8, one tile against two: mxfp4 with f16
+  // activations 3-4 % faster in every full run since session 7; with
+  // prepared codes mxfp4 7 % faster for both activations (20.7 / 22.2 us
+  // bf16, 23.4 / 25.1 us f16, 2026-12-01-gemv-sm90-prepared-all-main.json),
+  // int4 1-1.5 % (bf16) and 5-11 % (f16, 19.1 / 21.3 us at M = 4,
+  // ...-prepared-final-main.json), where the checkpoint's layout gains
+  // 2-4 % from two (mxfp4 bf16) or is even (int4).
+  if ((layer.scheme == SchemeKind::mxfp4 && !layer.bf16) ||
+      layer.plan.getPreparedWeights())
     return "qmat_policy::WideTiles::manyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";
 }
 
 /// qmat_policy::GemvVariantDesc::unsplitOnManyTiles (measured on the H200):
-/// the fp32 decode (fp8) with f16 activations, and prepared fp4 codes but
-/// nvfp4 with bf16 activations (whose four-tile half-step kernels are as
-/// fast).
+/// the fp32 decode (fp8) with f16 activations, and prepared packed codes
+/// with f16 activations or mxfp4 (nvfp4 with bf16 has four-tile half-step
+/// kernels as fast; int4 with bf16 measured split-K 1 4-6 % behind).
 bool takesUnsplitTwoTiles(const Bundle &bundle, const Layer &layer,
                           const GemvVariant &v) {
   if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
@@ -79,8 +81,7 @@ bool takesUnsplitTwoTiles(const Bundle &bundle, const Layer &layer,
                           getDefaultGemvDecode(format)))
     return !layer.bf16;
   return layer.plan.getPreparedWeights() &&
-         (layer.scheme == SchemeKind::mxfp4 ||
-          (layer.scheme == SchemeKind::nvfp4 && !layer.bf16));
+         (layer.scheme == SchemeKind::mxfp4 || !layer.bf16);
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {

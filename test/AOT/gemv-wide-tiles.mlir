@@ -1,8 +1,8 @@
 // The launcher's GEMV variant table says, per variant, when the policy wants
 // more column tiles (qmat_policy::WideTiles): nvfp4 four on many-tile
 // layers and two from M = 4, the other packed decodes two on many-tile
-// layers or from M = 4 (mxfp4 with f16 activations or prepared codes: on
-// many-tile layers only), the fp32 decode (fp8) two only where both hold
+// layers or from M = 4 (mxfp4 with f16 activations, prepared mxfp4 and
+// int4: on many-tile layers only), the fp32 decode (fp8) two only where both hold
 // (with f16 activations at split-K 1), the FMA GEMV never (it has one
 // variant).
 // RUN: rm -rf %t && mkdir -p %t/prepared
@@ -50,8 +50,13 @@
 // CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::fourOnManyTiles, false, false},
+// int4 with f16 activations: two tiles on many-tile layers or from M = 4.
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
 // CHECK-NEXT: };
-// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][33] = {
+// CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][37] = {
 // CHECK-NEXT: {
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
 // CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
@@ -65,8 +70,8 @@
 
 // Prepared codes: nvfp4 with bf16 activations as in the checkpoint's
 // layout, with f16 two tiles (on many-tile layers or from M = 4) at
-// split-K 1 on many-tile layers; mxfp4 two tiles on many-tile layers only,
-// at split-K 1.
+// split-K 1 on many-tile layers; mxfp4 and int4 two tiles on many-tile
+// layers only, at split-K 1 (int4 with f16 activations).
 // PREP-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
 // PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
 // PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
@@ -91,6 +96,10 @@
 // PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
 // PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
 // PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
 // PREP-NEXT: };
 
 func.func @fp8_layer(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>,
@@ -153,5 +162,14 @@ func.func @nvfp4_f16_layer(%a: memref<?x256xf16>, %w: memref<64x128xi8>,
   qmat.matmul <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+func.func @int4_f16_layer(%a: memref<?x256xf16>, %w: memref<64x128xi8>,
+                          %s: memref<64x2xf16>, %z: memref<64x1xi8>,
+                          %y: memref<?x64xf16>) {
+  qmat.matmul <int4, block = 128>
+      ins(%a, %w, %s : memref<?x256xf16>, memref<64x128xi8>, memref<64x2xf16>)
+      zero_points(%z : memref<64x1xi8>) outs(%y : memref<?x64xf16>)
   return
 }

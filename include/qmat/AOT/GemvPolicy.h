@@ -55,13 +55,15 @@ struct GemvVariantDesc {
   /// variant in every full run (M = 8: 332 / 349 us against the capped
   /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
   /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
-  /// Prepared fp4 codes but nvfp4 with bf16 activations: on the lm_head at
-  /// M = 8 split-K 1 was the best variant in both of session 12's runs
-  /// (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 / 193.9,
-  /// mxfp4 bf16 197.5 / 199.5 against 201.2 / 204.5, mxfp4 f16 233.4 /
-  /// 235.4 against 234.7 / 240.3; 2026-12-01-gemv-sm90-prepared-all-,
-  /// -prepared-nvfp4-repeat-, -prepared-mxfp4-policy-main.json), where the
-  /// checkpoint's layout had it 30-40 % behind.
+  /// Prepared packed codes with f16 activations, and prepared mxfp4: on
+  /// the lm_head at M = 8 split-K 1 was the best variant in both of session
+  /// 12's runs (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 /
+  /// 193.9, mxfp4 bf16 197.5 / 199.5 against 201.2 / 204.5, mxfp4 f16 233.4
+  /// / 235.4 against 234.7 / 240.3; 2026-12-01-gemv-sm90-prepared-all-,
+  /// -prepared-nvfp4-repeat-, -prepared-mxfp4-policy-main.json), and for
+  /// int4 f16 at M = 1, 4, 8 in the run after its cheaper decode (194.3 /
+  /// 199.4 / 206.5 us against 213.8 / 218.2 / 224.3, ...-prepared-final-
+  /// main.json), where the checkpoint's layout had it 30-40 % behind.
   bool unsplitOnManyTiles = false;
 };
 
