@@ -6,6 +6,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::qmat;
 
@@ -27,6 +29,20 @@ const char *kPreparedWeights =
 #include "PreparedWeightsSource.inc"
     ;
 
+/// For a variant the policy may tile (NVIDIA's 16-row tensor-core GEMV),
+/// whether its decode is packed (else through fp32); none for the rest.
+std::optional<bool> isTiledPackedDecode(const Bundle &bundle,
+                                        const Layer &layer,
+                                        const GemvVariant &v) {
+  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
+    return std::nullopt;
+  ElementFormat format =
+      SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
+          .getElementFormat();
+  return isPackedGemvDecode(layer.scheme, v.tensorCore,
+                            getDefaultGemvDecode(format));
+}
+
 /// When the variant's kernel gains from two column tiles
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
@@ -38,14 +54,10 @@ const char *kPreparedWeights =
 /// the whole-line tier (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
-  StringRef never = "qmat_policy::WideTiles::never";
-  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
-    return never;
-  ElementFormat format =
-      SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
-          .getElementFormat();
-  if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
-                          getDefaultGemvDecode(format)))
+  std::optional<bool> packed = isTiledPackedDecode(bundle, layer, v);
+  if (!packed)
+    return "qmat_policy::WideTiles::never";
+  if (!*packed)
     return "qmat_policy::WideTiles::manyTilesFromRows";
   // nvfp4 with prepared codes and f16 activations: two tiles at split-K 1
   // beat four on the lm_head (takesUnsplitTwoTiles).
@@ -72,13 +84,10 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
 /// kernels as fast; int4 with bf16 measured split-K 1 4-6 % behind).
 bool takesUnsplitTwoTiles(const Bundle &bundle, const Layer &layer,
                           const GemvVariant &v) {
-  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
+  std::optional<bool> packed = isTiledPackedDecode(bundle, layer, v);
+  if (!packed)
     return false;
-  ElementFormat format =
-      SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
-          .getElementFormat();
-  if (!isPackedGemvDecode(layer.scheme, v.tensorCore,
-                          getDefaultGemvDecode(format)))
+  if (!*packed)
     return !layer.bf16;
   return layer.plan.getPreparedWeights() &&
          (layer.scheme == SchemeKind::mxfp4 || !layer.bf16);
