@@ -463,6 +463,10 @@ int main(int argc, char **argv) {
       // each taken at its median, so that clock and power drift over the
       // sweep falls on all of them alike.
       bool sweep = s.n == 17408 || s.n == 248320;
+      // The copy ceiling again next to this sweep: the lm_head's times have
+      // drifted by up to 10 % within one run (bench/README.md, session 12),
+      // and a ratio to a copy timed minutes earlier would carry that drift.
+      double copyBefore = copyBytesPerSecond(stream);
       std::vector<std::pair<int, int>> overrides = {{0, 0}};
       for (int c : kColTiles)
         for (int sk : kSplitKs) {
@@ -548,18 +552,20 @@ int main(int argc, char **argv) {
                      type, int(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
       });
       double bandwidth = (weightBytes + scaleBytes) / (policyMs * 1e-3);
+      double copyAdjacent = (copyBefore + copyBytesPerSecond(stream)) / 2;
       char sweepText[32];
       std::snprintf(sweepText, sizeof(sweepText), "%.3f", sweepRatio);
       std::string recheckNote =
           confirmed ? std::string(" head to head; sweep ") + sweepText : "";
       std::printf("%-24s m=%ld policy %.2f us, best %s %.2f us (policy/best "
                   "%.3f%s), cublas %.2f "
-                  "us: gemv/cublas %.3f, bw/copy %.3f, read ceiling/cublas "
-                  "%.3f, gemv/read ceiling %.3f, round spread %.3f\n",
+                  "us: gemv/cublas %.3f, bw/copy %.3f (copy at start %.3f), "
+                  "read ceiling/cublas %.3f, gemv/read ceiling %.3f, round "
+                  "spread %.3f\n",
                   l.name, long(m), policyMs * 1e3, best.c_str(), bestMs * 1e3,
                   ratio, recheckNote.c_str(), blasMs * 1e3, policyMs / blasMs,
-                  bandwidth / copyBandwidth, readMs / blasMs, policyMs / readMs,
-                  spread);
+                  bandwidth / copyAdjacent, bandwidth / copyBandwidth,
+                  readMs / blasMs, policyMs / readMs, spread);
       emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
            std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
            std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
@@ -573,7 +579,10 @@ int main(int argc, char **argv) {
            ", \"cublas_us\": " + jsonNumber(blasMs * 1e3) +
            ", \"gemv_over_cublas_" + (s.act == ActType::BF16 ? "bf16" : "f16") +
            "\": " + jsonNumber(policyMs / blasMs) +
-           ", \"gemv_bw_over_copy\": " + jsonNumber(bandwidth / copyBandwidth) +
+           ", \"gemv_bw_over_copy\": " + jsonNumber(bandwidth / copyAdjacent) +
+           ", \"copy_adjacent_bytes_per_s\": " + jsonNumber(copyAdjacent) +
+           ", \"gemv_bw_over_copy_at_start\": " +
+           jsonNumber(bandwidth / copyBandwidth) +
            ", \"read_ceiling_us\": " + jsonNumber(readMs * 1e3) +
            ", \"read_ceiling_config\": \"" + readConfig +
            "\", \"read_ceiling_over_cublas\": " + jsonNumber(readMs / blasMs) +
