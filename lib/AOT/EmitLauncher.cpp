@@ -48,8 +48,9 @@ std::optional<bool> isTiledPackedDecode(const Bundle &bundle,
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
 /// M = 4 (mxfp4 with f16 activations, and prepared mxfp4 and int4: on
-/// many-tile layers only), nvfp4 with four tiles on many-tile layers; the fp32
-/// decode (fp8) only where both hold (takesUnsplitTwoTiles says where at
+/// many-tile layers only), nvfp4 with four tiles on many-tile layers (with
+/// prepared codes and f16 activations two, as the other packed decodes); the
+/// fp32 decode (fp8) only where both hold (takesUnsplitTwoTiles says where at
 /// split-K 1). The AMD matrix GEMV (not measured) keeps one tile, and so does
 /// the whole-line tier (compiled with one tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,

@@ -85,8 +85,9 @@ class Library:
                 workspace_size=self._function(f"{self.prefix}_{info.name}_workspace_size",
                                               WORKSPACE_RESTYPE, WORKSPACE_ARGTYPES),
                 run_symbol=run_symbol,
-                prepare_weights=self._function(f"{self.prefix}_{info.name}_prepare_weights",
-                                               PREPARE_RESTYPE, PREPARE_ARGTYPES))
+                prepare_weights=self._optional_function(
+                    f"{self.prefix}_{info.name}_prepare_weights", PREPARE_RESTYPE,
+                    PREPARE_ARGTYPES))
 
     def _function(self, symbol, restype, argtypes):
         try:
@@ -97,6 +98,13 @@ class Library:
         function.restype = restype
         function.argtypes = list(argtypes)
         return function
+
+    def _optional_function(self, symbol, restype, argtypes):
+        """_function, or None where the launcher predates `symbol`."""
+        try:
+            return self._function(symbol, restype, argtypes)
+        except QMatError:
+            return None
 
     @property
     def layers(self):
@@ -133,7 +141,7 @@ class Library:
         size = info.weight_shape[0] * info.weight_shape[1]
         try:
             view = memoryview(weights)
-        except TypeError:
+        except (TypeError, ValueError, BufferError):
             raise ArgumentError(f"{info.name}: weights must be a bytes-like object (a numpy "
                                 f"array, bytes), got {type(weights).__name__}") from None
         if not view.c_contiguous:
@@ -142,6 +150,12 @@ class Library:
             raise ArgumentError(f"{info.name}: weights must hold {size} bytes (the codes "
                                 f"{list(info.weight_shape)}), got {view.nbytes}")
         source = view.cast("B") if view.ndim != 1 or view.format != "B" else view
+        if entry.prepare_weights is None:
+            if info.prepared_weights:
+                raise QMatError(f"{self.path} has no {self.prefix}_{info.name}_prepare_weights "
+                                f"although its manifest says the layer takes prepared "
+                                f"codes: rebuild the library from its bundle")
+            return bytearray(source)  # a launcher from before prepared codes: a copy
         if source.readonly:
             source = memoryview(bytearray(source))
         prepared = bytearray(size)
@@ -164,6 +178,8 @@ class Library:
 
         info = self.entry(layer).info
         codes = np.ascontiguousarray(prepared, dtype=np.uint8)
+        if not info.prepared_weights:
+            return codes.copy()
         if codes.size % 16:
             raise ArgumentError(f"{info.name}: the codes ({codes.size} bytes) are not "
                                 f"whole 16-byte pieces")

@@ -522,13 +522,16 @@ class QuantLinear(torch.nn.Module):
 
 def _prepared(library, info, weight):
     """`weight` (the checkpoint's codes) in the prepared layout, on its
-    device; a weight of another size is left for the operand checks."""
+    device, with its dtype; a weight of another shape or dtype is left
+    as it is for the operand checks to name."""
     rows, cols = info.weight_shape
-    if weight is None or weight.numel() != rows * cols:
+    if (weight is None or tuple(weight.shape) != (rows, cols)
+            or weight.dtype not in (torch.uint8, torch.int8)):
         return weight
-    host = weight.detach().to("cpu").contiguous().numpy()
+    host = weight.detach().to("cpu").contiguous().view(torch.uint8).numpy()
     prepared = np.frombuffer(library.prepare_weights(info, host), dtype=np.uint8)
-    return torch.from_numpy(prepared.reshape(rows, cols).copy()).to(weight.device)
+    return torch.from_numpy(prepared.reshape(rows, cols).copy()).view(weight.dtype).to(
+        weight.device)
 
 
 def _require_cuda(info, device, message):

@@ -326,3 +326,23 @@ def test_library_declares_argtypes_and_maps_statuses(small_bundle):
     del fake.functions["small_f8_workspace_size"]
     with pytest.raises(qmat.QMatError, match="does not export small_f8_workspace_size"):
         launcher.Library(None, small_bundle, cdll=fake)
+
+
+def test_library_without_prepare_weights(small_bundle, prepared_bundle):
+    """A launcher from before prepared codes (no _prepare_weights) still
+    loads: its layers' codes are copied; a manifest that says a layer takes
+    prepared codes, with such a launcher, is an error that says what to do."""
+    fake = FakeCDLL("small", small_bundle.layers, status=0)
+    for layer in small_bundle.layers:
+        del fake.functions[f"small_{layer.name}_prepare_weights"]
+    lib = launcher.Library(None, small_bundle, cdll=fake)
+    info = lib.layer("f8")
+    codes = bytes(i % 256 for i in range(info.weight_shape[0] * info.weight_shape[1]))
+    assert lib.prepare_weights("f8", codes) == bytearray(codes)
+    fake = FakeCDLL("prep", prepared_bundle.layers, status=0)
+    del fake.functions["prep_nv_prepare_weights"]
+    lib = launcher.Library(None, prepared_bundle, cdll=fake)
+    info = lib.layer("nv")
+    with pytest.raises(qmat.QMatError, match="has no prep_nv_prepare_weights although its "
+                       "manifest says the layer takes prepared codes: rebuild the library"):
+        lib.prepare_weights("nv", bytes(info.weight_shape[0] * info.weight_shape[1]))

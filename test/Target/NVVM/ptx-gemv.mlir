@@ -101,6 +101,13 @@
 // SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[CENTEREDHIGH]];
 // SM90-NOT: shr.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 4;
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// int4 (f16, zero points): per block 1024 + zp and, for the odd nibbles,
+// -(64 + zp) = (zp << 4 | 0xD400), each splatted to both halves.
+// SM90-LABEL: .visible .entry gemv_int4_bs128_k5120_f16_tc_magic_bias_zp_m8_s2_c1(
+// SM90: mad.lo.s32 {{%r[0-9]+}}, [[ZP:%r[0-9]+]], 65537, 1677747200;
+// SM90-NEXT: mad.lo.s32 [[HIGHOFFSET:%r[0-9]+]], [[ZP]], 1048592, -738143232;
+// SM90: fma.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, [[HIGHOFFSET]];
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 // The whole-line layout (max_m = 4): in whole blocks a lane's four rows are
 // 4 rows apart (4 x 2560 code bytes, 4 x 320 scale bytes), each code load
@@ -204,7 +211,7 @@
 // SM90-NOT: mma.sync
 // SM90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// NOSPILL-COUNT-26: 0 bytes spill stores, 0 bytes spill loads
+// NOSPILL-COUNT-27: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: spill stores
 
 // Ada (sm_89) converts e4m3 pairs too, from PTX 8.1 on (below it the NVPTX
@@ -242,7 +249,8 @@ func.func @decode(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref
 
 func.func @packed(%a: memref<?x5120xbf16>, %w: memref<512x2560xi8>, %sx: memref<512x160xf8E8M0FNU>,
                   %s: memref<512x40xbf16>, %z: memref<512x20xi8>, %y: memref<?x512xbf16>,
-                  %ah: memref<?x5120xf16>, %sh: memref<512x160xf16>, %yh: memref<?x512xf16>) {
+                  %ah: memref<?x5120xf16>, %sh: memref<512x160xf16>, %yh: memref<?x512xf16>,
+                  %s16: memref<512x40xf16>) {
   qmat.gemv <mxfp4, block = 32> ins(%a, %w, %sx : memref<?x5120xbf16>, memref<512x2560xi8>, memref<512x160xf8E8M0FNU>)
       outs(%y : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   qmat.gemv <mxfp4, block = 32> ins(%ah, %w, %sx : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x160xf8E8M0FNU>)
@@ -251,6 +259,8 @@ func.func @packed(%a: memref<?x5120xbf16>, %w: memref<512x2560xi8>, %sx: memref<
       zero_points(%z : memref<512x20xi8>) outs(%y : memref<?x512xbf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
   qmat.gemv <int4, block = 32> ins(%ah, %w, %sh : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x160xf16>)
       outs(%yh : memref<?x512xf16>) max_m = 8 split_k = 4 col_tiles = 1 tensor_core
+  qmat.gemv <int4, block = 128> ins(%ah, %w, %s16 : memref<?x5120xf16>, memref<512x2560xi8>, memref<512x40xf16>)
+      zero_points(%z : memref<512x20xi8>) outs(%yh : memref<?x512xf16>) max_m = 8 split_k = 2 col_tiles = 1 tensor_core
   return
 }
 
