@@ -191,20 +191,14 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   Value col = arith::MulIOp::create(b, loc, item, constIndex(numBytes));
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   auto loadType = VectorType::get({numBytes}, weightsType.getElementType());
-  Value codes;
-  if (spec.preparedWeights) {
-    // An item's bytes lie within one 16-byte piece (PreparedWeights.h).
-    auto [preparedRow, preparedCol] =
-        emitPreparedCodeIndices(b, loc, row, col, spec.k);
-    codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
-                                   ValueRange{preparedRow, preparedCol},
-                                   /*nontemporal=*/false,
-                                   /*alignment=*/llvm::MaybeAlign(numBytes));
-  } else {
-    codes = vector::LoadOp::create(b, loc, loadType, buffers.weights,
-                                   ValueRange{row, col}, /*nontemporal=*/false,
-                                   /*alignment=*/llvm::MaybeAlign(numBytes));
-  }
+  // Prepared codes: an item's bytes lie within one 16-byte piece
+  // (PreparedWeights.h).
+  auto [codeRow, codeCol] =
+      spec.preparedWeights ? emitPreparedCodeIndices(b, loc, row, col, spec.k)
+                           : std::pair<Value, Value>(row, col);
+  Value codes = vector::LoadOp::create(
+      b, loc, loadType, buffers.weights, ValueRange{codeRow, codeCol},
+      /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(numBytes));
   if (!packed)
     codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8),
                                      codes);

@@ -292,9 +292,9 @@ protected:
   };
   DenseMap<Value, PreparedRow> preparedRows;
   /// The lane's row within its 8-row half tile (g, or g % 4 with whole
-  /// lines), its 16-byte piece (t), and with prepared codes the lane's part
-  /// of a code byte (getPreparedCodeByte).
-  Value laneRow, lanePiece, preparedLane;
+  /// lines), and with prepared codes the lane's part of a code byte
+  /// (getPreparedCodeByte).
+  Value laneRow, preparedLane;
   /// The byte of the prepared codes where a 16-row lane's chunk of `row` at
   /// element `kc` starts (row in preparedRows).
   Value getPreparedCodeByte(Value row, Value kc);
@@ -454,17 +454,13 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
     Value address = arith::AddIOp::create(b, loc, codesBase, byte);
     codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
-  } else if (spec.preparedWeights) {
-    auto [preparedRow, preparedCol] =
-        emitPreparedCodeIndices(b, loc, row, col, spec.k);
-    codes = vector::LoadOp::create(
-        b, loc, VectorType::get({bytes}, weightsType.getElementType()),
-        buffers.weights, ValueRange{preparedRow, preparedCol},
-        /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
   } else {
+    auto [codeRow, codeCol] =
+        spec.preparedWeights ? emitPreparedCodeIndices(b, loc, row, col, spec.k)
+                             : std::pair<Value, Value>(row, col);
     codes = vector::LoadOp::create(
         b, loc, VectorType::get({bytes}, weightsType.getElementType()),
-        buffers.weights, ValueRange{row, col}, /*nontemporal=*/false,
+        buffers.weights, ValueRange{codeRow, codeCol}, /*nontemporal=*/false,
         /*alignment=*/llvm::MaybeAlign(16));
   }
   if (!packed)
@@ -881,13 +877,12 @@ void TensorCoreGemvEmitter::emit() {
   Value rowInQuarter =
       wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
   laneRow = wholeLines ? rowInQuarter : g;
-  lanePiece = t;
   if (spec.preparedWeights)
     preparedLane = arith::SubIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, laneRow, cIdx(4 * kPreparedPieceBytes)),
         arith::MulIOp::create(
-            b, loc, lanePiece,
+            b, loc, t,
             cIdx(kPreparedBytesPerK * kLaneK - kPreparedPieceBytes)));
   Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
   Value firstRow = arith::AddIOp::create(b, loc, blockFirst, laneRow);
