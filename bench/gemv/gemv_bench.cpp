@@ -25,6 +25,7 @@
 
 #include "../common/ceiling.h"
 #include "../common/device_weight.h"
+#include "../common/gpu_monitor.h"
 #include "../common/harness.h"
 #include "../common/layers.h"
 
@@ -281,6 +282,10 @@ int main(int argc, char **argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors,
                                     cudaDevAttrMultiProcessorCount, 0));
 
+  GpuMonitor monitor;
+  std::printf("gpu monitor (NVML): %s\n",
+              monitor.isAvailable() ? "sampling each sweep" : "unavailable");
+
   // Copy ceiling: 1 GiB device to device, bytes read + written.
   double copyBandwidth = copyBytesPerSecond(stream);
   std::printf("copy: %.2f TB/s; %d SMs\n", copyBandwidth / 1e12,
@@ -481,6 +486,7 @@ int main(int argc, char **argv) {
           }
         }
       std::vector<std::vector<double>> rounds(overrides.size());
+      monitor.start();
       // Each round starts a third further along the list: a timing depends
       // on what ran just before it (clocks follow power), and no variant
       // should always come first.
@@ -548,6 +554,7 @@ int main(int argc, char **argv) {
         policyMs = median(policySamples);
         bestMs = median(bestSamples);
       }
+      GpuMonitorSummary power = monitor.stop();
       bench_set_gemv_override(0, 0);
       cudaDataType_t type = s.act == ActType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
       float one = 1.f, zero = 0.f;
@@ -571,6 +578,15 @@ int main(int argc, char **argv) {
                   ratio, recheckNote.c_str(), blasMs * 1e3, policyMs / blasMs,
                   bandwidth / copyAdjacent, bandwidth / copyBandwidth,
                   readMs / blasMs, policyMs / readMs, spread);
+      if (power.samples)
+        std::printf("%-24s m=%ld sm clock %u-%u MHz (median %u), power "
+                    "median %.0f W, max %.0f W (limit %.0f W), %u C, reasons "
+                    "%s (%zu of %zu samples limited)\n",
+                    l.name, long(m), power.smClockMinMhz, power.smClockMaxMhz,
+                    power.smClockMedianMhz, power.powerMedianW, power.powerMaxW,
+                    power.powerLimitW, power.temperatureMaxC,
+                    power.reasonNames().c_str(), power.limitedSamples,
+                    power.samples);
       emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
            std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
            std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
@@ -592,8 +608,8 @@ int main(int argc, char **argv) {
            ", \"read_ceiling_config\": \"" + readConfig +
            "\", \"read_ceiling_over_cublas\": " + jsonNumber(readMs / blasMs) +
            ", \"gemv_over_read_ceiling\": " + jsonNumber(policyMs / readMs) +
-           ", \"round_spread\": " + jsonNumber(spread) +
-           ", \"variants_us\": {" + variants.str() + "}}");
+           ", \"round_spread\": " + jsonNumber(spread) + ", \"gpu_monitor\": " +
+           power.json() + ", \"variants_us\": {" + variants.str() + "}}");
     }
     cudaFree(dense);
     cudaFree(a);

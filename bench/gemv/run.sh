@@ -7,7 +7,7 @@ bundles=$1; out=$2; filter=${3:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 for kind in main wide; do
   nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundles/$kind" bench/gemv/gemv_bench.cpp bench/common/ceiling.cu \
-    "$bundles/$kind/bench.cpp" lib/Reference/Numerics.cpp -lcuda -lcublasLt -lcublas \
+    "$bundles/$kind/bench.cpp" lib/Reference/Numerics.cpp -lcuda -lcublasLt -lcublas -ldl \
     -o /tmp/gemv_bench_$kind &
 done
 wait
