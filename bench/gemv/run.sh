@@ -5,6 +5,8 @@
 set -euo pipefail
 bundles=$1; out=$2; filter=${3:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
+# The lease's power limit, clocks and clock-event reasons before the run.
+nvidia-smi -q -d POWER,CLOCK,PERFORMANCE,TEMPERATURE > "$out/gpu-state.txt" 2>&1 || true
 for kind in main wide; do
   nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundles/$kind" bench/gemv/gemv_bench.cpp bench/common/ceiling.cu \
     "$bundles/$kind/bench.cpp" lib/Reference/Numerics.cpp -lcuda -lcublasLt -lcublas -ldl \
