@@ -98,6 +98,8 @@ public:
     // Renamed in driver 535; the old name stays exported for older drivers.
     eventReasons = reinterpret_cast<ReasonsFn>(
         sym("nvmlDeviceGetCurrentClocksEventReasons"));
+    totalEnergy =
+        reinterpret_cast<EnergyFn>(sym("nvmlDeviceGetTotalEnergyConsumption"));
     if (!eventReasons)
       eventReasons = reinterpret_cast<ReasonsFn>(
           sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
@@ -123,6 +125,15 @@ public:
   }
 
   bool isAvailable() const { return available; }
+
+  /// The board's energy counter (joules since the driver loaded), or a
+  /// negative value where NVML or the counter is missing.
+  double energyJoules() {
+    unsigned long long mj = 0;
+    if (!available || !totalEnergy || totalEnergy(device, &mj) != 0)
+      return -1;
+    return mj / 1000.0;
+  }
 
   void start() {
     if (!available || running)
@@ -202,6 +213,7 @@ private:
   using UIntFn = int (*)(Device, unsigned *);
   using TempFn = int (*)(Device, int, unsigned *);
   using ReasonsFn = int (*)(Device, unsigned long long *);
+  using EnergyFn = int (*)(Device, unsigned long long *);
 
   int periodMs;
   void *lib = nullptr;
@@ -212,6 +224,7 @@ private:
   UIntFn powerUsage = nullptr, powerLimit = nullptr;
   TempFn temperature = nullptr;
   ReasonsFn eventReasons = nullptr;
+  EnergyFn totalEnergy = nullptr;
   bool available = false;
   double limitW = 0;
   std::atomic<bool> running{false};

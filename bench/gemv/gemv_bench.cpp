@@ -32,6 +32,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -74,6 +75,128 @@ std::string jsonNumber(double v) {
 bool lacksOverrideVariant() {
   return std::string(bench_last_error()).find("has no variant for m") !=
          std::string::npos;
+}
+
+/// One kernel run back to back for a stretch of seconds, after a settling
+/// stretch: time, power and energy where the board's power controller has
+/// reached its steady state (the timed sweeps' batches are too short for
+/// that, and their times move with the controller's swings).
+struct SustainedRun {
+  double usPerCall = 0, watts = 0, joulesPerCall = 0;
+  GpuMonitorSummary clocks;
+};
+
+template <typename F>
+SustainedRun runSustained(cudaStream_t stream, GpuMonitor &monitor,
+                          double seconds, F call) {
+  using Clock = std::chrono::steady_clock;
+  long calls = 0;
+  auto spin = [&](double forSeconds) {
+    Clock::time_point start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() <
+           forSeconds) {
+      for (int i = 0; i < 50; ++i)
+        call(calls++);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+  };
+  spin(0.5);
+  cudaEvent_t begin, end;
+  CUDA_CHECK(cudaEventCreate(&begin));
+  CUDA_CHECK(cudaEventCreate(&end));
+  calls = 0;
+  double joules = monitor.energyJoules();
+  monitor.start();
+  CUDA_CHECK(cudaEventRecord(begin, stream));
+  spin(seconds);
+  CUDA_CHECK(cudaEventRecord(end, stream));
+  CUDA_CHECK(cudaEventSynchronize(end));
+  SustainedRun run;
+  run.clocks = monitor.stop();
+  joules = monitor.energyJoules() - joules;
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  run.usPerCall = ms * 1e3 / double(calls);
+  if (joules > 0) {
+    run.watts = joules / (ms * 1e-3);
+    run.joulesPerCall = joules / double(calls);
+  }
+  return run;
+}
+
+/// The lm_head layers' GEMV at M = 1, 4, 8 (the policy's variant), a copy of
+/// their random codes and a copy of constant bytes (the copy ceiling's
+/// data), each run for two seconds: the power, the energy per byte and the
+/// SM clock that the board's power limit leaves each of them.
+void runPowerSection(cudaStream_t stream, GpuMonitor &monitor,
+                     const std::string &only, uint64_t seed,
+                     std::ostringstream &json) {
+  int entries = 0;
+  auto emit = [&](const std::string &name, int64_t m, double bytes,
+                  const SustainedRun &r) {
+    double bytesPerS = bytes / (r.usPerCall * 1e-6);
+    std::printf("power %-28s m=%ld %.2f us, %.3f TB/s, %.0f W, %.2f mJ per "
+                "call, %.1f pJ/byte, sm clock median %u MHz, %s\n",
+                name.c_str(), long(m), r.usPerCall, bytesPerS / 1e12, r.watts,
+                r.joulesPerCall * 1e3, r.joulesPerCall / bytes * 1e12,
+                r.clocks.smClockMedianMhz, r.clocks.reasonNames().c_str());
+    json << (entries++ ? ",\n" : "") << "    {\"power\": \"" << name
+         << "\", \"m\": " << m << ", \"bytes\": " << jsonNumber(bytes)
+         << ", \"us_per_call\": " << jsonNumber(r.usPerCall)
+         << ", \"bytes_per_s\": " << jsonNumber(bytesPerS)
+         << ", \"watts\": " << jsonNumber(r.watts)
+         << ", \"joules_per_call\": " << jsonNumber(r.joulesPerCall)
+         << ", \"pj_per_byte\": " << jsonNumber(r.joulesPerCall / bytes * 1e12)
+         << ", \"gpu_monitor\": " << r.clocks.json() << "}";
+  };
+  for (const LayerEntry &l : kLayers) {
+    const LayerShape &s = l.shape;
+    if (s.n != 248320 ||
+        (!only.empty() && std::string(l.name).find(only) == std::string::npos))
+      continue;
+    QuantizedWeight w = makeWeight(s, seed ^ 0x51ED);
+    DeviceWeight dw(w, 1, l.prepare);
+    double bytes = double(dw.codeBytes + dw.scaleBytes + dw.zeroPointBytes);
+    uint16_t *a =
+        upload(randomActivations(s.act, size_t(8) * s.k, seed ^ 0xAC7));
+    uint16_t *zeros = upload(std::vector<uint16_t>(size_t(8) * s.k, 0)), *y;
+    CUDA_CHECK(cudaMalloc(&y, size_t(8) * s.n * 2));
+    void *copyDst, *constantSrc;
+    CUDA_CHECK(cudaMalloc(&copyDst, dw.codeBytes));
+    CUDA_CHECK(cudaMalloc(&constantSrc, dw.codeBytes));
+    CUDA_CHECK(cudaMemset(constantSrc, 1, dw.codeBytes));
+    bool ok = true;
+    for (int64_t m : {1, 4, 8})
+      for (bool zero : {false, true}) {
+        if (zero && m != 8)
+          continue;
+        SustainedRun r = runSustained(stream, monitor, 2.0, [&](long) {
+          ok &= runLayer(l, stream, m, zero ? zeros : a, dw, 0, y) == QMAT_OK;
+        });
+        emit(std::string(l.name) + (zero ? "/zero_activations" : ""), m, bytes,
+             r);
+      }
+    for (bool constant : {false, true}) {
+      SustainedRun r = runSustained(stream, monitor, 2.0, [&](long) {
+        CUDA_CHECK(
+            cudaMemcpyAsync(copyDst, constant ? constantSrc : dw.codes[0],
+                            dw.codeBytes, cudaMemcpyDeviceToDevice, stream));
+      });
+      emit(std::string(constant ? "copy_constant_bytes" : "copy_random_codes") +
+               "/" + l.name,
+           0, 2.0 * double(dw.codeBytes), r);
+    }
+    if (!ok)
+      std::printf("%s: a sustained run failed: %s\n", l.name,
+                  bench_last_error());
+    cudaFree(copyDst);
+    cudaFree(constantSrc);
+    cudaFree(a);
+    cudaFree(zeros);
+    cudaFree(y);
+  }
 }
 
 /// Probe::run's result where the override has no variant here.
@@ -273,6 +396,7 @@ int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
 int main(int argc, char **argv) {
   std::string outPath = argc > 1 ? argv[1] : "gemv.json";
   bool wide = argc > 2 && std::string(argv[2]) == "wide";
+  bool power = argc > 2 && std::string(argv[2]) == "power";
   std::string only = argc > 3 ? argv[3] : "";
   uint64_t seed = std::random_device{}();
   GpuContext gpu = createGpuContext();
@@ -292,6 +416,18 @@ int main(int argc, char **argv) {
               multiprocessors);
 
   std::ostringstream json;
+  if (power) {
+    // bench/gemv/power.sh: the sustained runs alone, the main bundle.
+    json << "{\n  \"seed\": " << seed
+         << ",\n  \"copy_bytes_per_s\": " << copyBandwidth
+         << ",\n  \"gpu_monitor_available\": "
+         << (monitor.isAvailable() ? "true" : "false")
+         << ",\n  \"sustained\": [\n";
+    runPowerSection(stream, monitor, only, seed, json);
+    json << "\n  ]\n}\n";
+    std::ofstream(outPath) << json.str();
+    return 0;
+  }
   json << "{\n  \"seed\": " << seed << ",\n  \"bundle\": \""
        << (wide ? "wide" : "main")
        << "\",\n  \"multiprocessors\": " << multiprocessors
