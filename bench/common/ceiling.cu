@@ -243,35 +243,43 @@ double trafficCeilingMs(cudaStream_t stream, void *const *inputs,
   return bestMs;
 }
 
+void launchReadCeiling(cudaStream_t stream, const void *codes, size_t codeBytes,
+                       const void *scales, size_t scaleBytes,
+                       const void *zeroPoints, size_t zeroPointBytes,
+                       int blocksPerSM, int loads, int multiprocessors,
+                       unsigned *sink) {
+  constexpr int threads = 512;
+  size_t total = codeBytes / 16 + scaleBytes / 16 + zeroPointBytes / 16;
+  size_t blocks = blocksPerSM == 0 ? (total + threads - 1) / threads
+                                   : size_t(blocksPerSM) * multiprocessors;
+  WordRanges ranges = {
+      {static_cast<const uint4 *>(codes), static_cast<const uint4 *>(scales),
+       static_cast<const uint4 *>(zeroPoints)},
+      {codeBytes / 16, scaleBytes / 16, zeroPoints ? zeroPointBytes / 16 : 0}};
+  auto launch = loads == 1   ? launchRead<1>
+                : loads == 2 ? launchRead<2>
+                : loads == 4 ? launchRead<4>
+                             : launchRead<8>;
+  launch(blocks, threads, stream, ranges, sink);
+}
+
 double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
                      void *const *scales, size_t scaleBytes,
                      void *const *zeroPoints, size_t zeroPointBytes, int copies,
                      int multiprocessors, std::string &config) {
   unsigned *sink;
   CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  size_t total = codeBytes / 16 + scaleBytes / 16 + zeroPointBytes / 16;
-  constexpr int threads = 512;
   double bestMs = 1e30;
   // Blocks per SM; 0: one load per thread over the whole range.
   for (int perSM : {0, 1, 2, 4})
     for (int loads : {1, 2, 4, 8}) {
       if (perSM == 0 && loads != 1)
         continue;
-      size_t blocks = perSM == 0 ? (total + threads - 1) / threads
-                                 : size_t(perSM) * multiprocessors;
       auto read = [&](int i) {
         int c = i % copies;
-        WordRanges ranges = {
-            {static_cast<const uint4 *>(codes[c]),
-             static_cast<const uint4 *>(scales[c]),
-             zeroPoints ? static_cast<const uint4 *>(zeroPoints[c]) : nullptr},
-            {codeBytes / 16, scaleBytes / 16,
-             zeroPoints ? zeroPointBytes / 16 : 0}};
-        auto launch = loads == 1   ? launchRead<1>
-                      : loads == 2 ? launchRead<2>
-                      : loads == 4 ? launchRead<4>
-                                   : launchRead<8>;
-        launch(blocks, threads, stream, ranges, sink);
+        launchReadCeiling(stream, codes[c], codeBytes, scales[c], scaleBytes,
+                          zeroPoints ? zeroPoints[c] : nullptr, zeroPointBytes,
+                          perSM, loads, multiprocessors, sink);
       };
       double ms = batchedMs(stream, 2, 15, 20, read);
       CUDA_CHECK(cudaGetLastError());

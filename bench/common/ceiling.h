@@ -28,6 +28,15 @@ double readCeilingMs(cudaStream_t stream, void *const *codes, size_t codeBytes,
                      void *const *zeroPoints, size_t zeroPointBytes, int copies,
                      int multiprocessors, std::string &config);
 
+/// One launch of readCeilingMs's kernel over one copy: `blocksPerSM` blocks
+/// of 512 threads per SM (0: one thread per 16-byte word) with `loads` (1, 2,
+/// 4 or 8) loads in flight per thread; `sink` a device word.
+void launchReadCeiling(cudaStream_t stream, const void *codes, size_t codeBytes,
+                       const void *scales, size_t scaleBytes,
+                       const void *zeroPoints, size_t zeroPointBytes,
+                       int blocksPerSM, int loads, int multiprocessors,
+                       unsigned *sink);
+
 /// The same for a kernel that reads `inputs[i]` (inputBytes) and writes
 /// `outputs[i]` (outputBytes >= inputBytes), the reads spread evenly over
 /// the writes as a dequantization's are.
