@@ -180,6 +180,23 @@ void runPowerSection(cudaStream_t stream, GpuMonitor &monitor,
         emit(std::string(l.name) + (zero ? "/zero_activations" : ""), m, bytes,
              r);
       }
+    const char *variantList = std::getenv("POWER_VARIANTS");
+    std::istringstream variants(variantList ? variantList : "");
+    for (std::string item; std::getline(variants, item, ',');) {
+      int sk = 0, c = 0;
+      if (std::sscanf(item.c_str(), "%d:%d", &sk, &c) != 2 ||
+          bench_set_gemv_override(sk, c) != QMAT_OK ||
+          runLayer(l, stream, 8, a, dw, 0, y) != QMAT_OK) {
+        std::printf("%s: no variant %s at m=8\n", l.name, item.c_str());
+        continue;
+      }
+      emit(std::string(l.name) + "/s" + std::to_string(sk) + "_c" +
+               std::to_string(c),
+           8, bytes, runSustained(stream, monitor, 2.0, [&](long) {
+             ok &= runLayer(l, stream, 8, a, dw, 0, y) == QMAT_OK;
+           }));
+    }
+    bench_set_gemv_override(0, 0);
     // The read ceiling's kernel in the configuration that won on the lm_head
     // in every full run (4 blocks per SM, 4 loads; 8 for int4, within 1 %).
     unsigned *sink;
