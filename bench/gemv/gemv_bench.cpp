@@ -28,6 +28,7 @@
 #include "../common/gpu_monitor.h"
 #include "../common/harness.h"
 #include "../common/layers.h"
+#include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -324,14 +325,20 @@ struct Probe {
 /// makeWeight with scales drawn over each format's range (subnormal, zero,
 /// negative where the format has them, and large), bounded only so that
 /// every dequantized weight stays finite in the activation type.
-QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed) {
+QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed,
+                                    bool mxfp4OneMultiplyRange) {
   QuantizedWeight w = makeWeight(s, seed);
   uint64_t state = seed ^ 0xD1CE;
   bool f16 = s.act == ActType::F16;
+  mlir::qmat::Mxfp4OneMultiply oneMultiply =
+      mlir::qmat::getMxfp4OneMultiply(f16);
   for (uint8_t &byte : w.scaleBytes) {
     uint8_t v = uint8_t(splitmix(state));
     if (s.scheme == Scheme::NVFP4)
       byte = (v & 0x7F) == 0x7F ? uint8_t(v & 0xFE) : v; // e4m3, not NaN
+    else if (mxfp4OneMultiplyRange) // every step in the one-multiply arm
+      byte = uint8_t(oneMultiply.minE +
+                     v % (oneMultiply.maxE - oneMultiply.minE + 1));
     else // e8m0, past where the largest codes overflow (see below)
       byte = f16 ? uint8_t(127 - 40 + v % 57) : uint8_t(v % 255);
   }
@@ -377,9 +384,10 @@ QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed) {
 /// the elements that differ (+0 and -0 count as equal: the fp32 sum of a
 /// -0 product and +0 terms is +0).
 int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
-                            uint64_t seed, int64_t m, int64_t &compared) {
+                            uint64_t seed, int64_t m,
+                            bool mxfp4OneMultiplyRange, int64_t &compared) {
   const LayerShape &s = l.shape;
-  QuantizedWeight w = makeWideRangeWeight(s, seed);
+  QuantizedWeight w = makeWideRangeWeight(s, seed, mxfp4OneMultiplyRange);
   std::vector<uint16_t> wBits = dequantizeParallel(w);
   DeviceWeight dw(w, 1, l.prepare);
   uint16_t one = roundToAct(s.act, 1.0f);
@@ -576,15 +584,24 @@ int main(int argc, char **argv) {
     for (int64_t m : {int64_t(8), int64_t(4)}) {
       if (m == 4 && !wholeLines)
         continue;
-      int64_t compared = 0;
-      int64_t mismatches =
-          checkDecodedWeights(l, stream, seed ^ 0xDEC0, m, compared);
-      decodeExact &= mismatches == 0;
-      std::printf("decoded weights %-22s m=%ld: %ld of %ld differ\n", l.name,
-                  long(m), long(mismatches), long(compared));
-      emit("{\"decoded_weights\": \"" + std::string(l.name) + "\", \"m\": " +
-           std::to_string(m) + ", \"compared\": " + std::to_string(compared) +
-           ", \"differ\": " + std::to_string(mismatches) + "}");
+      // mxfp4 also with every scale in the one-multiply range: the wide
+      // range sends nearly every warp's step to the two-factor arm.
+      for (bool oneMultiply : {false, true}) {
+        if (oneMultiply && s.scheme != Scheme::MXFP4)
+          continue;
+        int64_t compared = 0;
+        int64_t mismatches = checkDecodedWeights(l, stream, seed ^ 0xDEC0, m,
+                                                 oneMultiply, compared);
+        decodeExact &= mismatches == 0;
+        const char *scales = oneMultiply ? "one_multiply_range" : "wide";
+        std::printf(
+            "decoded weights %-22s m=%ld scales %s: %ld of %ld differ\n",
+            l.name, long(m), scales, long(mismatches), long(compared));
+        emit("{\"decoded_weights\": \"" + std::string(l.name) +
+             "\", \"m\": " + std::to_string(m) + ", \"scales\": \"" + scales +
+             "\", \"compared\": " + std::to_string(compared) +
+             ", \"differ\": " + std::to_string(mismatches) + "}");
+      }
     }
   }
 

@@ -97,6 +97,25 @@ public:
     return Value();
   }
 
+  /// Whether `predicate` (i1) holds in every lane of the warp, as an i1 all
+  /// lanes agree on (so that a branch on it keeps the warp converged for
+  /// its matrix instructions); null where the target has no such vote.
+  /// Every lane of the warp must reach it.
+  virtual Value emitWarpAll(OpBuilder &builder, Location loc,
+                            Value predicate) const {
+    return Value();
+  }
+
+  /// `value` (i32) through a copy the compiler neither hoists nor merges
+  /// with the copy of another `arm`, so that the two arms of a branch on
+  /// emitWarpAll keep their own arithmetic on it instead of sharing it above
+  /// the branch (where all of it would be live at once). `value` itself by
+  /// default.
+  virtual Value emitPinnedCopy(OpBuilder &builder, Location loc, Value value,
+                               unsigned arm) const {
+    return value;
+  }
+
   /// Each bit of `ifSet` where `mask` has a 1, of `ifClear` elsewhere (i32).
   virtual Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
                               Value ifClear, uint32_t mask) const;

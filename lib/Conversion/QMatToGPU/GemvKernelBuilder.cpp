@@ -26,7 +26,11 @@
 //   the exact product, as the reference's, including overflow to infinity
 //   and underflow (2^(e - 127) alone would not fit one factor). f16 cannot
 //   hold 2^(e - 127) either: it takes two factors 2^a 2^b, the first
-//   keeping the product exact, the second rounding it once.
+//   keeping the product exact, the second rounding it once. Where every
+//   scale of a step, in every lane of the warp, makes 2^(e - 127 + E) a
+//   normal number (e <= 128, f16 also e >= 99: real checkpoints' scales),
+//   a warp vote takes that single factor instead, the same one rounding
+//   (PackedFp4Placement.h, getMxfp4OneMultiply).
 // - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
 //   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
 //   exactly, and the multiply by the act-typed scale rounds the exact
@@ -346,6 +350,9 @@ private:
   /// (offset only for int4).
   struct WordFactors {
     Value multiplier, offset;
+    /// mxfp4's two-step product: 2^E, undoing the bit placement's 2^-E
+    /// first for the code's own value.
+    Value codeValue;
     /// mxfp4 with f16 activations: a second power of two, applied last.
     Value lastMultiplier;
     /// int4 with f16 activations: -(64 + zp), for the odd nibbles' fma.
@@ -357,13 +364,28 @@ private:
   SmallVector<Value> decodePacked(const RowChunk &chunk,
                                   ArrayRef<WordFactors> factors);
   /// Per chunk and word, the factors of the packed decode, each distinct
-  /// scale converted once.
+  /// scale converted once. `mxfp4OneMultiply`: every mxfp4 scale of the
+  /// step is within getMxfp4OneMultiplyRange, one factor per pair.
   SmallVector<SmallVector<WordFactors>>
-  packedFactors(ArrayRef<RowChunk> chunks);
+  packedFactors(ArrayRef<RowChunk> chunks, bool mxfp4OneMultiply = false);
+  /// mxfp4: whether every scale byte of the step, in every lane of the
+  /// warp, takes one multiply (a warp-uniform i1); null where the target
+  /// has no warp vote.
+  Value allMxfp4OneMultiply(ArrayRef<RowChunk> chunks);
+  /// computeStep with the packed decode's factors given (none for the
+  /// decode through fp32).
+  void computeStepWith(const StepLoads &loads,
+                       ArrayRef<SmallVector<WordFactors>> factors,
+                       MutableArrayRef<Value> acc);
   /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
   /// converting two at a time.
   void addNvfp4Multipliers(ArrayRef<Value> distinct,
                            DenseMap<Value, Value> &multiplier);
+  /// A raw e8m0 scale's byte, zero-extended to i32.
+  Value scaleByte(Value raw) {
+    return arith::ExtUIOp::create(b, loc, i32,
+                                  arith::BitcastOp::create(b, loc, i8, raw));
+  }
   /// An i32 as a vector<2 x act> (low half first).
   Value toPair(Value bits);
   /// Both halves of a vector<2 x act> set to the 16-bit pattern `bits`
@@ -556,7 +578,8 @@ void TensorCoreGemvEmitter::addNvfp4Multipliers(
 }
 
 SmallVector<SmallVector<TensorCoreGemvEmitter::WordFactors>>
-TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
+TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
+                                     bool mxfp4OneMultiply) {
   SchemeKind kind = spec.scheme.getKind();
   // Distinct raw scales of the step, in order of first use.
   SmallVector<Value> distinct;
@@ -565,16 +588,33 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
       if (!llvm::is_contained(distinct, raw))
         distinct.push_back(raw);
   DenseMap<Value, Value> multiplier, lastMultiplier;
+  // mxfp4's two-step product: 2^E first, for the code's own value.
+  Value codeValue;
+  if (kind == SchemeKind::mxfp4 && !mxfp4OneMultiply)
+    codeValue = arith::ConstantOp::create(
+        b, loc,
+        SplatElementsAttr::get(
+            VectorType::get({2}, act),
+            b.getFloatAttr(act, std::ldexp(1.0, act.isF16() ? 14 : 126))));
   if (kind == SchemeKind::nvfp4) {
     addNvfp4Multipliers(distinct, multiplier);
+  } else if (mxfp4OneMultiply) {
+    // One factor 2^(e - 127 + E), a normal number for the step's scales
+    // (allMxfp4OneMultiply).
+    Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
+    for (Value raw : distinct)
+      multiplier[raw] = splatHalves(
+          arith::ShLIOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, scaleByte(raw),
+                                                      cI32(range.exponentBias)),
+                                cI32(range.significandBits)));
   } else if (kind == SchemeKind::mxfp4 && act.isF16()) {
     // f16 2^a and 2^b with a + b = e - 127 clamped to [-28, 17] (below,
     // every code rounds to zero; above, every nonzero code overflows),
     // a = clamp(e - 127, -14, 13): code * 2^a is exact (no overflow, no
     // bits below 2^-24) and the product by 2^b rounds once. NaN for 0xFF.
     for (Value raw : distinct) {
-      Value e = arith::ExtUIOp::create(
-          b, loc, i32, arith::BitcastOp::create(b, loc, i8, raw));
+      Value e = scaleByte(raw);
       auto clamp = [&](Value v, int64_t lo, int64_t hi) {
         return arith::MinSIOp::create(
             b, loc, arith::MaxSIOp::create(b, loc, v, cI32(lo)), cI32(hi));
@@ -636,7 +676,7 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks) {
               b, loc, arith::ShLIOp::create(b, loc, zeroPoint, cI32(4)),
               cI32(kNegative64F16)));
       }
-      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset,
+      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset, codeValue,
                        lastMultiplier.lookup(chunk.rawScales[w]), highOffset});
     }
     perChunk.push_back(words);
@@ -701,13 +741,6 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       return arith::ShLIOp::create(b, loc, x, cI32(shift));
     return arith::ShRUIOp::create(b, loc, x, cI32(-shift));
   };
-  // mxfp4: the bit placement's 2^-E undone first, for the code's value.
-  Value codeValue;
-  if (kind == SchemeKind::mxfp4)
-    codeValue = arith::ConstantOp::create(
-        b, loc,
-        SplatElementsAttr::get(
-            pairType, b.getFloatAttr(act, std::ldexp(1.0, f16 ? 14 : 126))));
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
     Value selected[2];
@@ -721,8 +754,8 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       Value bits =
           shifted(selected[placement.pairSource[j]], placement.pairShift[j]);
       Value pair = toPair(arith::AndIOp::create(b, loc, bits, pairMask));
-      if (codeValue)
-        pair = arith::MulFOp::create(b, loc, pair, codeValue);
+      if (factors[w].codeValue)
+        pair = arith::MulFOp::create(b, loc, pair, factors[w].codeValue);
       pair = arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
       if (factors[w].lastMultiplier)
         pair = arith::MulFOp::create(b, loc, pair, factors[w].lastMultiplier);
@@ -822,13 +855,87 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
   return loads;
 }
 
+Value TensorCoreGemvEmitter::allMxfp4OneMultiply(ArrayRef<RowChunk> chunks) {
+  Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
+  Value inRange;
+  SmallVector<Value> seen;
+  for (const RowChunk &chunk : chunks)
+    for (Value raw : chunk.rawScales) {
+      if (llvm::is_contained(seen, raw))
+        continue;
+      seen.push_back(raw);
+      // minE <= e <= maxE as one unsigned comparison.
+      Value e = scaleByte(raw);
+      if (range.minE != 0)
+        e = arith::SubIOp::create(b, loc, e, cI32(range.minE));
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, e,
+                                         cI32(range.maxE - range.minE));
+      inRange =
+          inRange ? Value(arith::AndIOp::create(b, loc, inRange, fits)) : fits;
+    }
+  return target.emitWarpAll(b, loc, inRange);
+}
+
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         MutableArrayRef<Value> acc) {
+  if (!spec.usesPackedDecode()) {
+    computeStepWith(
+        loads, SmallVector<SmallVector<WordFactors>>(loads.chunks.size()), acc);
+    return;
+  }
+  // mxfp4: one multiply per pair where the whole warp's scales allow it,
+  // the exact two-factor product otherwise; the branch is warp-uniform, so
+  // the matrix instructions in both arms see a converged warp.
+  Value oneMultiply = spec.scheme.getKind() == SchemeKind::mxfp4
+                          ? allMxfp4OneMultiply(loads.chunks)
+                          : Value();
+  if (!oneMultiply) {
+    computeStepWith(loads, packedFactors(loads.chunks), acc);
+    return;
+  }
+  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(acc.size(), f32),
+                                  oneMultiply, /*withElseRegion=*/true);
+  for (bool fast : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(fast ? branch.thenBlock() : branch.elseBlock());
+    SmallVector<Value> armAcc(acc.begin(), acc.end());
+    // Each arm decodes its own copy of the codes: the bit placement is the
+    // same in both, and LLVM would otherwise hoist it above the branch for
+    // every chunk of the step at once (measured: spills under the
+    // half-step register budget, 128-228 registers in whole-line kernels).
+    StepLoads armLoads = loads;
+    auto wordsType = VectorType::get({kLaneK / 8}, i32);
+    for (RowChunk &chunk : armLoads.chunks) {
+      Value words = vector::BitCastOp::create(b, loc, wordsType, chunk.codes);
+      SmallVector<Value> pinned;
+      for (int64_t w = 0; w < kLaneK / 8; ++w)
+        pinned.push_back(target.emitPinnedCopy(
+            b, loc,
+            vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w}),
+            fast ? 0 : 1));
+      chunk.codes = vector::BitCastOp::create(
+          b, loc, chunk.codes.getType(),
+          vector::FromElementsOp::create(b, loc, wordsType, pinned));
+    }
+    computeStepWith(armLoads, packedFactors(armLoads.chunks, fast), armAcc);
+    // And its own copy of the sums, which keeps LLVM from sinking the
+    // arms' matrix instructions below the branch, away from their decode.
+    for (Value &sum : armAcc)
+      sum = arith::BitcastOp::create(
+          b, loc, f32,
+          target.emitPinnedCopy(b, loc,
+                                arith::BitcastOp::create(b, loc, i32, sum),
+                                fast ? 0 : 1));
+    scf::YieldOp::create(b, loc, armAcc);
+  }
+  llvm::copy(branch.getResults(), acc.begin());
+}
+
+void TensorCoreGemvEmitter::computeStepWith(
+    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+    MutableArrayRef<Value> acc) {
   // A half step (halfSteps) carries half of the tiles' rows.
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
-  SmallVector<SmallVector<WordFactors>> factors(loads.chunks.size());
-  if (spec.usesPackedDecode())
-    factors = packedFactors(loads.chunks);
   SmallVector<SmallVector<Value>> weightPairs;
   for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
     weightPairs.push_back(decodeRowChunk(chunk, chunkFactors));

@@ -197,6 +197,31 @@ public:
   /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
   /// operand are zero and narrows that operand's mask, after which ptxas no
   /// longer sees a select under one immediate and may emit two LOP3s.
+  Value emitWarpAll(OpBuilder &builder, Location loc,
+                    Value predicate) const override {
+    Value fullWarp =
+        arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), -1);
+    return NVVM::VoteSyncOp::create(builder, loc, builder.getI1Type(), fullWarp,
+                                    predicate, NVVM::VoteSyncKind::all);
+  }
+
+  Value emitPinnedCopy(OpBuilder &builder, Location loc, Value value,
+                       unsigned arm) const override {
+    // A side effect keeps LLVM from moving it, and a text of its own per arm
+    // from hoisting the arms' identical copies together; ptxas sees a plain
+    // move and coalesces it away.
+    std::string text = llvm::formatv("mov.b32 $0, $1; // arm {0}", arm).str();
+    auto asmOp = LLVM::InlineAsmOp::create(
+        builder, loc, builder.getI32Type(), ValueRange{value},
+        builder.getStringAttr(text), builder.getStringAttr("=r,r"),
+        /*has_side_effects=*/builder.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(builder.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
+  }
+
   Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
                       Value ifClear, uint32_t mask) const override {
     // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.

@@ -254,26 +254,68 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 
 // -----
 
-// mxfp4 with bf16 activations: the fp4 bit placement (code * 2^-126), times
-// 2^126, times the bf16 2^(e - 127) of the scale byte (exact: one rounding).
+// mxfp4 with bf16 activations: the fp4 bit placement (code * 2^-126), then
+// where every scale byte of the step is at most 128 in every lane of the
+// warp (nvvm.vote.sync all: a warp-uniform branch), one factor 2^(e - 1),
+// the bf16 bits (e + 126) << 7: one rounding of the exact product. Each arm
+// decodes its own pinned copy of the codes and pins its sums ("arm 0",
+// "arm 1"), so that LLVM neither hoists the decode nor sinks the matrix
+// instructions out of it.
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
 // CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
-// The bf16 pattern is the top half of the fp32 one: e << 23, 2^-127
+// CHECK: %[[E0:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: arith.cmpi ule, %[[E0]], %c128_i32
+// CHECK: %[[ALL:.+]] = nvvm.vote.sync  all %c-1_i32, %{{.+}} -> i1
+// CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
+// CHECK-NOT: dense<8.507050e+37>
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0"
+// CHECK: %[[EF:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: %[[BIASEDE:.+]] = arith.addi %[[EF]], %c126_i32
+// CHECK: arith.shli %[[BIASEDE]], %c7_i32
+// CHECK: %[[ONE:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
+// CHECK-NOT: dense<8.507050e+37>
+// CHECK: arith.mulf %{{.+}}, %[[ONE]] : vector<2xbf16>
+// CHECK-NOT: dense<8.507050e+37>
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: dense<8.507050e+37>
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0"
+// CHECK: } else {
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1"
+// The other arm: times 2^126, then times the bf16 2^(e - 127) of the scale
+// byte (exact: one rounding). The bf16 pattern is the top half of the fp32
+// one: e << 23, 2^-127
 // (0x00400000) for e = 0, NaN (0x7FC00000) for 0xFF.
+// CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
 // CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
 // CHECK: %[[NORMAL:.+]] = arith.shli %[[E]], %c23_i32
 // CHECK: %[[NOTZERO:.+]] = arith.select %{{.+}}, %c4194304_i32, %[[NORMAL]]
 // CHECK: %[[F32BITS:.+]] = arith.select %{{.+}}, %c2143289344_i32, %[[NOTZERO]]
 // CHECK: arith.shrui %[[F32BITS]], %c16_i32
 // CHECK: %[[POW:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
-// CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
 // CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>
 // CHECK: arith.mulf %[[VALUE]], %[[POW]] : vector<2xbf16>
-// With f16 activations 2^(e - 127) takes two factors 2^a 2^b: e - 127
-// clamped to [-28, 17], a to [-14, 13]; NaN (0x7E00) for 0xFF. The code's
-// value first (2^14), then 2^a (exact), then 2^b (the one rounding).
+// CHECK: nvvm.mma.sync
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1"
+// CHECK: scf.yield
+// With f16 activations one factor 2^(e - 113), bits (e - 98) << 10, where
+// every scale byte is in [99, 128]; otherwise 2^(e - 127) takes two factors
+// 2^a 2^b: e - 127 clamped to [-28, 17], a to [-14, 13]; NaN (0x7E00) for
+// 0xFF. The code's value first (2^14), then 2^a (exact), then 2^b (the one
+// rounding).
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_f16_tc_magic_bias_m8_s1_c1(
+// CHECK: %[[EH:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: %[[FROM99:.+]] = arith.subi %[[EH]], %c99_i32
+// CHECK: arith.cmpi ule, %[[FROM99]], %c29_i32
+// CHECK: nvvm.vote.sync  all
+// CHECK: scf.if
+// CHECK-NOT: dense<1.638400e+04>
+// CHECK: %[[EHF:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: %[[BIASEDH:.+]] = arith.addi %[[EHF]], %c-98_i32
+// CHECK: arith.shli %[[BIASEDH]], %c10_i32
+// CHECK-NOT: dense<1.638400e+04>
+// CHECK: } else {
+// CHECK: %[[CODE16:.+]] = arith.constant dense<1.638400e+04> : vector<2xf16>
 // CHECK: %[[UNBIASED:.+]] = arith.subi %{{.+}}, %c127_i32
 // CHECK: %[[LOW:.+]] = arith.maxsi %[[UNBIASED]], %c-28_i32
 // CHECK: %[[TOTAL:.+]] = arith.minsi %[[LOW]], %c17_i32
@@ -281,7 +323,6 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: %[[A:.+]] = arith.minsi %[[ALOW]], %c13_i32
 // CHECK: arith.subi %[[TOTAL]], %[[A]]
 // CHECK: arith.select %{{.+}}, %c32256_i32,
-// CHECK: %[[CODE16:.+]] = arith.constant dense<1.638400e+04> : vector<2xf16>
 // CHECK: %[[VALUE16:.+]] = arith.mulf %{{.+}}, %[[CODE16]] : vector<2xf16>
 // CHECK: %[[EXACT:.+]] = arith.mulf %[[VALUE16]], %{{.+}} : vector<2xf16>
 // CHECK: arith.mulf %[[EXACT]], %{{.+}} : vector<2xf16>

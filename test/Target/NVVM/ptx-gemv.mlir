@@ -64,6 +64,16 @@
 // SM90-NEXT: mul.rn.bf16x2 {{%r[0-9]+}}, [[VALUE]],
 // SM90-NOT: cvt.f32.bf16
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// The other arm, taken when every scale byte of the step is at most 128 in
+// every lane (a warp vote): one factor per pair, 2^(e - 1) in both halves,
+// e << 7 | e << 23 plus 0x3F003F00 from one mad per scale.
+// SM90: vote.sync.all.pred
+// SM90: mov.b32 {{%r[0-9]+}}, {{%r[0-9]+}}; // arm 0
+// SM90: mad.lo.s32 [[ONE:%r[0-9]+]], {{%r[0-9]+}}, 8388736, 1056980736;
+// SM90: mul.rn.bf16x2 [[FAST:%r[0-9]+]], [[ONE]], {{%r[0-9]+}};
+// SM90-NOT: mul.rn.bf16x2 {{%r[0-9]+}}, [[FAST]],
+// SM90-NOT: mul.rn.bf16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, [[FAST]];
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // mxfp4 with f16 activations: 2^14 (0x7400) for the code's value, then the
 // two factors 2^a (exact) and 2^b (one rounding); NaN factor 0x7E00.
 // SM90-LABEL: .visible .entry gemv_mxfp4_bs32_k5120_f16_tc_magic_bias_m8_s4_c1(
@@ -75,6 +85,13 @@
 // SM90-NEXT: mul.rn.f16x2 [[EXACT16:%r[0-9]+]], [[VALUE16]],
 // SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, [[EXACT16]],
 // SM90-NOT: cvt.rn.f16x2.f32
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// With every scale byte in [99, 128]: one factor 2^(e - 113), (e - 98) << 10.
+// SM90: vote.sync.all.pred
+// SM90: shl.b32 [[E10:%r[0-9]+]], {{%r[0-9]+}}, 10;
+// SM90-NEXT: add.s32 {{%r[0-9]+}}, [[E10]], -100352;
+// SM90: mul.rn.f16x2 [[FAST16:%r[0-9]+]],
+// SM90-NOT: mul.rn.f16x2 {{%r[0-9]+}}, [[FAST16]],
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // int4 (bf16, zero points): nibble pairs under 128 (0x4300), minus
 // 128 + zp splatted to both halves, times the scale.

@@ -154,6 +154,34 @@ TEST(PackedGemvDecode, Mxfp4F16IsTheReferenceWeight) {
   });
 }
 
+// The one-multiply arm the GEMV takes when a warp's scale bytes all sit in
+// getMxfp4OneMultiply's range: exact there, and the range ends where the
+// factor stops being a normal number (the vote sends the rest to the
+// products above).
+TEST(PackedGemvDecode, Mxfp4OneMultiplyIsTheReferenceWeightInItsRange) {
+  for (ActType act : kActs) {
+    bool f16 = act == ActType::F16;
+    mlir::qmat::Mxfp4OneMultiply range = mlir::qmat::getMxfp4OneMultiply(f16);
+    int placedExponent = f16 ? 14 : 126;
+    for (int e = range.minE; e <= range.maxE; ++e) {
+      uint16_t factor = mlir::qmat::getMxfp4OneMultiplyFactor(f16, e);
+      EXPECT_EQ(valueOf(act, factor), std::ldexp(1.0, e - 127 + placedExponent))
+          << "e " << e;
+      for (int code = 0; code < 16; ++code) {
+        uint16_t got = mul(act, placeE2M1(act, code), factor);
+        uint16_t want =
+            roundToAct(act, decodeE2M1(uint8_t(code)) * decodeE8M0(uint8_t(e)));
+        EXPECT_TRUE(sameWeight(act, got, want))
+            << "act " << int(act) << " code " << code << " e " << e;
+      }
+    }
+    EXPECT_TRUE(std::isinf(valueOf(
+        act, mlir::qmat::getMxfp4OneMultiplyFactor(f16, range.maxE + 1))));
+    if (range.minE > 0) // below: exponent field 0, not a power of two
+      EXPECT_EQ(mlir::qmat::getMxfp4OneMultiplyFactor(f16, range.minE - 1), 0);
+  }
+}
+
 TEST(PackedGemvDecode, Int4IsTheReferenceWeightForEveryScale) {
   for (ActType act : kActs) {
     uint16_t magic = act == ActType::F16 ? 0x6400 : 0x4300;

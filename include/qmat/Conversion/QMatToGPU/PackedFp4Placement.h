@@ -49,6 +49,28 @@ constexpr PackedFp4Placement getPackedFp4Placement(bool f16) {
       {{2, 8}, {-6, 0}}, 0x01DC01DCu, {0, 0, 1, 1}, {4, 0, 4, 0}, 0x81C081C0u};
 }
 
+/// mxfp4's one-multiply decode: a placed code (code x 2^-14 in f16,
+/// code x 2^-126 in bf16) times 2^(e - 127 + 14) or 2^(e - 127 + 126) is one
+/// rounding of the exact code x 2^(e - 127), as the reference's, wherever
+/// that factor is a normal number of the activation type: e in [minE, maxE]
+/// (f16 [99, 128], bf16 [0, 128]). Real checkpoints' scales sit there (a
+/// block's largest weight below 2^(maxE - 125) = 8); the rest, and the NaN
+/// scale 0xFF, take two factors (f16 three).
+struct Mxfp4OneMultiply {
+  int minE, maxE;
+  /// The factor's bits are (e + exponentBias) << significandBits.
+  int exponentBias, significandBits;
+};
+constexpr Mxfp4OneMultiply getMxfp4OneMultiply(bool f16) {
+  if (f16)
+    return {99, 128, 15 + 14 - 127, 10};
+  return {0, 128, 127 + 126 - 127, 7};
+}
+constexpr uint16_t getMxfp4OneMultiplyFactor(bool f16, int e) {
+  Mxfp4OneMultiply range = getMxfp4OneMultiply(f16);
+  return uint16_t((e + range.exponentBias) << range.significandBits);
+}
+
 constexpr uint32_t shiftWord(uint32_t word, int shift) {
   return shift >= 0 ? word << shift : word >> -shift;
 }
