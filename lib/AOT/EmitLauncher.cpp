@@ -47,12 +47,12 @@ std::optional<bool> isTiledPackedDecode(const Bundle &bundle,
 /// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
 /// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
 /// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4 (mxfp4 with f16 activations, and prepared mxfp4 and int4: on
-/// many-tile layers only), nvfp4 with four tiles on many-tile layers (with
-/// prepared codes and f16 activations two, as the other packed decodes); the
-/// fp32 decode (fp8) only where both hold (takesUnsplitTwoTiles says where at
-/// split-K 1). The AMD matrix GEMV (not measured) keeps one tile, and so does
-/// the whole-line tier (compiled with one tile only).
+/// M = 4 (prepared int4: on many-tile layers only), nvfp4 with four tiles on
+/// many-tile layers (with prepared codes and f16 activations two, as the other
+/// packed decodes); the fp32 decode (fp8) only where both hold
+/// (takesUnsplitTwoTiles says where at split-K 1). The AMD matrix GEMV (not
+/// measured) keeps one tile, and so does the whole-line tier (compiled with one
+/// tile only).
 StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
                            const GemvVariant &v) {
   std::optional<bool> packed = isTiledPackedDecode(bundle, layer, v);
@@ -66,15 +66,15 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
     return layer.plan.getPreparedWeights() && !layer.bf16
                ? "qmat_policy::WideTiles::manyTilesOrRows"
                : "qmat_policy::WideTiles::fourOnManyTiles";
-  // At 17408 x 5120, M = 4 and 8, one tile against two: mxfp4 with f16
-  // activations 3-4 % faster in every full run since session 7; with
-  // prepared codes mxfp4 7 % faster for both activations (20.7 / 22.2 us
-  // bf16, 23.4 / 25.1 us f16, 2026-12-01-gemv-sm90-prepared-all-main.json),
-  // int4 1-1.5 % (bf16) and 5-11 % (f16, 19.1 / 21.3 us at M = 4,
-  // ...-prepared-final-main.json), where the checkpoint's layout gains
-  // 2-4 % from two (mxfp4 bf16) or is even (int4).
-  if ((layer.scheme == SchemeKind::mxfp4 && !layer.bf16) ||
-      layer.plan.getPreparedWeights())
+  // At 17408 x 5120, M = 4 and 8, one tile against two: prepared int4
+  // 1-1.5 % (bf16) and 5-11 % (f16, 19.1 / 21.3 us at M = 4,
+  // 2026-12-01-gemv-sm90-prepared-final-main.json) faster with one, where
+  // the checkpoint's layout is even. mxfp4, since its one-multiply decode,
+  // gains from two at M = 8 in either layout (prepared 17.9 / 21.0 us bf16,
+  // 18.7 / 20.9 f16; checkpoint f16 19.5 / 24.2,
+  // 2026-12-01-gemv-sm90-mxfp4-one-multiply-{prepared,checkpoint}-main.json),
+  // as nvfp4 does.
+  if (layer.scheme != SchemeKind::mxfp4 && layer.plan.getPreparedWeights())
     return "qmat_policy::WideTiles::manyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";
 }

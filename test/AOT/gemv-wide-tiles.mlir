@@ -1,8 +1,8 @@
 // The launcher's GEMV variant table says, per variant, when the policy wants
 // more column tiles (qmat_policy::WideTiles): nvfp4 four on many-tile
 // layers and two from M = 4, the other packed decodes two on many-tile
-// layers or from M = 4 (mxfp4 with f16 activations, prepared mxfp4 and
-// int4: on many-tile layers only), the fp32 decode (fp8) two only where both hold
+// layers or from M = 4 (prepared int4: on many-tile layers only), the fp32
+// decode (fp8) two only where both hold
 // (with f16 activations at split-K 1), the FMA GEMV never (it has one
 // variant).
 // RUN: rm -rf %t && mkdir -p %t/prepared
@@ -36,13 +36,13 @@
 // CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
 // CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
 // CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
-// mxfp4 with f16 activations: two tiles on many-tile layers only.
+// mxfp4 with f16 activations: the same.
 // CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
 // CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
-// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, false},
-// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, false},
-// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, false},
-// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, false},
+// CHECK-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
+// CHECK-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, false},
 // nvfp4 with f16 activations: as with bf16.
 // CHECK-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
 // CHECK-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
@@ -70,8 +70,8 @@
 
 // Prepared codes: nvfp4 with bf16 activations as in the checkpoint's
 // layout, with f16 two tiles (on many-tile layers or from M = 4) at
-// split-K 1 on many-tile layers; mxfp4 and int4 two tiles on many-tile
-// layers only, at split-K 1 (int4 with f16 activations).
+// split-K 1 on many-tile layers; mxfp4 the same; int4 two tiles on
+// many-tile layers only, at split-K 1 (with f16 activations).
 // PREP-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {
 // PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, false},
 // PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
@@ -80,16 +80,16 @@
 // PREP: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesFromRows, false, true},
 // PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
 // PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
-// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
 // PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
 // PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
-// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
-// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTiles, false, true},
+// PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 1, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
+// PREP-NEXT: {8, 4, 2, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
 // PREP-NEXT: {4, 1, 1, true, qmat_policy::WideTiles::never, true, false},
 // PREP-NEXT: {4, 4, 1, true, qmat_policy::WideTiles::never, true, false},
 // PREP-NEXT: {8, 1, 1, true, qmat_policy::WideTiles::manyTilesOrRows, false, true},
@@ -137,9 +137,8 @@ func.func @fp8_f16_layer(%a: memref<?x256xf16>, %w: memref<64x256xf8E4M3FN>,
   return
 }
 
-// mxfp4 (K = 256: whole lines first): two tiles from M = 4 with bf16
-// activations in the checkpoint's layout, on many-tile layers only with f16
-// activations or prepared codes.
+// mxfp4 (K = 256: whole lines first): two tiles on many-tile layers or
+// from M = 4, in either layout and with either activation type.
 func.func @mxfp4_layer(%a: memref<?x256xbf16>, %w: memref<64x128xi8>,
                        %s: memref<64x8xf8E8M0FNU>, %y: memref<?x64xbf16>) {
   qmat.matmul <mxfp4, block = 32>

@@ -19,10 +19,10 @@ namespace qmat_policy {
 /// 2026-11-30-gemv-sm90-session4-final-main.json and
 /// 2026-11-30-gemv-sm90-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4,
 /// int4) gain from two tiles on the lm_head at every M and at 17408 rows from M
-/// = 8 (equal at M = 4), except mxfp4 with f16 activations and prepared mxfp4
-/// and int4, which gain on the lm_head only (EmitLauncher.cpp,
-/// getWideGemvTiles); the fp32 decode (fp8) only on the lm_head from M = 4
-/// (M = 8: 312 against 347 us), losing at M = 1 (311 against 298 us).
+/// = 8 (equal at M = 4), except prepared int4, which gains on the lm_head
+/// only (EmitLauncher.cpp, getWideGemvTiles); the fp32 decode (fp8) only on the
+/// lm_head from M = 4 (M = 8: 312 against 347 us), losing at M = 1 (311 against
+/// 298 us).
 enum class WideTiles : int {
   never = 0,
   /// When there are kWideTilesPerSM two-tile blocks per SM or more.
