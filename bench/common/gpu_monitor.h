@@ -33,6 +33,10 @@
 namespace bench {
 
 /// What the driver reported over one monitored stretch.
+/// Power is NVML's power usage, which Hopper reports averaged over the last
+/// second: within a short sweep it also carries what ran before. The
+/// sustained runs (GpuMonitor::energyJoules over seconds) are the measure
+/// of a kernel's own power.
 struct GpuMonitorSummary {
   bool available = false;
   size_t samples = 0;
@@ -60,7 +64,7 @@ struct GpuMonitorSummary {
     return out.empty() ? "none" : out;
   }
 
-  /// The summary as a JSON object, or `null` without NVML.
+  /// The summary as a JSON object, or `null` without NVML or samples.
   std::string json() const {
     if (!available || samples == 0)
       return "null";
@@ -95,7 +99,7 @@ public:
     powerLimit =
         reinterpret_cast<UIntFn>(sym("nvmlDeviceGetEnforcedPowerLimit"));
     temperature = reinterpret_cast<TempFn>(sym("nvmlDeviceGetTemperature"));
-    // Renamed in driver 535; the old name stays exported for older drivers.
+    // The name since driver 535; older drivers have only the old one.
     eventReasons = reinterpret_cast<ReasonsFn>(
         sym("nvmlDeviceGetCurrentClocksEventReasons"));
     totalEnergy =

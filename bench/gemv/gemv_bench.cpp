@@ -83,7 +83,8 @@ bool lacksOverrideVariant() {
 /// reached its steady state (the timed sweeps' batches are too short for
 /// that, and their times move with the controller's swings).
 struct SustainedRun {
-  double usPerCall = 0, watts = 0, joulesPerCall = 0;
+  /// watts and joulesPerCall are NaN where NVML has no energy counter.
+  double usPerCall = 0, watts = NAN, joulesPerCall = NAN;
   GpuMonitorSummary clocks;
 };
 
@@ -112,17 +113,19 @@ SustainedRun runSustained(cudaStream_t stream, GpuMonitor &monitor,
   spin(seconds);
   CUDA_CHECK(cudaEventRecord(end, stream));
   CUDA_CHECK(cudaEventSynchronize(end));
+  // Before stop(), whose join would stretch the energy's window past the
+  // events'.
+  double joulesAfter = monitor.energyJoules();
   SustainedRun run;
   run.clocks = monitor.stop();
-  joules = monitor.energyJoules() - joules;
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, begin, end));
   cudaEventDestroy(begin);
   cudaEventDestroy(end);
   run.usPerCall = ms * 1e3 / double(calls);
-  if (joules > 0) {
-    run.watts = joules / (ms * 1e-3);
-    run.joulesPerCall = joules / double(calls);
+  if (joules >= 0 && joulesAfter > joules) {
+    run.watts = (joulesAfter - joules) / (ms * 1e-3);
+    run.joulesPerCall = (joulesAfter - joules) / double(calls);
   }
   return run;
 }
@@ -188,7 +191,8 @@ void runPowerSection(cudaStream_t stream, GpuMonitor &monitor,
       if (std::sscanf(item.c_str(), "%d:%d", &sk, &c) != 2 ||
           bench_set_gemv_override(sk, c) != QMAT_OK ||
           runLayer(l, stream, 8, a, dw, 0, y) != QMAT_OK) {
-        std::printf("%s: no variant %s at m=8\n", l.name, item.c_str());
+        std::printf("%s: variant %s at m=8 not run: %s\n", l.name, item.c_str(),
+                    bench_last_error());
         continue;
       }
       emit(std::string(l.name) + "/s" + std::to_string(sk) + "_c" +
@@ -322,23 +326,34 @@ struct Probe {
   }
 };
 
+/// Where checkDecodedWeights draws mxfp4's scales: over the format's range
+/// (nearly every warp's step in the GEMV's general arm), within its
+/// one-multiply range, or within it but for one block in 97 at e = 129 (the
+/// vote must send each step that holds one to the general arm).
+enum class Mxfp4Scales { wide, oneMultiply, oneMultiplyWithOutliers };
+
 /// makeWeight with scales drawn over each format's range (subnormal, zero,
-/// negative where the format has them, and large), bounded only so that
-/// every dequantized weight stays finite in the activation type.
+/// negative where the format has them, and large; mxfp4 as `mxfp4Scales`
+/// says), bounded only so that every dequantized weight stays finite in the
+/// activation type.
 QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed,
-                                    bool mxfp4OneMultiplyRange) {
+                                    Mxfp4Scales mxfp4Scales) {
   QuantizedWeight w = makeWeight(s, seed);
   uint64_t state = seed ^ 0xD1CE;
   bool f16 = s.act == ActType::F16;
   mlir::qmat::Mxfp4OneMultiply oneMultiply =
       mlir::qmat::getMxfp4OneMultiply(f16);
+  size_t block = 0;
   for (uint8_t &byte : w.scaleBytes) {
     uint8_t v = uint8_t(splitmix(state));
+    bool outlier = mxfp4Scales == Mxfp4Scales::oneMultiplyWithOutliers &&
+                   block++ % 97 == 0;
     if (s.scheme == Scheme::NVFP4)
       byte = (v & 0x7F) == 0x7F ? uint8_t(v & 0xFE) : v; // e4m3, not NaN
-    else if (mxfp4OneMultiplyRange) // every step in the one-multiply arm
-      byte = uint8_t(oneMultiply.minE +
-                     v % (oneMultiply.maxE - oneMultiply.minE + 1));
+    else if (outlier)
+      byte = uint8_t(oneMultiply.maxE + 1);
+    else if (mxfp4Scales != Mxfp4Scales::wide)
+      byte = uint8_t(v % (oneMultiply.maxE + 1));
     else // e8m0, past where the largest codes overflow (see below)
       byte = f16 ? uint8_t(127 - 40 + v % 57) : uint8_t(v % 255);
   }
@@ -384,10 +399,10 @@ QuantizedWeight makeWideRangeWeight(const LayerShape &s, uint64_t seed,
 /// the elements that differ (+0 and -0 count as equal: the fp32 sum of a
 /// -0 product and +0 terms is +0).
 int64_t checkDecodedWeights(const LayerEntry &l, cudaStream_t stream,
-                            uint64_t seed, int64_t m,
-                            bool mxfp4OneMultiplyRange, int64_t &compared) {
+                            uint64_t seed, int64_t m, Mxfp4Scales mxfp4Scales,
+                            int64_t &compared) {
   const LayerShape &s = l.shape;
-  QuantizedWeight w = makeWideRangeWeight(s, seed, mxfp4OneMultiplyRange);
+  QuantizedWeight w = makeWideRangeWeight(s, seed, mxfp4Scales);
   std::vector<uint16_t> wBits = dequantizeParallel(w);
   DeviceWeight dw(w, 1, l.prepare);
   uint16_t one = roundToAct(s.act, 1.0f);
@@ -584,16 +599,20 @@ int main(int argc, char **argv) {
     for (int64_t m : {int64_t(8), int64_t(4)}) {
       if (m == 4 && !wholeLines)
         continue;
-      // mxfp4 also with every scale in the one-multiply range: the wide
-      // range sends nearly every warp's step to the two-factor arm.
-      for (bool oneMultiply : {false, true}) {
-        if (oneMultiply && s.scheme != Scheme::MXFP4)
+      // mxfp4 in both arms of the GEMV's decode, and across the vote.
+      for (Mxfp4Scales scaleRange :
+           {Mxfp4Scales::wide, Mxfp4Scales::oneMultiply,
+            Mxfp4Scales::oneMultiplyWithOutliers}) {
+        if (scaleRange != Mxfp4Scales::wide && s.scheme != Scheme::MXFP4)
           continue;
         int64_t compared = 0;
         int64_t mismatches = checkDecodedWeights(l, stream, seed ^ 0xDEC0, m,
-                                                 oneMultiply, compared);
+                                                 scaleRange, compared);
         decodeExact &= mismatches == 0;
-        const char *scales = oneMultiply ? "one_multiply_range" : "wide";
+        const char *scales = scaleRange == Mxfp4Scales::wide ? "wide"
+                             : scaleRange == Mxfp4Scales::oneMultiply
+                                 ? "one_multiply_range"
+                                 : "one_multiply_with_outliers";
         std::printf(
             "decoded weights %-22s m=%ld scales %s: %ld of %ld differ\n",
             l.name, long(m), scales, long(mismatches), long(compared));
@@ -737,7 +756,7 @@ int main(int argc, char **argv) {
         policyMs = median(policySamples);
         bestMs = median(bestSamples);
       }
-      GpuMonitorSummary power = monitor.stop();
+      GpuMonitorSummary sweepMonitor = monitor.stop();
       bench_set_gemv_override(0, 0);
       cudaDataType_t type = s.act == ActType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
       float one = 1.f, zero = 0.f;
@@ -761,15 +780,16 @@ int main(int argc, char **argv) {
                   ratio, recheckNote.c_str(), blasMs * 1e3, policyMs / blasMs,
                   bandwidth / copyAdjacent, bandwidth / copyBandwidth,
                   readMs / blasMs, policyMs / readMs, spread);
-      if (power.samples)
+      if (sweepMonitor.samples)
         std::printf("%-24s m=%ld sm clock %u-%u MHz (median %u), power "
                     "median %.0f W, max %.0f W (limit %.0f W), %u C, reasons "
                     "%s (%zu of %zu samples limited)\n",
-                    l.name, long(m), power.smClockMinMhz, power.smClockMaxMhz,
-                    power.smClockMedianMhz, power.powerMedianW, power.powerMaxW,
-                    power.powerLimitW, power.temperatureMaxC,
-                    power.reasonNames().c_str(), power.limitedSamples,
-                    power.samples);
+                    l.name, long(m), sweepMonitor.smClockMinMhz,
+                    sweepMonitor.smClockMaxMhz, sweepMonitor.smClockMedianMhz,
+                    sweepMonitor.powerMedianW, sweepMonitor.powerMaxW,
+                    sweepMonitor.powerLimitW, sweepMonitor.temperatureMaxC,
+                    sweepMonitor.reasonNames().c_str(),
+                    sweepMonitor.limitedSamples, sweepMonitor.samples);
       emit("{\"time\": \"" + std::string(l.name) + "\", \"m\": " +
            std::to_string(m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " +
            std::to_string(s.k) + ", \"weight_and_scale_bytes\": " +
@@ -791,8 +811,9 @@ int main(int argc, char **argv) {
            ", \"read_ceiling_config\": \"" + readConfig +
            "\", \"read_ceiling_over_cublas\": " + jsonNumber(readMs / blasMs) +
            ", \"gemv_over_read_ceiling\": " + jsonNumber(policyMs / readMs) +
-           ", \"round_spread\": " + jsonNumber(spread) + ", \"gpu_monitor\": " +
-           power.json() + ", \"variants_us\": {" + variants.str() + "}}");
+           ", \"round_spread\": " + jsonNumber(spread) +
+           ", \"gpu_monitor\": " + sweepMonitor.json() +
+           ", \"variants_us\": {" + variants.str() + "}}");
     }
     cudaFree(dense);
     cudaFree(a);

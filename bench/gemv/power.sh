@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# On the device machine: the lm_head GEMVs (the launcher's policy) and two
+# On the device machine: the lm_head GEMVs (the launcher's policy at M = 1,
+# 4, 8, and M = 8 with zero activations), the read ceiling's kernel and two
 # copies, each run back to back for two seconds, with the power, energy per
 # byte and SM clock the board's power limit leaves them
 # (gemv_bench.cpp, runPowerSection).
-# Usage: bench/gemv/power.sh BUNDLES OUT [LAYER_FILTER]   (BUNDLES from make_bundle.py)
+# Usage: [POWER_VARIANTS=splitK:colTiles,...] bench/gemv/power.sh BUNDLES OUT [LAYER_FILTER]
+#   (BUNDLES from make_bundle.py; POWER_VARIANTS: pinned variants, also run at M = 8)
 set -euo pipefail
 bundles=$1; out=$2; filter=${3:-}
 nvidia-smi -q -d POWER,CLOCK,PERFORMANCE,TEMPERATURE > "$out/gpu-state.txt" 2>&1 || true

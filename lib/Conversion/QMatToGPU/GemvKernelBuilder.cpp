@@ -28,9 +28,9 @@
 //   hold 2^(e - 127) either: it takes two factors 2^a 2^b, the first
 //   keeping the product exact, the second rounding it once. Where every
 //   scale of a step, in every lane of the warp, makes 2^(e - 127 + E) a
-//   normal number (e <= 128, f16 also e >= 99: real checkpoints' scales),
-//   a warp vote takes that single factor instead, the same one rounding
-//   (PackedFp4Placement.h, getMxfp4OneMultiply).
+//   normal number (e <= 128; f16 raises e below 99 to 99, where every code
+//   rounds to zero either way), a warp vote takes that single factor
+//   instead, the same one rounding (PackedFp4Placement.h).
 // - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
 //   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
 //   exactly, and the multiply by the act-typed scale rounds the exact
@@ -365,7 +365,7 @@ private:
                                   ArrayRef<WordFactors> factors);
   /// Per chunk and word, the factors of the packed decode, each distinct
   /// scale converted once. `mxfp4OneMultiply`: every mxfp4 scale of the
-  /// step is within getMxfp4OneMultiplyRange, one factor per pair.
+  /// step is within getMxfp4OneMultiply's range, one factor per pair.
   SmallVector<SmallVector<WordFactors>>
   packedFactors(ArrayRef<RowChunk> chunks, bool mxfp4OneMultiply = false);
   /// mxfp4: whether every scale byte of the step, in every lane of the
@@ -602,12 +602,14 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
     // One factor 2^(e - 127 + E), a normal number for the step's scales
     // (allMxfp4OneMultiply).
     Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
-    for (Value raw : distinct)
-      multiplier[raw] = splatHalves(
-          arith::ShLIOp::create(b, loc,
-                                arith::AddIOp::create(b, loc, scaleByte(raw),
-                                                      cI32(range.exponentBias)),
-                                cI32(range.significandBits)));
+    for (Value raw : distinct) {
+      Value e = scaleByte(raw);
+      if (range.lowestE > 0)
+        e = arith::MaxUIOp::create(b, loc, e, cI32(range.lowestE));
+      multiplier[raw] = splatHalves(arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, e, cI32(range.exponentBias)),
+          cI32(range.significandBits)));
+    }
   } else if (kind == SchemeKind::mxfp4 && act.isF16()) {
     // f16 2^a and 2^b with a + b = e - 127 clamped to [-28, 17] (below,
     // every code rounds to zero; above, every nonzero code overflows),
@@ -859,17 +861,16 @@ Value TensorCoreGemvEmitter::allMxfp4OneMultiply(ArrayRef<RowChunk> chunks) {
   Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
   Value inRange;
   SmallVector<Value> seen;
+  // Every distinct scale of every chunk: one left out would let its words
+  // take a factor that is not a normal number.
   for (const RowChunk &chunk : chunks)
     for (Value raw : chunk.rawScales) {
       if (llvm::is_contained(seen, raw))
         continue;
       seen.push_back(raw);
       // minE <= e <= maxE as one unsigned comparison.
-      Value e = scaleByte(raw);
-      if (range.minE != 0)
-        e = arith::SubIOp::create(b, loc, e, cI32(range.minE));
-      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, e,
-                                         cI32(range.maxE - range.minE));
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         scaleByte(raw), cI32(range.maxE));
       inRange =
           inRange ? Value(arith::AndIOp::create(b, loc, inRange, fits)) : fits;
     }
@@ -884,8 +885,8 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
     return;
   }
   // mxfp4: one multiply per pair where the whole warp's scales allow it,
-  // the exact two-factor product otherwise; the branch is warp-uniform, so
-  // the matrix instructions in both arms see a converged warp.
+  // the exact two- or three-factor product otherwise; the branch is
+  // warp-uniform, so the matrix instructions in both arms see a converged warp.
   Value oneMultiply = spec.scheme.getKind() == SchemeKind::mxfp4
                           ? allMxfp4OneMultiply(loads.chunks)
                           : Value();

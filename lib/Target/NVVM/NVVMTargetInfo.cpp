@@ -194,9 +194,8 @@ public:
         builder, loc, VectorType::get({16}, builder.getI8Type()), vector);
   }
 
-  /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
-  /// operand are zero and narrows that operand's mask, after which ptxas no
-  /// longer sees a select under one immediate and may emit two LOP3s.
+  /// The full mask: the GEMV calls it where the whole warp runs (its
+  /// matrix instructions need that too).
   Value emitWarpAll(OpBuilder &builder, Location loc,
                     Value predicate) const override {
     Value fullWarp =
@@ -222,6 +221,9 @@ public:
     return asmOp.getResult(0);
   }
 
+  /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
+  /// operand are zero and narrows that operand's mask, after which ptxas no
+  /// longer sees a select under one immediate and may emit two LOP3s.
   Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
                       Value ifClear, uint32_t mask) const override {
     // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.

@@ -264,9 +264,13 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
 // CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// Both rows' scales (g and g + 8) feed the vote.
 // CHECK: %[[E0:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: arith.cmpi ule, %[[E0]], %c128_i32
-// CHECK: %[[ALL:.+]] = nvvm.vote.sync  all %c-1_i32, %{{.+}} -> i1
+// CHECK: %[[FITS0:.+]] = arith.cmpi ule, %[[E0]], %c128_i32
+// CHECK: %[[E1:.+]] = arith.extui %{{.+}} : i8 to i32
+// CHECK: %[[FITS1:.+]] = arith.cmpi ule, %[[E1]], %c128_i32
+// CHECK: %[[BOTH:.+]] = arith.andi %[[FITS0]], %[[FITS1]] : i1
+// CHECK: %[[ALL:.+]] = nvvm.vote.sync  all %c-1_i32, %[[BOTH]] -> i1
 // CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
 // CHECK-NOT: dense<8.507050e+37>
 // CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0"
@@ -298,20 +302,21 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: nvvm.mma.sync
 // CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1"
 // CHECK: scf.yield
-// With f16 activations one factor 2^(e - 113), bits (e - 98) << 10, where
-// every scale byte is in [99, 128]; otherwise 2^(e - 127) takes two factors
+// With f16 activations one factor 2^(max(e, 99) - 113), bits
+// (max(e, 99) - 98) << 10, where every scale byte is at most 128 (below 99
+// every code rounds to zero either way); otherwise 2^(e - 127) takes two factors
 // 2^a 2^b: e - 127 clamped to [-28, 17], a to [-14, 13]; NaN (0x7E00) for
 // 0xFF. The code's value first (2^14), then 2^a (exact), then 2^b (the one
 // rounding).
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_f16_tc_magic_bias_m8_s1_c1(
 // CHECK: %[[EH:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[FROM99:.+]] = arith.subi %[[EH]], %c99_i32
-// CHECK: arith.cmpi ule, %[[FROM99]], %c29_i32
+// CHECK: arith.cmpi ule, %[[EH]], %c128_i32
 // CHECK: nvvm.vote.sync  all
 // CHECK: scf.if
 // CHECK-NOT: dense<1.638400e+04>
 // CHECK: %[[EHF:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[BIASEDH:.+]] = arith.addi %[[EHF]], %c-98_i32
+// CHECK: %[[RAISED:.+]] = arith.maxui %[[EHF]], %c99_i32
+// CHECK: %[[BIASEDH:.+]] = arith.addi %[[RAISED]], %c-98_i32
 // CHECK: arith.shli %[[BIASEDH]], %c10_i32
 // CHECK-NOT: dense<1.638400e+04>
 // CHECK: } else {

@@ -86,9 +86,11 @@
 // SM90-NEXT: mul.rn.f16x2 {{%r[0-9]+}}, [[EXACT16]],
 // SM90-NOT: cvt.rn.f16x2.f32
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// With every scale byte in [99, 128]: one factor 2^(e - 113), (e - 98) << 10.
+// With every scale byte at most 128: one factor 2^(max(e, 99) - 113),
+// (max(e, 99) - 98) << 10.
 // SM90: vote.sync.all.pred
-// SM90: shl.b32 [[E10:%r[0-9]+]], {{%r[0-9]+}}, 10;
+// SM90: max.u32 [[RAISED:%r[0-9]+]], {{%r[0-9]+}}, 99;
+// SM90: shl.b32 [[E10:%r[0-9]+]], [[RAISED]], 10;
 // SM90-NEXT: add.s32 {{%r[0-9]+}}, [[E10]], -100352;
 // SM90: mul.rn.f16x2 [[FAST16:%r[0-9]+]],
 // SM90-NOT: mul.rn.f16x2 {{%r[0-9]+}}, [[FAST16]],

@@ -331,8 +331,8 @@ TEST(GemvPolicy, WideTilesBoundaries) {
       choose(unsplitTable(WideTiles::manyTilesOrRows), 17408, 5120, 8, 132, 28)
           .colTiles,
       2);
-  // With manyTiles (prepared mxfp4): split-K 1 on the lm_head, one tile at
-  // 17408 rows whatever M.
+  // With manyTiles (prepared int4, f16 activations): split-K 1 on the lm_head,
+  // one tile at 17408 rows whatever M.
   EXPECT_EQ(
       choose(unsplitTable(WideTiles::manyTiles), 248320, 5120, 8, 132, 28),
       (Choice{1, 2, 8}));

@@ -52,23 +52,30 @@ constexpr PackedFp4Placement getPackedFp4Placement(bool f16) {
 /// mxfp4's one-multiply decode: a placed code (code x 2^-14 in f16,
 /// code x 2^-126 in bf16) times 2^(e - 127 + 14) or 2^(e - 127 + 126) is one
 /// rounding of the exact code x 2^(e - 127), as the reference's, wherever
-/// that factor is a normal number of the activation type: e in [minE, maxE]
-/// (f16 [99, 128], bf16 [0, 128]). Real checkpoints' scales sit there (a
-/// block's largest weight below 2^(maxE - 125) = 8); the rest, and the NaN
-/// scale 0xFF, take two factors (f16 three).
+/// that factor is a normal number of the activation type. bf16 holds it for
+/// every e up to maxE = 128; f16 only from e = 99, but below that every code
+/// rounds to +-0 (6 x 2^-29 < 2^-25) and so does its product with the
+/// factor of e = 99 (6 x 2^-28 < 2^-25), so f16 takes max(e, 99) and the
+/// same range. Scales above 128 (blocks with weights of 16 and more, which
+/// quantized checkpoints do not have) and the NaN scale 0xFF take two
+/// factors (f16 three).
 struct Mxfp4OneMultiply {
-  int minE, maxE;
-  /// The factor's bits are (e + exponentBias) << significandBits.
+  int maxE;
+  /// The factor's exponent: max(e, lowestE).
+  int lowestE;
+  /// The factor's bits are (max(e, lowestE) + exponentBias) <<
+  /// significandBits.
   int exponentBias, significandBits;
 };
 constexpr Mxfp4OneMultiply getMxfp4OneMultiply(bool f16) {
   if (f16)
-    return {99, 128, 15 + 14 - 127, 10};
-  return {0, 128, 127 + 126 - 127, 7};
+    return {128, 99, 15 + 14 - 127, 10};
+  return {128, 0, 127 + 126 - 127, 7};
 }
 constexpr uint16_t getMxfp4OneMultiplyFactor(bool f16, int e) {
   Mxfp4OneMultiply range = getMxfp4OneMultiply(f16);
-  return uint16_t((e + range.exponentBias) << range.significandBits);
+  int exponent = e > range.lowestE ? e : range.lowestE;
+  return uint16_t((exponent + range.exponentBias) << range.significandBits);
 }
 
 constexpr uint32_t shiftWord(uint32_t word, int shift) {
