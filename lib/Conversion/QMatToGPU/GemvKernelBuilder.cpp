@@ -381,6 +381,15 @@ private:
   /// converting two at a time.
   void addNvfp4Multipliers(ArrayRef<Value> distinct,
                            DenseMap<Value, Value> &multiplier);
+  /// The distinct raw scales of a step's chunks, in order of first use.
+  static SmallVector<Value> distinctScales(ArrayRef<RowChunk> chunks) {
+    SmallVector<Value> distinct;
+    for (const RowChunk &chunk : chunks)
+      for (Value raw : chunk.rawScales)
+        if (!llvm::is_contained(distinct, raw))
+          distinct.push_back(raw);
+    return distinct;
+  }
   /// A raw e8m0 scale's byte, zero-extended to i32.
   Value scaleByte(Value raw) {
     return arith::ExtUIOp::create(b, loc, i32,
@@ -581,12 +590,7 @@ SmallVector<SmallVector<TensorCoreGemvEmitter::WordFactors>>
 TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
                                      bool mxfp4OneMultiply) {
   SchemeKind kind = spec.scheme.getKind();
-  // Distinct raw scales of the step, in order of first use.
-  SmallVector<Value> distinct;
-  for (const RowChunk &chunk : chunks)
-    for (Value raw : chunk.rawScales)
-      if (!llvm::is_contained(distinct, raw))
-        distinct.push_back(raw);
+  SmallVector<Value> distinct = distinctScales(chunks);
   DenseMap<Value, Value> multiplier, lastMultiplier;
   // mxfp4's two-step product: 2^E first, for the code's own value.
   Value codeValue;
@@ -859,21 +863,15 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 
 Value TensorCoreGemvEmitter::allMxfp4OneMultiply(ArrayRef<RowChunk> chunks) {
   Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
-  Value inRange;
-  SmallVector<Value> seen;
   // Every distinct scale of every chunk: one left out would let its words
   // take a factor that is not a normal number.
-  for (const RowChunk &chunk : chunks)
-    for (Value raw : chunk.rawScales) {
-      if (llvm::is_contained(seen, raw))
-        continue;
-      seen.push_back(raw);
-      // minE <= e <= maxE as one unsigned comparison.
-      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         scaleByte(raw), cI32(range.maxE));
-      inRange =
-          inRange ? Value(arith::AndIOp::create(b, loc, inRange, fits)) : fits;
-    }
+  Value inRange;
+  for (Value raw : distinctScales(chunks)) {
+    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       scaleByte(raw), cI32(range.maxE));
+    inRange =
+        inRange ? Value(arith::AndIOp::create(b, loc, inRange, fits)) : fits;
+  }
   return target.emitWarpAll(b, loc, inRange);
 }
 

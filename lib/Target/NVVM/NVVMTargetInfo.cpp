@@ -152,15 +152,16 @@ public:
     return out;
   }
 
-  /// One PTX instruction the NVPTX backend would not emit as wanted,
-  /// declared free of side effects: the compiler may merge, drop or move it
-  /// like arithmetic.
-  static Value createPureInlinePtx(OpBuilder &builder, Location loc,
-                                   Type result, ValueRange operands,
-                                   StringRef text, StringRef constraints) {
+  /// One PTX instruction the NVPTX backend would not emit as wanted. Pure:
+  /// the compiler may merge, drop or move it like arithmetic; otherwise it
+  /// stays where it is and apart from identical ones.
+  static Value createInlinePtx(OpBuilder &builder, Location loc, Type result,
+                               ValueRange operands, StringRef text,
+                               StringRef constraints, bool pure = true) {
     auto asmOp = LLVM::InlineAsmOp::create(
         builder, loc, result, operands, builder.getStringAttr(text),
-        builder.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
+        builder.getStringAttr(constraints),
+        /*has_side_effects=*/pure ? UnitAttr() : builder.getUnitAttr(),
         /*is_align_stack=*/UnitAttr(),
         LLVM::TailCallKindAttr::get(builder.getContext(),
                                     LLVM::tailcallkind::TailCallKind::None),
@@ -181,7 +182,7 @@ public:
     Type i32 = builder.getI32Type();
     auto words =
         LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
-    Value load = createPureInlinePtx(
+    Value load = createInlinePtx(
         builder, loc, words, address,
         "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];",
         "=r,=r,=r,=r,l");
@@ -209,16 +210,10 @@ public:
     // A side effect keeps LLVM from moving it, and a text of its own per arm
     // from hoisting the arms' identical copies together; ptxas sees a plain
     // move and coalesces it away.
-    std::string text = llvm::formatv("mov.b32 $0, $1; // arm {0}", arm).str();
-    auto asmOp = LLVM::InlineAsmOp::create(
+    return createInlinePtx(
         builder, loc, builder.getI32Type(), ValueRange{value},
-        builder.getStringAttr(text), builder.getStringAttr("=r,r"),
-        /*has_side_effects=*/builder.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(builder.getContext(),
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    return asmOp.getResult(0);
+        llvm::formatv("mov.b32 $0, $1; // arm {0}", arm).str(), "=r,r",
+        /*pure=*/false);
   }
 
   /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
@@ -229,8 +224,8 @@ public:
     // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
     std::string text =
         llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;", mask).str();
-    return createPureInlinePtx(builder, loc, builder.getI32Type(),
-                               ValueRange{ifSet, ifClear}, text, "=r,r,r");
+    return createInlinePtx(builder, loc, builder.getI32Type(),
+                           ValueRange{ifSet, ifClear}, text, "=r,r,r");
   }
 
   void
