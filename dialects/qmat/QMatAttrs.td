@@ -79,9 +79,11 @@ def QMat_PlanAttr : QMat_Attr<"Plan", "plan"> {
   let summary = "The strategies chosen for one matmul on one target";
   let description = [{
     Recorded by `qmat-select-strategy` and read by the lowering passes and
-    the launcher: rows up to `gemv_max_m` take `small_m`, the rest dequantize
-    into scratch (`dequant` kernel, `decode` rewrite) and call the vendor
-    GEMM, looping over N tiles that keep the scratch under `scratch_cap_mib`.
+    the launcher: rows up to `gemv_max_m` take `small_m`, rows up to
+    `fused_max_m` (where it is larger than `gemv_max_m`) the fused
+    dequant-GEMM (`qmat.fused_gemm`, no scratch), the rest dequantize into
+    scratch (`dequant` kernel, `decode` rewrite) and call the vendor GEMM,
+    looping over N tiles that keep the scratch under `scratch_cap_mib`.
     With `prepared_weights` the codes are in the prepared layout
     (PreparedWeights.h) and every kernel of the layer reads them so.
   }];
@@ -93,13 +95,14 @@ def QMat_PlanAttr : QMat_Attr<"Plan", "plan"> {
       EnumParameter<QMat_DecodeMethod>:$decode,
       "int64_t":$scratchCapMiB,
       "int64_t":$tileRows,
-      DefaultValuedParameter<"bool", "false">:$preparedWeights);
+      DefaultValuedParameter<"bool", "false">:$preparedWeights,
+      DefaultValuedParameter<"int64_t", "0">:$fusedMaxM);
   let assemblyFormat = [{
     `<` `target` `=` $target `,` `gemv_max_m` `=` $gemvMaxM `,`
         `small_m` `=` $smallM `,` `dequant` `=` $dequant `,`
         `decode` `=` $decode `,` `scratch_cap_mib` `=` $scratchCapMiB `,`
         `tile_rows` `=` $tileRows
-        (`,` `prepared_weights` `=` $preparedWeights^)? `>`
+        `` custom<PlanOptions>($preparedWeights, $fusedMaxM) `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -169,6 +169,65 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
   }];
 }
 
+def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
+  let summary = "Dequant-GEMM for M above the GEMV, weights decoded in the main loop";
+  let description = [{
+    Y = A · Wᵀ (+ bias) for any M, without a dequantized scratch: each block
+    owns `warps_n` x `col_tiles` 16-row weight tiles and `m_tile` activation
+    rows (the grid covers M in tiles of `m_tile`). Every weight byte a block
+    needs is read once and decoded in registers by the same decode as the
+    tensor-core `qmat.gemv`, straight into the A operand of the warp matrix
+    instruction; the activations are its B operand. `split_k` warps share
+    one tile's K range and reduce in shared memory in a fixed order, so the
+    result does not depend on scheduling.
+
+    ```mlir
+    qmat.fused_gemm <nvfp4, block = 16>
+        ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+        global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+        m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2
+    ```
+  }];
+  let arguments = (ins
+      QMat_SchemeAttr:$scheme,
+      Arg<AnyMemRef, "activations [M, K]", [MemRead]>:$a,
+      Arg<AnyMemRef, "packed weight codes", [MemRead]>:$weights,
+      Arg<AnyMemRef, "block scales", [MemRead]>:$scales,
+      Arg<Optional<AnyMemRef>, "nvfp4 global scale", [MemRead]>:$global_scale,
+      Arg<Optional<AnyMemRef>, "int4 zero points", [MemRead]>:$zero_points,
+      Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
+      Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
+      I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
+      OptionalAttr<QMat_DecodeMethodAttr>:$decode,
+      UnitAttr:$prepared_weights);
+  let assemblyFormat = [{
+    $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
+        type($weights) `,` type($scales) `)`
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $y `:` type($y) `)`
+    `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
+    `col_tiles` `=` $col_tiles (`decode` `=` $decode^)?
+    (`prepared_weights` $prepared_weights^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getK();
+    Type getActType();
+    /// The values each tiling attribute may take (the verifier's rule).
+    static ArrayRef<int64_t> getMTileChoices();
+    static ArrayRef<int64_t> getWarpsNChoices();
+    static ArrayRef<int64_t> getSplitKChoices();
+    /// Bytes of workgroup memory a block needs: the staged activations of
+    /// split_k K steps (m_tile rows of 128 elements each), which the
+    /// split-K reduction reuses after the loop (every warp parks 4 fp32
+    /// sums per lane per 16 x 8 tile).
+    static int64_t getWorkgroupBytes(int64_t mTile, int64_t warpsN,
+                                     int64_t splitK, int64_t colTiles);
+  }];
+}
+
 def QMat_DecodeOp : QMat_Op<"decode", [Pure]> {
   let summary = "Decode quantized element codes into floating-point values";
   let description = [{

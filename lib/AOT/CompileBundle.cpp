@@ -63,6 +63,15 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
          getGemvVariants(layer.plan, layer.scheme, layer.k, options.gemvSplitK,
                          options.gemvColTiles))
       layer.gemvVariants.push_back(v);
+    std::string error;
+    FailureOr<SmallVector<FusedGemmVariant>> fused =
+        getFusedGemmVariants(layer.plan, layer.k, options.fusedVariants, error);
+    if (failed(fused)) {
+      op.emitOpError() << error;
+      failedAny = true;
+      return;
+    }
+    layer.fusedVariants.assign(fused->begin(), fused->end());
     layers.push_back(layer);
   });
   if (failedAny)
@@ -76,11 +85,17 @@ int64_t constantIndex(Value v) {
   return -1;
 }
 
-/// The case of the GEMV variant switch `launch` sits in, or -1 (the
-/// prefill launch; the switch's default region repeats case 0).
-int64_t gemvCaseOf(gpu::LaunchFuncOp launch) {
+/// The case of the variant switch on the `indexAttr` argument that
+/// `launch` sits in, or -1 (in no such switch; the switch's default region
+/// repeats a case: -2).
+int64_t variantCaseOf(gpu::LaunchFuncOp launch, StringRef indexAttr) {
   auto sw = launch->getParentOfType<scf::IndexSwitchOp>();
   if (!sw)
+    return -1;
+  auto index = dyn_cast<BlockArgument>(sw.getArg());
+  auto func = launch->getParentOfType<func::FuncOp>();
+  if (!index || !func || index.getOwner() != &func.getBody().front() ||
+      !func.getArgAttr(index.getArgNumber(), indexAttr))
     return -1;
   for (auto [i, region] : llvm::enumerate(sw.getCaseRegions()))
     if (region.isAncestor(launch->getParentRegion()))
@@ -97,9 +112,25 @@ LogicalResult collectLaunches(ModuleOp lowered,
     auto func = lowered.lookupSymbol<func::FuncOp>(layer.name);
     gpu::LaunchFuncOp launch;
     std::vector<GemvLaunch> gemv(layer.gemvVariants.size());
+    std::vector<FusedLaunch> fused(layer.fusedVariants.size());
     if (func)
       func.walk([&](gpu::LaunchFuncOp op) {
-        int64_t variant = gemvCaseOf(op);
+        int64_t fusedCase = variantCaseOf(op, "qmat.fused_variant");
+        if (fusedCase >= 0 && fusedCase < static_cast<int64_t>(fused.size())) {
+          FusedLaunch &info = fused[fusedCase];
+          info.symbol = op.getKernelName().str();
+          info.threads = constantIndex(op.getBlockSizeX());
+          if (auto tiles =
+                  op.getGridSizeX().getDefiningOp<arith::CeilDivUIOp>())
+            info.mTile = constantIndex(tiles.getRhs());
+          if (auto blocks =
+                  op.getGridSizeY().getDefiningOp<arith::CeilDivUIOp>())
+            info.rowsPerBlock = constantIndex(blocks.getRhs());
+          return;
+        }
+        if (fusedCase != -1)
+          return;
+        int64_t variant = variantCaseOf(op, "qmat.gemv_variant");
         if (variant == -1) {
           launch = op;
           return;
@@ -121,7 +152,15 @@ LogicalResult collectLaunches(ModuleOp lowered,
                << "layer @" << layer.name
                << ": a GEMV variant has no launch with constant block size "
                   "and rows per block";
+    for (const FusedLaunch &info : fused)
+      if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0 ||
+          info.mTile <= 0)
+        return lowered.emitError()
+               << "layer @" << layer.name
+               << ": a fused GEMM variant has no launch with constant block "
+                  "size, rows per block and M tile";
     binary.gemvLaunches.push_back(std::move(gemv));
+    binary.fusedLaunches.push_back(std::move(fused));
     auto constant = constantIndex;
     KernelLaunch info;
     info.symbol = launch.getKernelName().str();
@@ -145,6 +184,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     GpuPipelineOptions pipeline;
     pipeline.target = target;
     pipeline.gemvMaxM = options.gemvMaxM;
+    pipeline.fusedMaxM = options.fusedMaxM;
+    pipeline.fusedVariants = ArrayRef<int64_t>(options.fusedVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

@@ -25,6 +25,9 @@ const char *kRuntimeHIP =
 const char *kGemvPolicy =
 #include "GemvPolicySource.inc"
     ;
+const char *kFusedPolicy =
+#include "FusedGemmPolicySource.inc"
+    ;
 const char *kPreparedWeights =
 #include "PreparedWeightsSource.inc"
     ;
@@ -101,6 +104,13 @@ size_t gemvKernelCount(const Bundle &bundle) {
   return count;
 }
 
+size_t fusedKernelCount(const Bundle &bundle) {
+  size_t count = 0;
+  for (const Layer &layer : bundle.layers)
+    count += layer.fusedVariants.size();
+  return count;
+}
+
 std::string upper(StringRef s) { return s.upper(); }
 
 bool isHip(const Bundle &bundle) { return bundle.vendor == Vendor::hip; }
@@ -138,6 +148,12 @@ int64_t gemvScaleAlignment(const Layer &l) {
     elements = std::max(
         elements, getGemvScaleLoadElements(v.tensorCore, l.k, l.blockSize));
   return elements * scaleElementBytes(l);
+}
+/// The scales' alignment on the fused path: the blocks of a 32-element chunk
+/// that one load reads, as the tensor-core GEMV.
+int64_t fusedScaleAlignment(const Layer &l) {
+  return getGemvScaleLoadElements(/*tensorCore=*/true, l.k, l.blockSize) *
+         scaleElementBytes(l);
 }
 /// Whether the layer's GEMV is the chunked dot (16-byte vector loads).
 bool usesChunkedDot(const Layer &l) {
@@ -219,7 +235,15 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "/// variant instead of the policy's choice; (0, 0) restores the\n"
      << "/// policy. Applies to every layer and thread.\n"
      << "qmat_status " << bundle.prefix
-     << "_set_gemv_override(int split_k, int col_tiles);\n\n";
+     << "_set_gemv_override(int split_k, int col_tiles);\n"
+     << "/// For benchmarking: run M above the GEMV with this compiled fused\n"
+     << "/// GEMM variant instead of the policy's choice; (0, 0, 0, 0) "
+        "restores\n"
+     << "/// the policy, m_tile = -1 sends every such M to the dequantize +\n"
+     << "/// GEMM path. Applies to every layer and thread.\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
+        "col_tiles);\n\n";
   for (const Layer &layer : bundle.layers) {
     os << llvm::formatv("/// {0}: Y[m, {1}] = A[m, {2}] * W^T ({3}, block {4}, "
                         "{5}{6}).\n",
@@ -282,9 +306,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "  bool needsGlobal, needsZeroPoints, needsBias, bf16;\n"
      << "  size_t kernelIndex;\n"
      << "  int64_t gemvMaxM;  // 0: every M takes the prefill path\n"
-     << "  size_t gemvFirst, gemvCount;  // into kGemvVariants\n};\n\n"
+     << "  size_t gemvFirst, gemvCount;  // into kGemvVariants\n"
+     << "  int64_t fusedMaxM;  // M above gemvMaxM up to this: the fused "
+        "GEMM\n"
+     << "  size_t fusedFirst, fusedCount;  // into kFusedVariants\n"
+     << "  int fusedScaleAlignment;  // bytes\n};\n\n"
      << "}  // namespace\n\n"
      << kGemvPolicy << "\n"
+     << kFusedPolicy << "\n"
      << kPreparedWeights << "\n\nnamespace {\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
@@ -359,7 +388,36 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
       os << "        {nullptr, 0, 0},\n";
     os << "    },\n";
   }
-  os << "};\n\n}  // namespace\n";
+  os << "};\n\n";
+  size_t fusedCount = fusedKernelCount(bundle);
+  os << "constexpr size_t kNumFusedKernels = " << fusedCount << ";\n"
+     << "// The compiled fused dequant-GEMM variants of every layer, in layer "
+        "order.\n"
+     << "const qmat_policy::FusedVariantDesc kFusedVariants[] = {\n";
+  for (const Layer &layer : bundle.layers)
+    for (const FusedGemmVariant &v : layer.fusedVariants)
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}},\n", v.mTile, v.warpsN,
+                          v.splitK, v.colTiles);
+  if (fusedCount == 0)
+    os << "    {0, 0, 0, 0},\n";
+  os << "};\n";
+  // The HIP runtime has no fused path (its layers have none).
+  if (!isHip(bundle)) {
+    os << "const GemvKernelDesc kFusedKernels[kNumTargets]["
+       << std::max<size_t>(fusedCount, 1) << "] = {\n";
+    for (const TargetBinary &target : bundle.targets) {
+      os << "    {\n";
+      for (const std::vector<FusedLaunch> &layerLaunches : target.fusedLaunches)
+        for (const FusedLaunch &launch : layerLaunches)
+          os << llvm::formatv("        {{\"{0}\", {1}, {2}},\n", launch.symbol,
+                              launch.threads, launch.rowsPerBlock);
+      if (fusedCount == 0)
+        os << "        {nullptr, 0, 0},\n";
+      os << "    },\n";
+    }
+    os << "};\n";
+  }
+  os << "\n}  // namespace\n";
   os << kRuntimeCommon << "\n"
      << (isHip(bundle) ? kRuntimeHIP : kRuntimeCUDA) << "\n";
 
@@ -381,8 +439,13 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
        << "  }\n  states.clear();\n  return status;\n}\n\n";
   os << "qmat_status " << bundle.prefix
      << "_set_gemv_override(int split_k, int col_tiles) {\n"
-     << "  return setGemvOverride(split_k, col_tiles);\n}\n\n";
-  size_t gemvFirst = 0;
+     << "  return setGemvOverride(split_k, col_tiles);\n}\n\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
+        "col_tiles) {\n"
+     << "  return setFusedOverride(m_tile, warps_n, split_k, "
+        "col_tiles);\n}\n\n";
+  size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
     int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
@@ -390,7 +453,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
        << llvm::formatv(
               "\"{0}\", {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}u, "
               "{9}, {18}, {19}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, "
-              "{17}u};\n",
+              "{17}u, {20}, {21}u, {22}u, {23}};\n",
               l.name, l.n, l.k, weightCols(l), scaleCols(l),
               scaleElementBytes(l), zeroPointCols(l), l.plan.getTileRows(),
               getScratchBytes(l), weightAlignment(l),
@@ -398,8 +461,11 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
               l.hasZeroPoints ? "true" : "false", l.hasBias ? "true" : "false",
               l.bf16 ? "true" : "false", i, gemvMaxM, gemvFirst,
               l.gemvVariants.size(), gemvScaleAlignment(l),
-              usesChunkedDot(l) ? "true" : "false");
+              usesChunkedDot(l) ? "true" : "false",
+              l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM(), fusedFirst,
+              l.fusedVariants.size(), fusedScaleAlignment(l));
     gemvFirst += l.gemvVariants.size();
+    fusedFirst += l.fusedVariants.size();
     // The scratch holds W tiles, so the size does not grow with M; the
     // decode GEMV needs none.
     emitWorkspaceSizeSignature(bundle, l, os);
@@ -456,6 +522,22 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                         {"tensor_core", variant.tensorCore},
                                         {"kernels", std::move(symbols)}});
     }
+    llvm::json::Array fused;
+    for (auto [v, variant] : llvm::enumerate(l.fusedVariants)) {
+      llvm::json::Object symbols;
+      for (const TargetBinary &t : bundle.targets)
+        symbols[t.chip] = llvm::json::Object{
+            {"symbol", t.fusedLaunches[i][v].symbol},
+            {"block", llvm::json::Array{t.fusedLaunches[i][v].threads, 1, 1}},
+            {"rows_per_block", t.fusedLaunches[i][v].rowsPerBlock}};
+      fused.push_back(llvm::json::Object{{"index", static_cast<int64_t>(v)},
+                                         {"m_tile", variant.mTile},
+                                         {"warps_n", variant.warpsN},
+                                         {"split_k", variant.splitK},
+                                         {"col_tiles", variant.colTiles},
+                                         {"kernels", std::move(symbols)}});
+    }
+    int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : p.getFusedMaxM();
     layers.push_back(llvm::json::Object{
         {"name", l.name},
         {"scheme", stringifySchemeKind(l.scheme).str()},
@@ -474,6 +556,10 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
              {"gemv_variants", std::move(gemv)},
              {"gemv_policy", "launcher: qmat_policy::chooseGemvVariant(n, k, "
                              "m, multiprocessors)"},
+             {"fused_max_m", fusedMaxM},
+             {"fused_variants", std::move(fused)},
+             {"fused_policy", "launcher: qmat_policy::chooseFusedVariant(n, "
+                              "k, m, multiprocessors)"},
              {"prefill", isHip(bundle) ? "dequantize + hipBLASLt GEMM"
                                        : "dequantize + cuBLASLt GEMM"},
              {"dequant", stringifyDequantKernel(p.getDequant()).str()},
@@ -484,7 +570,8 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
         {"workspace",
          llvm::json::Object{
              {"formula", "round_up(tile_rows * k * 2, 256) + gemm_workspace; "
-                         "0 when max_m <= gemv_max_m"},
+                         "0 when max_m <= gemv_max_m or max_m <= "
+                         "fused_max_m"},
              {"scratch_bytes", getScratchBytes(l)},
              {"gemm_workspace_bytes", kGemmWorkspaceBytes},
              {"bytes", getScratchBytes(l) + kGemmWorkspaceBytes}}},
@@ -500,7 +587,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
 
 void mlir::qmat::emitSummary(const Bundle &bundle, llvm::raw_ostream &os) {
   os << llvm::formatv(
-      "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,11} {8,-12}  {9}\n",
+      "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,11} {8,-22}  {9}\n",
       "layer", "scheme", "N", "K", "dtype", "tile", "tiles", "workspace",
       "small M", "kernel (" + bundle.targets.front().chip + ")");
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
@@ -513,8 +600,10 @@ void mlir::qmat::emitSummary(const Bundle &bundle, llvm::raw_ostream &os) {
     if (!l.gemvVariants.empty())
       smallM = (l.gemvVariants.front().tensorCore ? "mma x" : "scalar x") +
                std::to_string(l.gemvVariants.size());
+    if (!l.fusedVariants.empty())
+      smallM += ", fused x" + std::to_string(l.fusedVariants.size());
     os << llvm::formatv(
-        "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,8:f1} MiB {8,-12}  "
+        "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,8:f1} MiB {8,-22}  "
         "{9}\n",
         l.name, scheme, l.n, l.k, l.bf16 ? "bf16" : "f16", l.plan.getTileRows(),
         tileCount(l), mib, smallM, bundle.targets.front().launches[i].symbol);

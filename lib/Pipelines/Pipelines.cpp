@@ -67,6 +67,7 @@ void mlir::qmat::buildStrategyPipeline(OpPassManager &pm,
   QMatSelectStrategyOptions select;
   select.target = options.target;
   select.gemvMaxM = options.gemvMaxM;
+  select.fusedMaxM = options.fusedMaxM;
   select.scratchCapMiB = options.scratchCapMiB;
   select.forceDequant = options.forceDequant;
   select.forceDecode = options.forceDecode;
@@ -80,6 +81,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.splitK.assign(options.gemvSplitK.begin(), options.gemvSplitK.end());
   gemv.colTiles.assign(options.gemvColTiles.begin(),
                        options.gemvColTiles.end());
+  gemv.fusedVariants.assign(options.fusedVariants.begin(),
+                            options.fusedVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

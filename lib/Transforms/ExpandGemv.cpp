@@ -1,16 +1,22 @@
-//===- ExpandGemv.cpp - Run-time M dispatch to the decode GEMV ------------===//
+//===- ExpandGemv.cpp - Run-time M dispatch to the fused kernels ----------===//
 //
 // A planned qmat.matmul becomes
 //
 //   scf.if M <= gemv_max_m {
-//     scf.index_switch %variant { case i: qmat.gemv <variant i> ... }
+//     scf.index_switch %gemv_variant { case i: qmat.gemv <variant i> ... }
 //   } else {
-//     qmat.matmul (the prefill path, expanded by qmat-expand-prefill)
+//     scf.if M <= fused_max_m {
+//       scf.index_switch %fused_variant { case i: qmat.fused_gemm <i> ... }
+//     } else {
+//       qmat.matmul (the prefill path, expanded by qmat-expand-prefill)
+//     }
 //   }
 //
-// with %variant a new function argument marked {qmat.gemv_variant}: the
-// caller (the generated launcher) evaluates the dispatch policy, which needs
-// the device's multiprocessor count, and passes the variant's index.
+// (either level absent where the plan has no such path), with each variant
+// index a new function argument marked {qmat.gemv_variant} or
+// {qmat.fused_variant}: the caller (the generated launcher) evaluates the
+// dispatch policy, which needs the device's multiprocessor count, and passes
+// the variant's index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,13 +55,56 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
         succeeded(check(colTiles, "col-tiles", GemvOp::getColTileChoices())));
   }
 
-  void runOnOperation() override {
+  /// Emits `scf.if M <= maxM { switch %index { variants } } else {}` at
+  /// `b`, the index a new function argument marked `indexAttr`; returns a
+  /// builder at the start of the else block. `emitVariant(builder, i)`
+  /// emits variant i; the switch's default region repeats the last one (the
+  /// launcher never passes an index out of range).
+  FailureOr<OpBuilder>
+  emitDispatch(OpBuilder &b, Operation *op, Value m, int64_t maxM,
+               StringRef indexAttr, size_t count,
+               function_ref<void(OpBuilder &, size_t)> emitVariant) {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
+    Location loc = op->getLoc();
+    unsigned index = func.getNumArguments();
+    auto argAttrs = DictionaryAttr::get(
+        context, {NamedAttribute(StringAttr::get(context, indexAttr),
+                                 UnitAttr::get(context))});
+    if (failed(
+            func.insertArgument(index, IndexType::get(context), argAttrs, loc)))
+      return op->emitOpError()
+             << "cannot add the variant argument to the function";
+    Value variantIndex = func.getArgument(index);
+    Value small =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m,
+                              arith::ConstantIndexOp::create(b, loc, maxM));
+    auto dispatch = scf::IfOp::create(b, loc, small, /*withElse=*/true);
+    OpBuilder thenBuilder = dispatch.getThenBodyBuilder();
+    SmallVector<int64_t> cases;
+    for (size_t i = 0; i < count; ++i)
+      cases.push_back(static_cast<int64_t>(i));
+    auto sw = scf::IndexSwitchOp::create(thenBuilder, loc, TypeRange{},
+                                         variantIndex, cases, cases.size());
+    auto fill = [&](Region &region, size_t i) {
+      Block *block = b.createBlock(&region);
+      OpBuilder rb = OpBuilder::atBlockBegin(block);
+      emitVariant(rb, i);
+      scf::YieldOp::create(rb, loc);
+    };
+    for (size_t i = 0; i < count; ++i)
+      fill(sw.getCaseRegions()[i], i);
+    fill(sw.getDefaultRegion(), count - 1);
+    return dispatch.getElseBodyBuilder();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
     if (failed(checkOptions(func)))
       return signalPassFailure();
     SmallVector<int64_t> splitKs(splitK.begin(), splitK.end());
     SmallVector<int64_t> colTileCounts(colTiles.begin(), colTiles.end());
+    SmallVector<int64_t> fusedTiles(fusedVariants.begin(), fusedVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -64,54 +113,51 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     });
     for (MatmulOp op : matmuls) {
       PlanAttr plan = *op.getPlan();
-      SmallVector<GemvVariant> variants = getGemvVariants(
+      SmallVector<GemvVariant> gemv = getGemvVariants(
           plan, op.getScheme().getKind(), op.getK(), splitKs, colTileCounts);
-      if (variants.empty())
-        continue;
-      Location loc = op.getLoc();
-      unsigned index = func.getNumArguments();
-      auto argAttrs = DictionaryAttr::get(
-          context,
-          {NamedAttribute(StringAttr::get(context, "qmat.gemv_variant"),
-                          UnitAttr::get(context))});
-      if (failed(func.insertArgument(index, IndexType::get(context), argAttrs,
-                                     loc))) {
-        op.emitOpError() << "cannot add the variant argument to the function";
+      std::string error;
+      FailureOr<SmallVector<FusedGemmVariant>> fused =
+          getFusedGemmVariants(plan, op.getK(), fusedTiles, error);
+      if (failed(fused)) {
+        op.emitOpError() << error;
         return signalPassFailure();
       }
-      Value variantIndex = func.getArgument(index);
-
+      if (gemv.empty() && fused->empty())
+        continue;
+      Location loc = op.getLoc();
       OpBuilder b(op);
       Value m = memref::DimOp::create(b, loc, op.getY(), 0);
-      Value small = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ule, m,
-          arith::ConstantIndexOp::create(b, loc, plan.getGemvMaxM()));
-      auto dispatch = scf::IfOp::create(b, loc, small, /*withElse=*/true);
-
-      OpBuilder thenBuilder = dispatch.getThenBodyBuilder();
-      SmallVector<int64_t> cases;
-      for (size_t i = 0; i < variants.size(); ++i)
-        cases.push_back(static_cast<int64_t>(i));
-      auto sw = scf::IndexSwitchOp::create(thenBuilder, loc, TypeRange{},
-                                           variantIndex, cases, cases.size());
-      auto emitGemv = [&](Region &region, const GemvVariant &v) {
-        Block *block = b.createBlock(&region);
-        OpBuilder rb = OpBuilder::atBlockBegin(block);
-        GemvOp::create(rb, loc, op.getScheme(), op.getA(), op.getWeights(),
-                       op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
-                       op.getBias(), op.getY(), v.maxM, v.splitK, v.colTiles,
-                       v.tensorCore, DecodeMethodAttr(),
-                       plan.getPreparedWeights());
-        scf::YieldOp::create(rb, loc);
-      };
-      for (auto [i, v] : llvm::enumerate(variants))
-        emitGemv(sw.getCaseRegions()[i], v);
-      // An out-of-range index (the launcher never passes one) runs the
-      // last variant, of the largest row capacity, rather than nothing.
-      emitGemv(sw.getDefaultRegion(), variants.back());
-
-      OpBuilder elseBuilder = dispatch.getElseBodyBuilder();
-      elseBuilder.clone(*op.getOperation());
+      if (!gemv.empty()) {
+        FailureOr<OpBuilder> rest = emitDispatch(
+            b, op, m, plan.getGemvMaxM(), "qmat.gemv_variant", gemv.size(),
+            [&](OpBuilder &rb, size_t i) {
+              const GemvVariant &v = gemv[i];
+              GemvOp::create(
+                  rb, loc, op.getScheme(), op.getA(), op.getWeights(),
+                  op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
+                  op.getBias(), op.getY(), v.maxM, v.splitK, v.colTiles,
+                  v.tensorCore, DecodeMethodAttr(), plan.getPreparedWeights());
+            });
+        if (failed(rest))
+          return signalPassFailure();
+        b = *rest;
+      }
+      if (!fused->empty()) {
+        FailureOr<OpBuilder> rest = emitDispatch(
+            b, op, m, plan.getFusedMaxM(), "qmat.fused_variant", fused->size(),
+            [&](OpBuilder &rb, size_t i) {
+              const FusedGemmVariant &v = (*fused)[i];
+              FusedGemmOp::create(
+                  rb, loc, op.getScheme(), op.getA(), op.getWeights(),
+                  op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
+                  op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
+                  v.colTiles, DecodeMethodAttr(), plan.getPreparedWeights());
+            });
+        if (failed(rest))
+          return signalPassFailure();
+        b = *rest;
+      }
+      b.clone(*op.getOperation());
       op.erase();
     }
   }

@@ -1,8 +1,10 @@
 //===- GemvVariants.cpp - The compiled decode-GEMV variants ---------------===//
 
 #include "qmat/Transforms/GemvVariants.h"
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 #include "qmat/Target/TargetInfo.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::qmat;
@@ -89,6 +91,54 @@ mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
       }
     if (8 * groups >= maxM)
       break;
+  }
+  return variants;
+}
+
+ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
+  // The tilings the launcher's policy (FusedGemmPolicy.h) takes, each the
+  // best or within 10 % of the best of 20 timed on the H200 for every
+  // layer of the example model at M = 16 .. 128 (bench/README.md).
+  static const int64_t values[] = {16, 1, 4, 2, 16, 2, 2, 2,
+                                   32, 2, 2, 2, 64, 4, 1, 2};
+  return values;
+}
+
+FailureOr<SmallVector<FusedGemmVariant>>
+mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
+                                 ArrayRef<int64_t> tiles, std::string &error) {
+  SmallVector<FusedGemmVariant> variants;
+  if (plan.getFusedMaxM() == 0)
+    return variants;
+  if (tiles.empty())
+    tiles = getDefaultFusedGemmTiles();
+  if (tiles.size() % 4 != 0) {
+    error = "fused-variants takes (m_tile, warps_n, split_k, col_tiles) "
+            "quadruples, got " +
+            std::to_string(tiles.size()) + " numbers";
+    return failure();
+  }
+  for (size_t i = 0; i < tiles.size(); i += 4) {
+    FusedGemmVariant v{tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3]};
+    bool legal =
+        llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
+        llvm::is_contained(FusedGemmOp::getWarpsNChoices(), v.warpsN) &&
+        llvm::is_contained(FusedGemmOp::getSplitKChoices(), v.splitK) &&
+        llvm::is_contained(GemvOp::getColTileChoices(), v.colTiles) &&
+        32 * v.warpsN * v.splitK <= kMaxFusedBlockThreads &&
+        v.colTiles * v.mTile / 2 <= kMaxFusedAccumulators &&
+        FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK,
+                                       v.colTiles) <= kMaxFusedSharedBytes;
+    if (!legal) {
+      error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
+                            "split_k = {2}, col_tiles = {3}) is not a legal "
+                            "qmat.fused_gemm tiling",
+                            v.mTile, v.warpsN, v.splitK, v.colTiles)
+                  .str();
+      return failure();
+    }
+    if ((k / 128) % v.splitK == 0)
+      variants.push_back(v);
   }
   return variants;
 }

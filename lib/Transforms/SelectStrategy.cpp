@@ -1,5 +1,6 @@
 //===- SelectStrategy.cpp - Choose how each matmul runs -------------------===//
 
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
 #include "qmat/Transforms/Passes.h"
@@ -13,6 +14,14 @@ using namespace mlir;
 using namespace mlir::qmat;
 
 namespace {
+
+/// Rows up to which the fused dequant-GEMM runs by default; larger M
+/// dequantizes into scratch for the vendor GEMM. On the H200 the fused
+/// kernels were faster than the dequantize + cuBLASLt path for every layer
+/// of the example model up to M = 64, within 5 % either way at M = 128 and
+/// slower from M = 256 (bench/README.md); other chips are not measured and
+/// take the same crossover.
+int64_t getDefaultFusedMaxM(Chip) { return 128; }
 
 struct QMatSelectStrategyPass
     : qmat::impl::QMatSelectStrategyBase<QMatSelectStrategyPass> {
@@ -42,6 +51,13 @@ struct QMatSelectStrategyPass
       getOperation()->emitError()
           << "gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, "
              "1048576]";
+      return signalPassFailure();
+    }
+    if (fusedMaxM < -1 || fusedMaxM > kMaxFusedMaxM) {
+      getOperation()->emitError()
+          << "fused-max-m must be -1 (the target's default), 0 (no fused "
+             "GEMM) or in [1, "
+          << kMaxFusedMaxM << "], got " << fusedMaxM;
       return signalPassFailure();
     }
     std::optional<DequantKernel> forcedKernel;
@@ -105,9 +121,16 @@ struct QMatSelectStrategyPass
       if (prepared)
         tileRows = std::max(kPreparedTileRows,
                             tileRows / kPreparedTileRows * kPreparedTileRows);
+      // The fused GEMM is the tensor-core GEMV's kernel tiled over M: it
+      // needs the same layout rule and the 16x8x16 warp instruction.
+      int64_t fused = 0;
+      if (scheme.isTensorCoreGemvLegal(k) && info->usesWarpMmaGemv())
+        fused = fusedMaxM < 0 ? getDefaultFusedMaxM(*chip) : fusedMaxM;
+      if (fused != 0 && fused <= gemvMaxM)
+        fused = 0;
       op.setPlanAttr(PlanAttr::get(context, targetAttr, gemvMaxM, smallM,
                                    kernel, decode, scratchCapMiB, tileRows,
-                                   prepared));
+                                   prepared, fused));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

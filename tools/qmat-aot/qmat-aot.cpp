@@ -44,6 +44,16 @@ static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
 static cl::opt<int64_t> gemvMaxM("gemv-max-m",
                                  cl::desc("Largest M for the decode path"),
                                  cl::init(8));
+static cl::opt<int64_t> fusedMaxM(
+    "fused-max-m",
+    cl::desc("Largest M for the fused dequant-GEMM: M above the GEMV up to "
+             "this runs without scratch (0: none, every such M "
+             "dequantizes for the vendor GEMM; -1: the target's default)"),
+    cl::init(-1));
+static cl::list<int64_t> fusedVariants(
+    "fused-variants", cl::CommaSeparated,
+    cl::desc("Fused GEMM tilings compiled, as (m_tile, warps_n, split_k, "
+             "col_tiles) quadruples (default: the built-in set)"));
 static cl::list<int64_t>
     gemvSplitK("gemv-split-k", cl::CommaSeparated,
                cl::desc("Split-K factors of the compiled GEMV variants "
@@ -124,6 +134,8 @@ int main(int argc, char **argv) {
     options.targets.assign(targets.begin(), targets.end());
   options.scratchCapMiB = scratchCapMiB;
   options.gemvMaxM = gemvMaxM;
+  options.fusedMaxM = fusedMaxM;
+  options.fusedVariants.assign(fusedVariants.begin(), fusedVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == "ptx";

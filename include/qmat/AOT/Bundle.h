@@ -37,6 +37,15 @@ struct GemvLaunch {
   int64_t rowsPerBlock = 0;
 };
 
+/// One compiled fused dequant-GEMM variant of a layer on one target: the
+/// grid is (ceil(M / mTile), ceil(N / rowsPerBlock)).
+struct FusedLaunch {
+  std::string symbol;
+  int64_t threads = 0;
+  int64_t rowsPerBlock = 0;
+  int64_t mTile = 0;
+};
+
 /// The GPU runtime a bundle's launcher is written against: one bundle per
 /// vendor, so that each links only its own runtime.
 enum class Vendor { cuda, hip };
@@ -50,6 +59,8 @@ struct TargetBinary {
   std::vector<KernelLaunch> launches; // one per layer, in layer order
   /// Per layer, its GEMV variants in Layer::gemvVariants order.
   std::vector<std::vector<GemvLaunch>> gemvLaunches;
+  /// Per layer, its fused variants in Layer::fusedVariants order.
+  std::vector<std::vector<FusedLaunch>> fusedLaunches;
 };
 
 /// One linear layer as the launcher sees it.
@@ -61,6 +72,9 @@ struct Layer {
   PlanAttr plan;
   /// The small-M variants (empty: every M takes the prefill path).
   std::vector<GemvVariant> gemvVariants;
+  /// The fused dequant-GEMM variants (empty: M above the GEMV takes the
+  /// prefill path).
+  std::vector<FusedGemmVariant> fusedVariants;
 };
 
 struct Bundle {
@@ -74,6 +88,10 @@ struct BundleOptions {
   std::vector<std::string> targets = {"sm_90"};
   int64_t scratchCapMiB = 256;
   int64_t gemvMaxM = 8;
+  /// Largest M of the fused dequant-GEMM (0: none; -1: the target's
+  /// default) and its tilings (empty: the default set).
+  int64_t fusedMaxM = -1;
+  std::vector<int64_t> fusedVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   bool emitPtx = false;

@@ -38,7 +38,7 @@ def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"
 }
 
 def QMatLowerGemvToGPU : Pass<"qmat-lower-gemv-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Outline qmat.gemv into gpu.func kernels and launches";
+  let summary = "Outline qmat.gemv and qmat.fused_gemm into gpu.func kernels and launches";
   let description = [{
     Each `qmat.gemv` becomes a `gpu.func` in `@qmat_kernels` and a
     `gpu.launch_func`. With `tensor_core`, a block of `32 * split_k` threads
@@ -46,7 +46,9 @@ def QMatLowerGemvToGPU : Pass<"qmat-lower-gemv-to-gpu", "::mlir::ModuleOp"> {
     into the A operand of the target's 16x8x16 warp matrix instruction, the
     activations form B, and split-K partial sums meet in workgroup memory.
     Without it, one warp per weight row decodes element by element and
-    reduces with shuffles.
+    reduces with shuffles. Each `qmat.fused_gemm` is the same tensor-core
+    kernel with `warps_n` weight tiles per block and the grid tiled over M
+    (`m_tile` rows per block).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect",

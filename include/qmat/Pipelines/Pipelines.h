@@ -19,6 +19,15 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   Option<int64_t> gemvMaxM{*this, "gemv-max-m",
                            llvm::cl::desc("Largest M for the decode GEMV"),
                            llvm::cl::init(8)};
+  Option<int64_t> fusedMaxM{
+      *this, "fused-max-m",
+      llvm::cl::desc("Largest M for the fused dequant-GEMM (0: none; -1: the "
+                     "target's default)"),
+      llvm::cl::init(-1)};
+  ListOption<int64_t> fusedVariants{
+      *this, "fused-variants",
+      llvm::cl::desc("Fused GEMM tilings compiled, as (m_tile, warps_n, "
+                     "split_k, col_tiles) quadruples")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

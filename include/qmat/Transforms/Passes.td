@@ -33,6 +33,10 @@ def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
     Option<"preparedWeights", "prepared-weights", "bool", /*default=*/"false",
            "Plan the prepared code layout (PreparedWeights.h) for every "
            "layer that can take it">,
+    Option<"fusedMaxM", "fused-max-m", "int64_t", /*default=*/"-1",
+           "Largest M served by the fused dequant-GEMM (0: none, the "
+           "prefill dequantizes into scratch; -1: every M, where the target "
+           "has the kernel)">,
   ];
 }
 
@@ -51,13 +55,16 @@ def QMatExpandPrefill : Pass<"qmat-expand-prefill", "::mlir::func::FuncOp"> {
 }
 
 def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
-  let summary = "Dispatch small M to the compiled decode-GEMV variants";
+  let summary = "Dispatch M to the compiled GEMV and fused GEMM variants";
   let description = [{
     Wraps each planned `qmat.matmul` whose plan has a small-M path in an
     `scf.if` on M <= gemv_max_m: the small side switches over the compiled
     `qmat.gemv` variants on a new `{qmat.gemv_variant}` index argument (the
-    launcher's dispatch policy picks it at run time), the other side keeps
-    the matmul for `qmat-expand-prefill`.
+    launcher's dispatch policy picks it at run time). Where the plan has a
+    fused path, the other side is a second `scf.if` on M <= fused_max_m
+    switching over the `qmat.fused_gemm` variants on a
+    `{qmat.fused_variant}` argument. What remains keeps the matmul for
+    `qmat-expand-prefill`.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
@@ -68,6 +75,9 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "whole-line kernels)">,
     ListOption<"colTiles", "col-tiles", "int64_t",
                "Column tiles per block compiled (default 1,2,4)">,
+    ListOption<"fusedVariants", "fused-variants", "int64_t",
+               "Fused GEMM tilings compiled, as (m_tile, warps_n, split_k, "
+               "col_tiles) quadruples (default: the built-in set)">,
   ];
 }
 

@@ -52,6 +52,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qmat;
@@ -72,6 +73,9 @@ constexpr int64_t kMmaLanes = 32;
 /// per 128-element step.
 constexpr int64_t kPreparedBytesPerK =
     kPreparedTileRows * kPreparedStepBytes / kWarpStepK;
+/// 16-byte chunks of one activation row of a K step in the fused GEMM's
+/// staged tile.
+constexpr int64_t kStagedRowChunks = kWarpStepK / 8;
 /// The power of two left on the packed fp4 weights (see the file comment).
 constexpr int kPackedFp4ResidualExponent = 7;
 
@@ -106,15 +110,36 @@ GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
   return spec;
 }
 
+GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, DecodeMethod defaultDecode) {
+  GemvKernelSpec spec;
+  spec.scheme = op.getScheme();
+  spec.k = op.getK();
+  spec.actType = op.getActType();
+  spec.maxM = op.getMTile();
+  spec.splitK = op.getSplitK();
+  spec.colTiles = op.getColTiles();
+  spec.tensorCore = true;
+  spec.decode = op.getDecode().value_or(defaultDecode);
+  spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
+  spec.hasBias = static_cast<bool>(op.getBias());
+  spec.preparedWeights = op.getPreparedWeights();
+  spec.mTiled = true;
+  spec.warpsN = op.getWarpsN();
+  return spec;
+}
+
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
-  return tensorCore ? warpSize * splitK : warpSize * kScalarRowsPerBlock;
+  return tensorCore ? warpSize * splitK * warpsN
+                    : warpSize * kScalarRowsPerBlock;
 }
 
 int64_t GemvKernelSpec::getRowsPerBlock() const {
-  return tensorCore ? 16 * colTiles : kScalarRowsPerBlock;
+  return tensorCore ? 16 * colTiles * warpsN : kScalarRowsPerBlock;
 }
 
 int64_t GemvKernelSpec::getSharedBytes() const {
+  if (mTiled)
+    return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles);
   return tensorCore
              ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM, wholeLines)
              : 0;
@@ -174,6 +199,16 @@ int64_t GemvKernelSpec::getScaleLoadElements() const {
 
 std::string GemvKernelSpec::getKernelName() const {
   std::string act = actType.isF16() ? "f16" : "bf16";
+  if (mTiled)
+    return llvm::formatv(
+               "fused_{0}_bs{1}_k{2}_{3}_{4}{5}{6}_mt{7}_w{8}_s{9}_c{10}{11}{"
+               "12}",
+               stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
+               act, stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
+               hasBias ? "_bias" : "", maxM, warpsN, splitK, colTiles,
+               preparedWeights ? "_prepared" : "",
+               wholeBlocksOnly ? "_full" : "")
+        .str();
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",
@@ -339,6 +374,10 @@ private:
   struct StepLoads {
     SmallVector<RowChunk> chunks;
     SmallVector<SmallVector<Value>> activationWords;
+    /// spec.mTiled: the activations are staged in workgroup memory and
+    /// each word is read where it is multiplied (activationWords stays
+    /// empty).
+    bool staged = false;
   };
   StepLoads loadStep(Value kc, ArrayRef<Value> weightRows,
                      ArrayRef<Value> activationRows);
@@ -361,8 +400,11 @@ private:
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
                                     ArrayRef<WordFactors> factors);
+  /// Pairs 4w..4w+3 of words [firstWord, firstWord + numWords).
   SmallVector<Value> decodePacked(const RowChunk &chunk,
-                                  ArrayRef<WordFactors> factors);
+                                  ArrayRef<WordFactors> factors,
+                                  int64_t firstWord = 0,
+                                  int64_t numWords = kLaneK / 8);
   /// Per chunk and word, the factors of the packed decode, each distinct
   /// scale converted once. `mxfp4OneMultiply`: every mxfp4 scale of the
   /// step is within getMxfp4OneMultiply's range, one factor per pair.
@@ -377,6 +419,22 @@ private:
   void computeStepWith(const StepLoads &loads,
                        ArrayRef<SmallVector<WordFactors>> factors,
                        MutableArrayRef<Value> acc);
+  /// spec.mTiled: the element offset of each word w of the lane's chunk in
+  /// the staged tile (row g of its K slice; + 8 x kStagedRowChunks x 8 per
+  /// row group).
+  SmallVector<Value> stagedWordOffsets;
+  /// spec.mTiled: copies the block's activations of K steps `firstStep` ..
+  /// + split_k - 1 (rows firstM .., clamped to lastM) into the staged tile,
+  /// between barriers: every thread loads its 16-byte chunks, then stores
+  /// them in the swizzled order the reads expect.
+  void stageActivations(Value firstStep, Value firstM, Value lastM);
+  /// computeStepWith for spec.mTiled: word by word, each word's weights
+  /// decoded (packed decodes) and every row group's activation word loaded
+  /// just before the two k16 instructions that take them. Each sum receives
+  /// its products in the same order as in computeStepWith.
+  void computeStepByWord(const StepLoads &loads,
+                         ArrayRef<SmallVector<WordFactors>> factors,
+                         MutableArrayRef<Value> acc);
   /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
   /// converting two at a time.
   void addNvfp4Multipliers(ArrayRef<Value> distinct,
@@ -692,13 +750,15 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
 
 SmallVector<Value>
 TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
-                                    ArrayRef<WordFactors> factors) {
+                                    ArrayRef<WordFactors> factors,
+                                    int64_t firstWord, int64_t numWords) {
   bool f16 = act.isF16();
   SchemeKind kind = spec.scheme.getKind();
   auto pairType = VectorType::get({2}, act);
   Value words = vector::BitCastOp::create(
       b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
-  SmallVector<Value> pairs(kLaneK / 2);
+  SmallVector<Value> pairs(4 * numWords);
+  int64_t endWord = firstWord + numWords;
   if (kind == SchemeKind::int4) {
     Value nibbles = cI32(0x000F000F);
     Value magic = cI32(f16 ? 0x64006400 : 0x43004300);
@@ -710,7 +770,7 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
                   b, loc,
                   SplatElementsAttr::get(pairType, b.getF16FloatAttr(0.0625))))
             : Value();
-    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    for (int64_t w = firstWord; w < endWord; ++w) {
       Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
       Value upper =
           f16 ? Value(arith::ShRUIOp::create(b, loc, x, cI32(8))) : Value();
@@ -729,7 +789,7 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
                                                factors[w].highOffset))
                  : Value(arith::SubFOp::create(b, loc, biased,
                                                factors[w].offset));
-        pairs[4 * w + j] =
+        pairs[4 * (w - firstWord) + j] =
             arith::MulFOp::create(b, loc, centered, factors[w].multiplier);
       }
     }
@@ -747,7 +807,7 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       return arith::ShLIOp::create(b, loc, x, cI32(shift));
     return arith::ShRUIOp::create(b, loc, x, cI32(-shift));
   };
-  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+  for (int64_t w = firstWord; w < endWord; ++w) {
     Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
     Value selected[2];
     for (int i = 0; i < 2; ++i) {
@@ -765,7 +825,7 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       pair = arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
       if (factors[w].lastMultiplier)
         pair = arith::MulFOp::create(b, loc, pair, factors[w].lastMultiplier);
-      pairs[4 * w + j] = pair;
+      pairs[4 * (w - firstWord) + j] = pair;
     }
   }
   return pairs;
@@ -935,6 +995,10 @@ void TensorCoreGemvEmitter::computeStepWith(
     MutableArrayRef<Value> acc) {
   // A half step (halfSteps) carries half of the tiles' rows.
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
+  if (loads.staged) {
+    computeStepByWord(loads, factors, acc);
+    return;
+  }
   SmallVector<SmallVector<Value>> weightPairs;
   for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
     weightPairs.push_back(decodeRowChunk(chunk, chunkFactors));
@@ -953,6 +1017,110 @@ void TensorCoreGemvEmitter::computeStepWith(
         SmallVector<Value> result = target.emitWarpMma16x8x16(
             b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
         llvm::copy(result, acc.begin() + base);
+      }
+    }
+  }
+}
+
+void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
+                                             Value lastM) {
+  int64_t threads = spec.getThreads(kMmaLanes);
+  int64_t tileChunks = spec.maxM * kStagedRowChunks;
+  int64_t chunks = spec.splitK * tileChunks;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto actWord = VectorType::get({8}, act);
+  // The previous step's reads are done before the tile is overwritten.
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<std::pair<Value, Value>> words; // (value, staged offset)
+  for (int64_t first = 0; first < chunks; first += threads) {
+    Value linear = arith::AddIOp::create(b, loc, thread, cIdx(first));
+    Value slice = arith::DivUIOp::create(b, loc, linear, cIdx(tileChunks));
+    Value inSlice = arith::RemUIOp::create(b, loc, linear, cIdx(tileChunks));
+    Value row = arith::DivUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
+    Value chunk =
+        arith::RemUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
+    Value k = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, firstStep, slice),
+                              cIdx(kWarpStepK)),
+        arith::MulIOp::create(b, loc, chunk, cIdx(8)));
+    Value m = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
+    Value value =
+        vector::LoadOp::create(b, loc, actWord, buffers.a, ValueRange{m, k},
+                               /*nontemporal=*/false,
+                               /*alignment=*/llvm::MaybeAlign(16));
+    // Chunk c of row r goes to c ^ 2 (c / 8) ^ (r % 2).
+    Value swizzled = arith::XOrIOp::create(
+        b, loc, chunk,
+        arith::OrIOp::create(b, loc,
+                             arith::ShLIOp::create(
+                                 b, loc,
+                                 arith::ShRUIOp::create(b, loc, chunk, cIdx(3)),
+                                 cIdx(1)),
+                             arith::AndIOp::create(b, loc, row, cIdx(1))));
+    Value offset = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(
+                b, loc,
+                arith::AddIOp::create(
+                    b, loc,
+                    arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM)), row),
+                cIdx(kStagedRowChunks)),
+            swizzled),
+        cIdx(8));
+    words.push_back({value, offset});
+  }
+  for (auto [value, offset] : words)
+    vector::StoreOp::create(b, loc, value, buffers.stagedActivations,
+                            ValueRange{offset}, /*nontemporal=*/false,
+                            /*alignment=*/llvm::MaybeAlign(16));
+  gpu::BarrierOp::create(b, loc);
+}
+
+void TensorCoreGemvEmitter::computeStepByWord(
+    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+    MutableArrayRef<Value> acc) {
+  int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
+  bool packed = spec.usesPackedDecode();
+  // The decode through fp32 converts a whole chunk at once.
+  SmallVector<SmallVector<Value>> wholeChunks;
+  if (!packed)
+    for (const RowChunk &chunk : loads.chunks)
+      wholeChunks.push_back(decodeThroughF32(chunk));
+  auto actWord = VectorType::get({8}, act);
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    SmallVector<SmallVector<Value>> weightPairs; // [chunk][4 pairs of w]
+    for (auto [c, chunk] : llvm::enumerate(loads.chunks))
+      weightPairs.push_back(
+          packed ? decodePacked(chunk, factors[c], w, 1)
+                 : SmallVector<Value>(
+                       ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+    for (int64_t r = 0; r < groups; ++r) {
+      // Row 8r + g of the staged tile, chunk 4t + w (loop-invariant
+      // addresses: the tile is refilled in place every step).
+      Value word = vector::LoadOp::create(
+          b, loc, actWord, buffers.stagedActivations,
+          ValueRange{arith::AddIOp::create(b, loc, stagedWordOffsets[w],
+                                           cIdx(8 * kStagedRowChunks * 8 * r))},
+          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
+      SmallVector<Value> actPairs = activationPairs(word);
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t p0 = 2 * half, p1 = p0 + 1;
+        for (int64_t i = 0; i < mmaTiles; ++i) {
+          ArrayRef<Value> top = weightPairs[2 * i],
+                          bottom = weightPairs[2 * i + 1];
+          SmallVector<Value> aOperand = {top[p0], bottom[p0], top[p1],
+                                         bottom[p1]};
+          SmallVector<Value> bOperand = {actPairs[p0], actPairs[p1]};
+          int64_t base = (i * groups + r) * 4;
+          SmallVector<Value> result = target.emitWarpMma16x8x16(
+              b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
+          llvm::copy(result, acc.begin() + base);
+        }
       }
     }
   }
@@ -977,12 +1145,49 @@ void TensorCoreGemvEmitter::emit() {
   bool wholeLines = spec.wholeLines;
   auto [lane, warp, block, numN, numM, lastN, lastM] =
       getLaunchPosition(kMmaLanes);
+  // The fused GEMM: the warp's K slice and weight tile, and the block's
+  // first activation row (GemvKernelSpec::mTiled).
+  Value kWarp = warp, nWarp, tile = block, firstM, blockTile;
+  if (spec.mTiled) {
+    firstM = arith::MulIOp::create(b, loc, block, cIdx(spec.maxM));
+    tile = blockTile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    if (spec.warpsN > 1) {
+      kWarp = arith::DivUIOp::create(b, loc, warp, cIdx(spec.warpsN));
+      nWarp = arith::RemUIOp::create(b, loc, warp, cIdx(spec.warpsN));
+      tile = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, tile, cIdx(spec.warpsN)),
+          nWarp);
+    }
+  }
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
   // Whole lines: lane g takes row g % 4 of each 4-row quarter, K half g / 4.
   Value rowInQuarter =
       wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
   laneRow = wholeLines ? rowInQuarter : g;
+  if (spec.mTiled) {
+    // Lane (g, t) reads chunk 4t + w of row g (+ 8 per group) of its K
+    // slice's tile, at chunk 4t + (w ^ s), s = 2 (t / 2) + g % 2: the eight
+    // lanes of each quarter warp then hit eight distinct 16-byte bank
+    // groups (stageActivations writes the same permutation).
+    Value swizzle = arith::OrIOp::create(
+        b, loc,
+        arith::ShLIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, t, cIdx(1)), cIdx(1)),
+        arith::AndIOp::create(b, loc, g, cIdx(1)));
+    Value rowBase = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, kWarp, cIdx(spec.maxM)), g),
+        cIdx(kStagedRowChunks));
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      Value chunk = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, t, cIdx(4)),
+          arith::XOrIOp::create(b, loc, swizzle, cIdx(w)));
+      stagedWordOffsets.push_back(arith::MulIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, rowBase, chunk), cIdx(8)));
+    }
+  }
   if (spec.preparedWeights)
     preparedLane = arith::SubIOp::create(
         b, loc,
@@ -990,7 +1195,7 @@ void TensorCoreGemvEmitter::emit() {
         arith::MulIOp::create(
             b, loc, t,
             cIdx(kPreparedBytesPerK * kLaneK - kPreparedPieceBytes)));
-  Value blockFirst = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
+  Value blockFirst = arith::MulIOp::create(b, loc, tile, cIdx(16 * colTiles));
   Value firstRow = arith::AddIOp::create(b, loc, blockFirst, laneRow);
   // The weight-row offset of matrix tile i's top (h = 0) or bottom rows.
   auto rowOffset = [&](int64_t i, int64_t h) {
@@ -1033,11 +1238,15 @@ void TensorCoreGemvEmitter::emit() {
     return rows;
   };
   int64_t rowsPerGroup = getGemvRowsPerGroup(wholeLines);
+  Value firstActivationRow =
+      firstM ? Value(arith::AddIOp::create(b, loc, firstM, laneRow)) : laneRow;
   SmallVector<Value> activationRows;
   for (int64_t r = 0; r < groups; ++r)
-    activationRows.push_back(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, laneRow, cIdx(rowsPerGroup * r)),
-        lastM));
+    activationRows.push_back(
+        arith::MinUIOp::create(b, loc,
+                               arith::AddIOp::create(b, loc, firstActivationRow,
+                                                     cIdx(rowsPerGroup * r)),
+                               lastM));
 
   // The packed codes are read once per block: loads that bypass L1 leave it
   // to the activations and scales, which the block's warps and its
@@ -1088,13 +1297,23 @@ void TensorCoreGemvEmitter::emit() {
   // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
   // at M = 1, bench/results/2026-11-30-gemv-sm90-prefetch.json.)
   auto emitLoop = [&](ArrayRef<Value> weightRows) {
-    auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / warpStepK),
+    auto loop = scf::ForOp::create(b, loc, kWarp, cIdx(spec.k / warpStepK),
                                    cIdx(spec.splitK), zeros);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
                            loop.getRegionIterArgs().end());
     Value kc = stepK(loop.getInductionVar());
+    // The fused GEMM issues the step's weight loads, then stages the
+    // block's activations for the step (loadStep below reads registers only).
+    SmallVector<Value> stepWeightRows(weightRows.begin(), weightRows.end());
+    std::optional<StepLoads> early;
+    if (spec.mTiled) {
+      early = loadStep(kc, stepWeightRows, {});
+      stageActivations(
+          arith::SubIOp::create(b, loc, loop.getInductionVar(), kWarp), firstM,
+          lastM);
+    }
     // Half steps: each half's loads before its arithmetic, the second half
     // reusing the first half's activation words.
     size_t parts = spec.halfSteps ? 2 : 1;
@@ -1102,10 +1321,15 @@ void TensorCoreGemvEmitter::emit() {
            accPerPart = acc.size() / parts;
     SmallVector<SmallVector<Value>> activationWords;
     for (size_t part = 0; part < parts; ++part) {
+      bool lazy = spec.mTiled;
       StepLoads loads =
-          loadStep(kc, weightRows.slice(part * rowsPerPart, rowsPerPart),
-                   part == 0 ? activationRows : ArrayRef<Value>());
-      if (part == 0)
+          lazy ? *early
+               : loadStep(kc, weightRows.slice(part * rowsPerPart, rowsPerPart),
+                          part == 0 ? ArrayRef<Value>(activationRows)
+                                    : ArrayRef<Value>());
+      if (lazy) {
+        loads.staged = true;
+      } else if (part == 0)
         activationWords = loads.activationWords;
       else
         loads.activationWords = activationWords;
@@ -1119,9 +1343,17 @@ void TensorCoreGemvEmitter::emit() {
   if (spec.wholeBlocksOnly) {
     sums = emitLoop(weightRowsOf(/*clamp=*/false));
   } else {
-    Value wholeBlock = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        arith::AddIOp::create(b, loc, blockFirst, cIdx(16 * colTiles)), numN);
+    // The fused GEMM's loop holds barriers: every warp of a block takes the
+    // same side, the one of the block's last row.
+    Value lastRowEnd =
+        spec.mTiled
+            ? (Value)arith::MulIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, blockTile, cIdx(1)),
+                  cIdx(spec.getRowsPerBlock()))
+            : (Value)arith::AddIOp::create(b, loc, blockFirst,
+                                           cIdx(16 * colTiles));
+    Value wholeBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                             lastRowEnd, numN);
     auto rowsInside = scf::IfOp::create(
         b, loc, SmallVector<Type>(accumulators, f32), wholeBlock,
         /*withElseRegion=*/true);
@@ -1145,11 +1377,22 @@ void TensorCoreGemvEmitter::emit() {
                                       .getShuffleResult());
   }
 
-  // Split-K: every warp parks its partial sums, warp 0 adds them up.
+  // Split-K: every warp parks its partial sums, the first warp of each
+  // weight tile adds them up in order.
   Value isFirstWarp =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, cIdx(0));
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kWarp, cIdx(0));
+  // The slot of the warp of K slice `other` on this warp's weight tile.
+  auto warpOfSlice = [&](int64_t other) -> Value {
+    if (!nWarp)
+      return cIdx(other);
+    return arith::AddIOp::create(b, loc, cIdx(other * spec.warpsN), nWarp);
+  };
   std::optional<OpBuilder::InsertionGuard> epilogueGuard;
   if (spec.splitK > 1) {
+    // The sums reuse the staged activations' memory: every warp's last
+    // reads come first.
+    if (spec.mTiled)
+      gpu::BarrierOp::create(b, loc);
     auto quad = VectorType::get({4}, f32);
     auto slot = [&](Value warpIndex, int64_t group) {
       Value groupBase = arith::MulIOp::create(
@@ -1178,8 +1421,9 @@ void TensorCoreGemvEmitter::emit() {
       for (int64_t other = 1; other < spec.splitK; ++other)
         total = arith::AddFOp::create(
             b, loc, total,
-            vector::LoadOp::create(b, loc, quad, buffers.partials,
-                                   ValueRange{slot(cIdx(other), group)}));
+            vector::LoadOp::create(
+                b, loc, quad, buffers.partials,
+                ValueRange{slot(warpOfSlice(other), group)}));
       for (int64_t i = 0; i < 4; ++i)
         sums[4 * group + i] =
             vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
@@ -1187,6 +1431,8 @@ void TensorCoreGemvEmitter::emit() {
   }
 
   Value pairCol = arith::MulIOp::create(b, loc, t, cIdx(2));
+  Value firstPairCol =
+      firstM ? Value(arith::AddIOp::create(b, loc, firstM, pairCol)) : pairCol;
   // Whole lines: lanes g < 4, t < 2 hold the sums (columns n < 4).
   Value owner;
   if (wholeLines) {
@@ -1201,7 +1447,7 @@ void TensorCoreGemvEmitter::emit() {
       for (int64_t e = 0; e < 4; ++e) {
         Value n =
             arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, e / 2)));
-        Value m = arith::AddIOp::create(b, loc, pairCol,
+        Value m = arith::AddIOp::create(b, loc, firstPairCol,
                                         cIdx(rowsPerGroup * r + e % 2));
         emitStore(sums[(i * groups + r) * 4 + e], epilogueFactor, m, n, numM,
                   numN, owner);

@@ -3,7 +3,10 @@
 // One kernel per GEMV variant (scheme, K, activation type, rows handled,
 // split-K, column tiles), shared by every layer with the same K: N and M are
 // read from the operands at run time. Grid: one block per 16 * col_tiles
-// weight rows (tensor core) or per four rows (scalar).
+// weight rows (tensor core) or per four rows (scalar). The fused dequant-GEMM
+// (qmat.fused_gemm) is the tensor-core kernel tiled over M as well
+// (GemvKernelSpec::mTiled): grid (ceil(M / m_tile), ceil(N / rows per
+// block)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,18 +117,63 @@ struct QMatLowerGemvToGPUPass
     if (spec.hasBias)
       buffers.bias = entry.getArgument(argIndex++);
     buffers.y = entry.getArgument(argIndex++);
-    if (int64_t bytes = spec.getSharedBytes()) {
-      auto workgroup = gpu::AddressSpaceAttr::get(
-          b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-      buffers.partials = kernel.addWorkgroupAttribution(
-          MemRefType::get({bytes / 4}, b.getF32Type(),
-                          MemRefLayoutAttrInterface(), workgroup),
-          loc);
-    }
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+    auto workgroupMemRef = [&](int64_t elements, Type type) {
+      return MemRefType::get({elements}, type, MemRefLayoutAttrInterface(),
+                             workgroup);
+    };
+    int64_t bytes = spec.getSharedBytes();
     b.setInsertionPointToStart(&entry);
+    if (spec.mTiled) {
+      // One allocation: the loop's staged activations, then the split-K
+      // sums.
+      Value raw = kernel.addWorkgroupAttribution(
+          workgroupMemRef(bytes, b.getI8Type()), loc);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      buffers.stagedActivations = memref::ViewOp::create(
+          b, loc, workgroupMemRef(bytes / 2, spec.actType), raw, zero,
+          ValueRange{});
+      if (spec.splitK > 1)
+        buffers.partials = memref::ViewOp::create(
+            b, loc, workgroupMemRef(bytes / 4, b.getF32Type()), raw, zero,
+            ValueRange{});
+    } else if (bytes) {
+      buffers.partials = kernel.addWorkgroupAttribution(
+          workgroupMemRef(bytes / 4, b.getF32Type()), loc);
+    }
     emitGemvKernelBody(b, loc, spec, buffers, info);
     gpu::ReturnOp::create(b, loc);
     return kernel;
+  }
+
+  /// Whether `op` needs an instruction `info` lacks (diagnosed).
+  LogicalResult checkMatrixInstruction(GemvOp op, const TargetInfo &info) {
+    if (!op.getTensorCore() || info.hasGemvMatrixInstruction())
+      return success();
+    return op.emitOpError() << "tensor_core needs a warp matrix instruction "
+                               "(16x8x16 or 16x16x16), which "
+                            << target << " lacks";
+  }
+  LogicalResult checkMatrixInstruction(FusedGemmOp op, const TargetInfo &info) {
+    if (info.usesWarpMmaGemv())
+      return success();
+    return op.emitOpError() << "the fused GEMM needs the 16x8x16 warp matrix "
+                               "instruction, which "
+                            << target << " lacks";
+  }
+
+  /// The launch grid: N blocks, and for the fused GEMM M tiles first.
+  static gpu::KernelDim3 getGrid(OpBuilder &b, Location loc, GemvOp op,
+                                 Value blocks, Value one) {
+    return {blocks, one, one};
+  }
+  static gpu::KernelDim3 getGrid(OpBuilder &b, Location loc, FusedGemmOp op,
+                                 Value blocks, Value one) {
+    Value m = memref::DimOp::create(b, loc, op.getA(), 0);
+    Value mTiles = arith::CeilDivUIOp::create(
+        b, loc, m, arith::ConstantIndexOp::create(b, loc, op.getMTile()));
+    return {mTiles, blocks, one};
   }
 
   void runOnOperation() override {
@@ -134,67 +182,74 @@ struct QMatLowerGemvToGPUPass
         lookupGpuTargetInfoOrEmit(module, target, "qmat-lower-gemv-to-gpu");
     if (!info)
       return signalPassFailure();
-    SmallVector<GemvOp> ops;
-    module.walk([&](GemvOp op) { ops.push_back(op); });
-    for (GemvOp op : ops) {
-      if (op.getTensorCore() && !info->hasGemvMatrixInstruction()) {
-        op.emitOpError() << "tensor_core needs a warp matrix instruction "
-                            "(16x8x16 or 16x16x16), which "
-                         << target << " lacks";
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<GemvOp, FusedGemmOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult lowered = isa<GemvOp>(op)
+                                  ? lower(cast<GemvOp>(op), *info)
+                                  : lower(cast<FusedGemmOp>(op), *info);
+      if (failed(lowered))
         return signalPassFailure();
-      }
-      GemvKernelSpec spec = GemvKernelSpec::get(
-          op, getDefaultGemvDecode(op.getScheme().getElementFormat(), *info));
-      if (!info->supportsDecode(op.getScheme().getElementFormat(),
-                                spec.decode)) {
-        op.emitOpError() << "decode '" << stringifyDecodeMethod(spec.decode)
-                         << "' is not available for "
-                         << stringifySchemeKind(op.getScheme().getKind())
-                         << " on " << target;
-        return signalPassFailure();
-      }
-      // The whole-line layout is a mapping of the 16x8x16 instruction.
-      spec.wholeLines =
-          spec.tensorCore && info->usesWarpMmaGemv() && spec.canUseWholeLines();
-      int64_t n = cast<MemRefType>(op.getWeights().getType()).getDimSize(0);
-      spec.wholeBlocksOnly = spec.preparedWeights && spec.tensorCore &&
-                             !ShapedType::isDynamic(n) &&
-                             n % spec.getRowsPerBlock() == 0;
-      spec.halfSteps = takesHalfSteps(spec, *info);
-      gpu::GPUModuleOp kernels =
-          getOrCreateKernelModule(op->getParentOfType<ModuleOp>(), *info);
-
-      SmallVector<Value> args = {op.getA(), op.getWeights(), op.getScales()};
-      if (op.getGlobalScale())
-        args.push_back(op.getGlobalScale());
-      if (op.getZeroPoints())
-        args.push_back(op.getZeroPoints());
-      if (op.getBias())
-        args.push_back(op.getBias());
-      args.push_back(op.getY());
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      // Y is [M, N] with N free, so that every layer of this K shares it.
-      FailureOr<SmallVector<Type>> argTypes = castToKernelArgs(
-          b, op, args, {static_cast<unsigned>(args.size() - 1)});
-      if (failed(argTypes))
-        return signalPassFailure();
-      gpu::GPUFuncOp kernel =
-          getOrCreateKernel(kernels, *info, spec, *argTypes, loc);
-
-      Value rows = memref::DimOp::create(b, loc, args[1], 0);
-      int64_t perBlock = spec.getRowsPerBlock();
-      Value blocks = arith::CeilDivUIOp::create(
-          b, loc, rows, arith::ConstantIndexOp::create(b, loc, perBlock));
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value threads = arith::ConstantIndexOp::create(
-          b, loc, spec.getThreads(info->getWarpSize()));
-      gpu::LaunchFuncOp::create(b, loc, kernel,
-                                gpu::KernelDim3{blocks, one, one},
-                                gpu::KernelDim3{threads, one, one},
-                                /*dynamicSharedMemorySize=*/Value(), args);
-      op.erase();
     }
+  }
+
+  template <typename OpT> LogicalResult lower(OpT op, const TargetInfo &info) {
+    if (failed(checkMatrixInstruction(op, info)))
+      return failure();
+    GemvKernelSpec spec = GemvKernelSpec::get(
+        op, getDefaultGemvDecode(op.getScheme().getElementFormat(), info));
+    if (!info.supportsDecode(op.getScheme().getElementFormat(), spec.decode)) {
+      return op.emitOpError()
+             << "decode '" << stringifyDecodeMethod(spec.decode)
+             << "' is not available for "
+             << stringifySchemeKind(op.getScheme().getKind()) << " on "
+             << target;
+    }
+    // The whole-line layout is a mapping of the 16x8x16 instruction.
+    spec.wholeLines = !spec.mTiled && spec.tensorCore &&
+                      info.usesWarpMmaGemv() && spec.canUseWholeLines();
+    int64_t n = cast<MemRefType>(op.getWeights().getType()).getDimSize(0);
+    spec.wholeBlocksOnly = spec.preparedWeights && spec.tensorCore &&
+                           !ShapedType::isDynamic(n) &&
+                           n % spec.getRowsPerBlock() == 0;
+    spec.halfSteps = !spec.mTiled && takesHalfSteps(spec, info);
+    gpu::GPUModuleOp kernels =
+        getOrCreateKernelModule(op->template getParentOfType<ModuleOp>(), info);
+
+    SmallVector<Value> args = {op.getA(), op.getWeights(), op.getScales()};
+    if (op.getGlobalScale())
+      args.push_back(op.getGlobalScale());
+    if (op.getZeroPoints())
+      args.push_back(op.getZeroPoints());
+    if (op.getBias())
+      args.push_back(op.getBias());
+    args.push_back(op.getY());
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    // Y is [M, N] with N free, so that every layer of this K shares it.
+    FailureOr<SmallVector<Type>> argTypes =
+        castToKernelArgs(b, op, args, {static_cast<unsigned>(args.size() - 1)});
+    if (failed(argTypes))
+      return failure();
+    gpu::GPUFuncOp kernel =
+        getOrCreateKernel(kernels, info, spec, *argTypes, loc);
+
+    Value rows = memref::DimOp::create(b, loc, args[1], 0);
+    int64_t perBlock = spec.getRowsPerBlock();
+    Value blocks = arith::CeilDivUIOp::create(
+        b, loc, rows, arith::ConstantIndexOp::create(b, loc, perBlock));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    gpu::KernelDim3 grid = getGrid(b, loc, op, blocks, one);
+    Value threads = arith::ConstantIndexOp::create(
+        b, loc, spec.getThreads(info.getWarpSize()));
+    gpu::LaunchFuncOp::create(b, loc, kernel, grid,
+                              gpu::KernelDim3{threads, one, one},
+                              /*dynamicSharedMemorySize=*/Value(), args);
+    op.erase();
+    return success();
   }
 };
 

@@ -191,3 +191,22 @@ func.func @decode(%p: vector<4xi8>, %q: vector<8xi8>, %r: vector<1xi8>) {
 func.func @target_attrs() attributes {qmat.targets = [#qmat.target<sm_80>, #qmat.target<sm_89>, #qmat.target<sm_90>, #qmat.target<sm_100>, #qmat.target<sm_120>, #qmat.target<gfx942>, #qmat.target<gfx950>]} {
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @fused_gemm
+// CHECK: qmat.fused_gemm <nvfp4, block = 16> ins({{.*}} : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>) global_scale(%{{.*}} : memref<f32>) outs(%{{.*}} : memref<?x64xbf16>) m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2{{$}}
+// CHECK: qmat.fused_gemm <int4, block = 32> {{.*}} zero_points({{.*}}) bias({{.*}}) outs({{.*}}) m_tile = 64 warps_n = 4 split_k = 2 col_tiles = 1 decode = magic_bias prepared_weights{{$}}
+func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                      %g: memref<f32>, %y: memref<?x64xbf16>, %si: memref<64x8xbf16>,
+                      %zp: memref<64x4xi8>, %b: memref<64xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2
+  qmat.fused_gemm <int4, block = 32>
+      ins(%a, %w, %si : memref<?x256xbf16>, memref<64x128xi8>, memref<64x8xbf16>)
+      zero_points(%zp : memref<64x4xi8>) bias(%b : memref<64xbf16>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 2 col_tiles = 1 decode = magic_bias prepared_weights
+  return
+}

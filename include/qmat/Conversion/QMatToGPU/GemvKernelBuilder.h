@@ -56,8 +56,17 @@ struct GemvKernelSpec {
   /// spilled 40 bytes under their register budget with that loop's four
   /// clamped tile bases live (ptxas 13.0).
   bool wholeBlocksOnly = false;
+  /// The fused dequant-GEMM (qmat.fused_gemm): a block of warpsN x splitK
+  /// warps, warp w owning weight tile (w % warpsN) and K slice (w /
+  /// warpsN); blockIdx.x walks M in tiles of maxM rows and blockIdx.y the
+  /// weight rows, so that the blocks that read one weight tile run side by
+  /// side. The activations of each 8-element word are loaded where that
+  /// word is multiplied, which keeps one word per row group live.
+  bool mTiled = false;
+  int64_t warpsN = 1;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
+  static GemvKernelSpec get(FusedGemmOp op, DecodeMethod defaultDecode);
 
   /// Whether the whole-line layout applies (isWholeLineGemv).
   bool canUseWholeLines() const;
@@ -98,6 +107,9 @@ struct GemvBuffers {
   Value a, weights, scales, globalScale, zeroPoints, bias, y;
   /// Workgroup memory for the split-K partial sums, or null.
   Value partials;
+  /// The fused GEMM's staged activations (1-D, the activation type), the
+  /// same workgroup memory as `partials`.
+  Value stagedActivations;
 };
 
 /// Emits the kernel body at the builder's insertion point (inside a

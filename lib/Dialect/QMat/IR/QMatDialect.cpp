@@ -1,6 +1,7 @@
 //===- QMatDialect.cpp - qmat dialect and attributes ----------------------===//
 
 #include "qmat/Dialect/QMat/IR/QMatDialect.h"
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
@@ -13,6 +14,48 @@ using namespace mlir::qmat;
 
 #include "qmat/QMatDialect.cpp.inc"
 #include "qmat/QMatEnums.cpp.inc"
+
+/// The plan's optional trailing entries, in this order and each at most
+/// once: `, prepared_weights = true` and `, fused_max_m = N`.
+static ParseResult parsePlanOptions(AsmParser &parser, bool &preparedWeights,
+                                    int64_t &fusedMaxM) {
+  preparedWeights = false;
+  fusedMaxM = 0;
+  bool seenPrepared = false, seenFused = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "prepared_weights" && !seenPrepared && !seenFused) {
+      seenPrepared = true;
+      StringRef value;
+      if (parser.parseKeyword(&value))
+        return failure();
+      if (value != "true" && value != "false")
+        return parser.emitError(loc, "prepared_weights takes true or false");
+      preparedWeights = value == "true";
+    } else if (key == "fused_max_m" && !seenFused) {
+      seenFused = true;
+      if (parser.parseInteger(fusedMaxM))
+        return failure();
+    } else {
+      return parser.emitError(loc)
+             << "expected prepared_weights or fused_max_m (each at most once, "
+                "in that order), got '"
+             << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printPlanOptions(AsmPrinter &printer, bool preparedWeights,
+                             int64_t fusedMaxM) {
+  if (preparedWeights)
+    printer << ", prepared_weights = true";
+  if (fusedMaxM != 0)
+    printer << ", fused_max_m = " << fusedMaxM;
+}
 
 #define GET_ATTRDEF_CLASSES
 #include "qmat/QMatAttrs.cpp.inc"
@@ -104,9 +147,15 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                TargetAttr target, int64_t gemvMaxM,
                                DecodePath smallM, DequantKernel dequant,
                                DecodeMethod decode, int64_t scratchCapMiB,
-                               int64_t tileRows, bool preparedWeights) {
+                               int64_t tileRows, bool preparedWeights,
+                               int64_t fusedMaxM) {
   if (gemvMaxM < 0 || gemvMaxM > 64)
     return emitError() << "gemv_max_m must be in [0, 64], got " << gemvMaxM;
+  if (fusedMaxM != 0 && (fusedMaxM <= gemvMaxM || fusedMaxM > kMaxFusedMaxM))
+    return emitError() << "fused_max_m must be 0 (no fused GEMM) or in "
+                          "(gemv_max_m, "
+                       << kMaxFusedMaxM << "] = (" << gemvMaxM << ", "
+                       << kMaxFusedMaxM << "], got " << fusedMaxM;
   if (scratchCapMiB <= 0 || scratchCapMiB > (int64_t(1) << 20))
     return emitError() << "scratch_cap_mib must be in [1, 1048576], got "
                        << scratchCapMiB;

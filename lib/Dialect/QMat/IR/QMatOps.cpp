@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 
@@ -315,6 +316,95 @@ int64_t GemvOp::getPartialSumBytes(int64_t splitK, int64_t colTiles,
       getGemvMmaTilesPerColTile(wholeLines) * ((maxM + rows - 1) / rows);
   int64_t lanes = 32, sumsPerLane = 4;
   return splitK * colTiles * mmaTiles * lanes * sumsPerLane * 4;
+}
+
+//===----------------------------------------------------------------------===//
+// FusedGemmOp
+//===----------------------------------------------------------------------===//
+
+/// `diag` << "<name> must be one of a, b, c, got <value>".
+static LogicalResult emitNotAmong(Operation *op, StringRef name,
+                                  ArrayRef<int64_t> choices, int64_t value) {
+  InFlightDiagnostic diag = op->emitOpError() << name << " must be one of ";
+  llvm::interleaveComma(choices, diag);
+  return diag << ", got " << value;
+}
+
+LogicalResult FusedGemmOp::verify() {
+  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  if (failed(problem))
+    return failure();
+  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
+                                   getScales(), getGlobalScale(),
+                                   getZeroPoints(), *problem)) ||
+      failed(verifyBias(*this, getBias(), *problem)))
+    return failure();
+  if (!getScheme().isTensorCoreGemvLegal(problem->k))
+    return emitOpError() << "the fused GEMM needs K % 128 == 0 and a block "
+                            "size that is a multiple of 8, got K = "
+                         << problem->k
+                         << ", block = " << getScheme().getBlockSize();
+  int64_t mTile = getMTile(), warpsN = getWarpsN(), splitK = getSplitK(),
+          colTiles = getColTiles();
+  if (!llvm::is_contained(getMTileChoices(), mTile))
+    return emitNotAmong(*this, "m_tile", getMTileChoices(), mTile);
+  if (!llvm::is_contained(getWarpsNChoices(), warpsN))
+    return emitNotAmong(*this, "warps_n", getWarpsNChoices(), warpsN);
+  if (!llvm::is_contained(getSplitKChoices(), splitK))
+    return emitNotAmong(*this, "split_k", getSplitKChoices(), splitK);
+  if (!llvm::is_contained(GemvOp::getColTileChoices(), colTiles))
+    return emitNotAmong(*this, "col_tiles", GemvOp::getColTileChoices(),
+                        colTiles);
+  if (32 * warpsN * splitK > kMaxFusedBlockThreads)
+    return emitOpError() << "warps_n x split_k x 32 threads must be at most "
+                         << kMaxFusedBlockThreads << ", got "
+                         << 32 * warpsN * splitK;
+  if (colTiles * mTile / 2 > kMaxFusedAccumulators)
+    return emitOpError() << "col_tiles x m_tile / 2 accumulators per lane "
+                            "must be at most "
+                         << kMaxFusedAccumulators << ", got "
+                         << colTiles * mTile / 2;
+  int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles);
+  if (shared > kMaxFusedSharedBytes)
+    return emitOpError() << "the staged activations and split-K sums need "
+                         << shared
+                         << " bytes of workgroup memory, more than the "
+                         << kMaxFusedSharedBytes << " a block may have";
+  if ((problem->k / 128) % splitK != 0)
+    return emitOpError() << "split_k must divide the K/128 = "
+                         << problem->k / 128 << " steps, got " << splitK;
+  if (getPreparedWeights() &&
+      failed(
+          verifyPreparedWeights(*this, getScheme(), getWeights(), problem->k)))
+    return failure();
+  return success();
+}
+
+int64_t FusedGemmOp::getK() { return getA().getType().getDimSize(1); }
+Type FusedGemmOp::getActType() { return getA().getType().getElementType(); }
+
+ArrayRef<int64_t> FusedGemmOp::getMTileChoices() {
+  static const int64_t values[] = {16, 32, 64, 128};
+  return values;
+}
+
+ArrayRef<int64_t> FusedGemmOp::getWarpsNChoices() {
+  static const int64_t values[] = {1, 2, 4, 8};
+  return values;
+}
+
+ArrayRef<int64_t> FusedGemmOp::getSplitKChoices() {
+  static const int64_t values[] = {1, 2, 4};
+  return values;
+}
+
+int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
+                                       int64_t splitK, int64_t colTiles) {
+  int64_t lanes = 32, sumsPerLane = 4, stepK = 128, actBytes = 2;
+  int64_t partials = splitK == 1 ? 0
+                                 : splitK * warpsN * colTiles * (mTile / 8) *
+                                       lanes * sumsPerLane * 4;
+  return std::max(partials, splitK * mTile * stepK * actBytes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Builds the fused dequant-GEMM bundle checked and timed on the H200.
+
+Writes OUT_DIR/model.mlir (one qmat.matmul per scheme x dtype x shape),
+runs qmat-aot on it (prefix `bench`), OUT_DIR/layers.inc (one BENCH_LAYER
+per layer) and OUT_DIR/variants.inc (every fused tiling compiled, which
+bench/fused/fused_bench.cpp times one by one).
+
+Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
+       [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,...] [-- QMAT_AOT_FLAGS]
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "prefill"))
+from make_bundle import SCHEMES, write_bundle  # noqa: E402
+
+# The example model's layers (qkv, o, gate_up, down) and its lm_head.
+SHAPES = [(6144, 5120), (5120, 6144), (17408, 5120), (5120, 17408), (248320, 5120)]
+
+
+def main():
+    aot, out = sys.argv[1], sys.argv[2]
+    rest = sys.argv[3:]
+    extra = []
+    if "--" in rest:
+        extra = rest[rest.index("--") + 1:]
+        rest = rest[:rest.index("--")]
+    opts = dict(a[2:].split("=", 1) for a in rest)
+    schemes = [s for s in SCHEMES if s[0] in opts.get("schemes", "nvfp4,mxfp4,fp8,int4").split(",")]
+    acts = opts.get("acts", "bf16,f16").split(",")
+    shapes = SHAPES
+    if "shapes" in opts:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in opts["shapes"].split(",")]
+    flags = list(extra)
+    tiles = opts.get("fused-variants")
+    if tiles:
+        flags.append("--fused-variants=" + tiles)
+    write_bundle(aot, out, [(scheme, block, zp, act, n, k)
+                            for scheme, block, zp in schemes
+                            for act in acts
+                            for n, k in shapes], flags=flags)
+    # The tilings the bundle compiled, read back from its manifest.
+    import json
+    with open(os.path.join(out, "bench.manifest.json")) as f:
+        manifest = json.load(f)
+    seen = []
+    for layer in manifest["layers"]:
+        for v in layer["strategy"]["fused_variants"]:
+            t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"])
+            if t not in seen:
+                seen.append(t)
+    with open(os.path.join(out, "variants.inc"), "w") as f:
+        for t in seen:
+            f.write("{%d, %d, %d, %d},\n" % t)
+
+
+if __name__ == "__main__":
+    main()

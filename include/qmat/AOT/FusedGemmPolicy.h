@@ -1,0 +1,105 @@
+//===- FusedGemmPolicy.h - Run-time choice among fused GEMM variants -*- C++
+//-*-//
+//
+// Plain C++ with no dependencies: qmat-aot writes this file verbatim into
+// every generated launcher, and the unit tests include it, so the function
+// the tests check is the one that ships.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_AOT_FUSEDGEMMPOLICY_H
+#define QMAT_AOT_FUSEDGEMMPOLICY_H
+
+#include <cstdint>
+
+namespace qmat_policy {
+
+/// One compiled fused dequant-GEMM variant: a block owns warpsN x colTiles
+/// 16-row weight tiles and mTile activation rows; splitK warps share each
+/// tile's K range.
+struct FusedVariantDesc {
+  int mTile;
+  int warpsN;
+  int splitK;
+  int colTiles;
+};
+
+/// Blocks per SM from which a variant of that M tile is taken: a larger M
+/// tile reads each weight tile for more rows, but its grid has fewer
+/// blocks. Fitted on the H200 over every layer of the example model at M =
+/// 16 .. 128 (bench/README.md): 32-row tiles beat 16-row ones from about 2
+/// blocks per SM (17408 x 5120 at M = 32: 2.1, 4 % behind to 10 % ahead;
+/// 6144 x 5120 at M = 64: 1.5, 1 % behind; 5120 x 17408 at M = 64: 1.2, 53 %
+/// behind), 64-row tiles from 4 (the lm_head at M = 64: 14.7, ahead;
+/// 17408 x 5120 at M = 128: 2.1, 10 % behind), and 16-row tiles of two warps
+/// over N and split-K 2 beat those of one warp and split-K 4 from 8 (the
+/// lm_head at M = 16: 29, ahead; 17408 x 5120: 2.1, 29 % behind).
+constexpr int64_t kBlocksPerSMForMTile32 = 2;
+constexpr int64_t kBlocksPerSMForMTile64 = 4;
+constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
+
+/// The index of the fused variant to launch for an [m, k] x [n, k]^T
+/// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
+///
+/// The largest M tile (up to the one that holds m) whose grid has enough
+/// blocks per SM (the thresholds above; the 16-row tile always qualifies),
+/// and within it the variant of the most warps over N that qualifies,
+/// then the one of most weight rows per block, then the smaller split.
+/// `m`, `n` and `k` positive.
+inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
+                              int64_t multiprocessors,
+                              const FusedVariantDesc *variants, int count) {
+  if (count <= 0 || n <= 0 || k <= 0 || m <= 0)
+    return -1;
+  int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
+  auto blocks = [&](const FusedVariantDesc &v) {
+    int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
+    return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
+  };
+  auto qualifies = [&](const FusedVariantDesc &v) {
+    int64_t perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
+                    : v.mTile >= 32 ? kBlocksPerSMForMTile32
+                    : v.warpsN >= 2 ? kBlocksPerSMForTwoWarpsN
+                                    : 0;
+    return blocks(v) >= perSM * sms;
+  };
+  // An M tile larger than needed only wastes rows: the smallest one that
+  // holds m caps the choice.
+  int cap = 0, smallest = 0;
+  for (int i = 0; i < count; ++i) {
+    int tile = variants[i].mTile;
+    if (tile >= m && (cap == 0 || tile < cap))
+      cap = tile;
+    if (smallest == 0 || tile < smallest)
+      smallest = tile;
+  }
+  int chosen = -1;
+  for (int i = 0; i < count; ++i) {
+    const FusedVariantDesc &v = variants[i];
+    if (cap != 0 && v.mTile > cap)
+      continue;
+    if (v.mTile != smallest && !qualifies(v))
+      continue;
+    if (chosen < 0) {
+      chosen = i;
+      continue;
+    }
+    const FusedVariantDesc &c = variants[chosen];
+    bool qualified = qualifies(v), chosenQualified = qualifies(c);
+    int64_t rows = int64_t(v.colTiles) * v.warpsN,
+            chosenRows = int64_t(c.colTiles) * c.warpsN;
+    bool better = v.mTile != c.mTile             ? v.mTile > c.mTile
+                  : qualified != chosenQualified ? qualified
+                  : v.warpsN != c.warpsN
+                      ? (qualified ? v.warpsN > c.warpsN : v.warpsN < c.warpsN)
+                  : rows != chosenRows ? rows > chosenRows
+                                       : v.splitK < c.splitK;
+    if (better)
+      chosen = i;
+  }
+  return chosen;
+}
+
+} // namespace qmat_policy
+
+#endif // QMAT_AOT_FUSEDGEMMPOLICY_H

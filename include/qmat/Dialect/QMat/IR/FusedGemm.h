@@ -1,0 +1,28 @@
+//===- FusedGemm.h - Limits of the fused dequant-GEMM -----------*- C++ -*-===//
+//
+// Plain constants shared by the verifier of qmat.fused_gemm, the variant
+// set (FusedGemmVariants.h) and the kernel builder, so that what verifies
+// is what compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_DIALECT_QMAT_IR_FUSEDGEMM_H
+#define QMAT_DIALECT_QMAT_IR_FUSEDGEMM_H
+
+#include <cstdint>
+
+namespace mlir::qmat {
+
+/// The largest fused_max_m a plan takes: every M the launcher accepts.
+constexpr int64_t kMaxFusedMaxM = 2147483647;
+/// Threads of one fused block (warps_n x split_k warps of 32).
+constexpr int64_t kMaxFusedBlockThreads = 512;
+/// fp32 accumulators one lane holds (col_tiles x m_tile / 8 x 4): beyond
+/// this the kernel spills.
+constexpr int64_t kMaxFusedAccumulators = 64;
+/// The static workgroup memory CUDA allows without an opt-in.
+constexpr int64_t kMaxFusedSharedBytes = 48 * 1024;
+
+} // namespace mlir::qmat
+
+#endif // QMAT_DIALECT_QMAT_IR_FUSEDGEMM_H

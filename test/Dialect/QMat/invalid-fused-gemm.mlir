@@ -1,0 +1,130 @@
+// The rules of qmat.fused_gemm, one per split.
+// RUN: qmat-opt %s -split-input-file -verify-diagnostics
+
+// Rule: the fused GEMM walks K in 128-element steps of 8-element words.
+func.func @fused_k(%a: memref<?x192xbf16>, %w: memref<64x96xi8>, %s: memref<64x12xf8E4M3FN>,
+                   %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{the fused GEMM needs K % 128 == 0 and a block size that is a multiple of 8, got K = 192, block = 16}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x192xbf16>, memref<64x96xi8>, memref<64x12xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: the M tile is one of the compiled row counts.
+func.func @fused_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{m_tile must be one of 16, 32, 64, 128, got 24}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 24 warps_n = 1 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: warps over N.
+func.func @fused_warps_n(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{warps_n must be one of 1, 2, 4, 8, got 3}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 3 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: warps over K.
+func.func @fused_split_k(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{split_k must be one of 1, 2, 4, got 8}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 8 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: 16-row weight tiles per warp.
+func.func @fused_col_tiles(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                           %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{col_tiles must be one of 1, 2, 4, got 3}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 3
+  return
+}
+
+// -----
+
+// Rule: at most 512 threads per block.
+func.func @fused_threads(%a: memref<?x512xbf16>, %w: memref<64x256xi8>, %s: memref<64x32xf8E4M3FN>,
+                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{warps_n x split_k x 32 threads must be at most 512, got 1024}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x512xbf16>, memref<64x256xi8>, memref<64x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 8 split_k = 4 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: the accumulators fit the registers.
+func.func @fused_accumulators(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{col_tiles x m_tile / 2 accumulators per lane must be at most 64, got 128}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 2
+  return
+}
+
+// -----
+
+// Rule: the split-K reduction fits the static workgroup memory.
+func.func @fused_shared(%a: memref<?x512xbf16>, %w: memref<64x256xi8>, %s: memref<64x32xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{the split-K reduction needs 65536 bytes of workgroup memory, more than the 49152 a block may have}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x512xbf16>, memref<64x256xi8>, memref<64x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 2 col_tiles = 2
+  return
+}
+
+// -----
+
+// Rule: every warp of a block walks as many K steps.
+func.func @fused_steps(%a: memref<?x384xbf16>, %w: memref<64x192xi8>, %s: memref<64x24xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{split_k must divide the K/128 = 3 steps, got 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x384xbf16>, memref<64x192xi8>, memref<64x24xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 1
+  return
+}
+
+// -----
+
+// Rule: the prepared layout needs N % 16 == 0.
+func.func @fused_prepared(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref<40x16xf8E4M3FN>,
+                          %g: memref<f32>, %y: memref<?x40xbf16>) {
+  // expected-error @+1 {{prepared_weights needs packed 4-bit codes, K % 128 == 0 and N % 16 == 0, got nvfp4, K = 256, N = 40}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<40x128xi8>, memref<40x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x40xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 prepared_weights
+  return
+}

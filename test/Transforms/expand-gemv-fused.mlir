@@ -1,0 +1,70 @@
+// The fused dispatch of qmat-expand-gemv: M above gemv_max_m up to
+// fused_max_m switches over the compiled qmat.fused_gemm variants.
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=1 fused-variants=16,4,1,2,64,2,2,1" | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,4,1" 2>&1 | FileCheck %s --check-prefix=TRIPLE
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,8,4,1" 2>&1 | FileCheck %s --check-prefix=ILLEGAL
+
+// TRIPLE: error: 'qmat.matmul' op fused-variants takes (m_tile, warps_n, split_k, col_tiles) quadruples, got 3 numbers
+// ILLEGAL: error: 'qmat.matmul' op fused variant (m_tile = 16, warps_n = 8, split_k = 4, col_tiles = 1) is not a legal qmat.fused_gemm tiling
+
+// The GEMV's else side holds the second dispatch, on its own index
+// argument; the prefill matmul is left for M above fused_max_m.
+// CHECK-LABEL: func.func @gemv_then_fused(
+// CHECK-SAME: %[[Y:[a-z0-9_]+]]: memref<?x48xbf16>, %[[V:[a-z0-9_]+]]: index {qmat.gemv_variant}, %[[F:[a-z0-9_]+]]: index {qmat.fused_variant})
+// CHECK: %[[M:.+]] = memref.dim %[[Y]], %{{.+}} : memref<?x48xbf16>
+// CHECK: %[[GEMV_MAX:.+]] = arith.constant 8 : index
+// CHECK: %[[SMALL:.+]] = arith.cmpi ule, %[[M]], %[[GEMV_MAX]] : index
+// CHECK: scf.if %[[SMALL]] {
+// CHECK-NEXT: scf.index_switch %[[V]]
+// CHECK: } else {
+// CHECK-NEXT: %[[FUSED_MAX:.+]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[MID:.+]] = arith.cmpi ule, %[[M]], %[[FUSED_MAX]] : index
+// CHECK-NEXT: scf.if %[[MID]] {
+// CHECK-NEXT: scf.index_switch %[[F]]
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: qmat.fused_gemm <nvfp4, block = 16> {{.*}} global_scale({{.*}}) outs(%[[Y]] : memref<?x48xbf16>) m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
+// CHECK: case 1 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
+// CHECK: default {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
+// CHECK: } else {
+// CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// The built-in set for K = 256 (two steps): 18 of its 19 tilings, split-K 4
+// needing a multiple of four steps.
+// DEFAULT-LABEL: func.func @gemv_then_fused(
+// DEFAULT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
+// DEFAULT-NOT: split_k = 4
+// DEFAULT: case 17 {
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
+// DEFAULT-NOT: case 18
+func.func @gemv_then_fused(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
+                           %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48, fused_max_m = 1024>}
+  return
+}
+
+// -----
+
+// No GEMV (gemv_max_m = 0): the fused dispatch is the outer one; splits
+// that do not divide K's steps (K = 384: three) are left out.
+// CHECK-LABEL: func.func @fused_only(
+// CHECK-SAME: %[[Y:[a-z0-9_]+]]: memref<?x48xbf16>, %[[F:[a-z0-9_]+]]: index {qmat.fused_variant})
+// CHECK: arith.constant 512 : index
+// CHECK: scf.index_switch %[[F]]
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
+// CHECK-NOT: case 1
+// CHECK: default {
+func.func @fused_only(%a: memref<?x384xbf16>, %w: memref<48x192xi8>, %s: memref<48x24xf8E4M3FN>,
+                      %g: memref<f32>, %y: memref<?x48xbf16>) {
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x384xbf16>, memref<48x192xi8>, memref<48x24xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x48xbf16>)
+      {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 0, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 48, fused_max_m = 512>}
+  return
+}

@@ -1,0 +1,106 @@
+//===- FusedGemmPolicyTest.cpp - The launcher's fused variant choice ------===//
+//
+// Boundaries of qmat_policy::chooseFusedVariant on the variant table qmat-aot
+// compiles by default (getDefaultFusedGemmTiles) and on restricted tables,
+// on 132 SMs (the H200) unless a test says otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/AOT/FusedGemmPolicy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using qmat_policy::chooseFusedVariant;
+using qmat_policy::FusedVariantDesc;
+
+namespace {
+
+/// The default set, in its compiled order.
+const std::vector<FusedVariantDesc> kDefault = {
+    {16, 1, 4, 2}, {16, 2, 2, 2}, {32, 2, 2, 2}, {64, 4, 1, 2}};
+
+std::string chosen(int64_t n, int64_t k, int64_t m,
+                   const std::vector<FusedVariantDesc> &table = kDefault,
+                   int64_t sms = 132) {
+  int i = chooseFusedVariant(n, k, m, sms, table.data(), int(table.size()));
+  if (i < 0)
+    return "none";
+  const FusedVariantDesc &v = table[i];
+  return "mt" + std::to_string(v.mTile) + "_w" + std::to_string(v.warpsN) +
+         "_s" + std::to_string(v.splitK) + "_c" + std::to_string(v.colTiles);
+}
+
+} // namespace
+
+// Every layer of the example model at the M the fused path takes by
+// default, against the variant measured fastest (or within 10 %).
+TEST(FusedGemmPolicy, ExampleModelOnH200) {
+  // qkv 6144 x 5120: 16-row tiles up to M = 64 (a 32-row grid has 1.45
+  // blocks per SM), 32-row tiles at M = 128 (2.9).
+  EXPECT_EQ(chosen(6144, 5120, 9), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(6144, 5120, 32), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(6144, 5120, 64), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(6144, 5120, 128), "mt32_w2_s2_c2");
+  // gate_up 17408 x 5120: 32-row tiles from M = 17 (272 blocks, 2.06 per
+  // SM at M = 32); the 64-row grid at M = 128 has 272 blocks, under 4 per SM.
+  EXPECT_EQ(chosen(17408, 5120, 16), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(17408, 5120, 17), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(17408, 5120, 64), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(17408, 5120, 128), "mt32_w2_s2_c2");
+  // down 5120 x 17408: 80 32-row blocks per M tile, 2 per SM only from M =
+  // 97 (4 M tiles).
+  EXPECT_EQ(chosen(5120, 17408, 64), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(5120, 17408, 96), "mt16_w1_s4_c2");
+  EXPECT_EQ(chosen(5120, 17408, 97), "mt32_w2_s2_c2");
+  // lm_head 248320 x 5120: 3880 two-warp 16-row blocks (29 per SM), then
+  // 32-row and from M = 33 the 64-row tiles.
+  EXPECT_EQ(chosen(248320, 5120, 16), "mt16_w2_s2_c2");
+  EXPECT_EQ(chosen(248320, 5120, 32), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(248320, 5120, 33), "mt64_w4_s1_c2");
+  EXPECT_EQ(chosen(248320, 5120, 128), "mt64_w4_s1_c2");
+}
+
+// Two-warp 16-row blocks need 8 per SM: 16 x 132 x 64 rows is the edge at
+// one M tile.
+TEST(FusedGemmPolicy, TwoWarpsNThreshold) {
+  int64_t edge = 8 * 132 * 64;
+  EXPECT_EQ(chosen(edge, 5120, 16), "mt16_w2_s2_c2");
+  EXPECT_EQ(chosen(edge - 64, 5120, 16), "mt16_w1_s4_c2");
+  // Fewer SMs, the same layer: more blocks per SM.
+  EXPECT_EQ(chosen(edge - 64, 5120, 16, kDefault, 100), "mt16_w2_s2_c2");
+}
+
+// Larger M only adds M tiles: a 64-row tile qualifies at 4 blocks per SM.
+TEST(FusedGemmPolicy, LargeM) {
+  // 17408 rows are 136 64-row blocks per M tile: 4 per SM (528) from 4 M
+  // tiles (M > 192).
+  EXPECT_EQ(chosen(17408, 5120, 192), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(17408, 5120, 193), "mt64_w4_s1_c2");
+  EXPECT_EQ(chosen(17408, 5120, 256), "mt64_w4_s1_c2");
+  EXPECT_EQ(chosen(17408, 5120, 4096), "mt64_w4_s1_c2");
+}
+
+// A table without the 16-row tiles still answers; an empty one or a
+// non-positive shape has none.
+TEST(FusedGemmPolicy, RestrictedTables) {
+  std::vector<FusedVariantDesc> only64 = {{64, 4, 1, 2}};
+  EXPECT_EQ(chosen(64, 5120, 9, only64), "mt64_w4_s1_c2");
+  std::vector<FusedVariantDesc> large = {{32, 2, 2, 2}, {64, 4, 1, 2}};
+  // The smallest compiled tile always qualifies, however few its blocks.
+  EXPECT_EQ(chosen(64, 5120, 100, large), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(64, 5120, 9, {}), "none");
+  EXPECT_EQ(chosen(0, 5120, 9), "none");
+  EXPECT_EQ(chosen(64, 0, 9), "none");
+  EXPECT_EQ(chosen(64, 5120, 0), "none");
+}
+
+// Ties in the M tile and warps go to the most rows per block, then the
+// smaller split.
+TEST(FusedGemmPolicy, Ties) {
+  std::vector<FusedVariantDesc> table = {
+      {16, 1, 4, 1}, {16, 1, 4, 2}, {16, 1, 2, 2}};
+  EXPECT_EQ(chosen(6144, 5120, 16, table), "mt16_w1_s2_c2");
+}
