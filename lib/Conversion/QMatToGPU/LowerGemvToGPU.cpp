@@ -153,6 +153,15 @@ struct QMatLowerGemvToGPUPass
                          << " on " << target;
         return signalPassFailure();
       }
+      int64_t warp = info->getWarpSize();
+      if (spec.getThreads(warp) > GemvOp::kMaxBlockThreads) {
+        op.emitOpError() << "split_k = " << spec.splitK << " needs "
+                         << spec.getThreads(warp) << " threads per block on "
+                         << target << " (" << warp << "-lane warps), more "
+                         << "than the " << GemvOp::kMaxBlockThreads
+                         << " a GEMV block may take";
+        return signalPassFailure();
+      }
       // The whole-line layout is a mapping of the 16x8x16 instruction.
       spec.wholeLines =
           spec.tensorCore && info->usesWarpMmaGemv() && spec.canUseWholeLines();
