@@ -19,6 +19,8 @@ config.substitutions.append(("%cuda_path", config.cuda_path))
 # Generated launchers are compiled by the tests themselves.
 config.substitutions.append(("%cxx", "g++"))
 config.substitutions.append(("%cc", "gcc"))
+# clang-22 (make deps installs it) for the launchers' second compiler.
+config.substitutions.append(("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(("%nvcc", os.path.join(config.cuda_path, "bin", "nvcc")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

@@ -166,6 +166,12 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     /// verifier's rule, also qmat-expand-gemv's options').
     static ArrayRef<int64_t> getSplitKChoices();
     static ArrayRef<int64_t> getColTileChoices();
+    /// The largest static workgroup allocation CUDA and HIP allow.
+    static constexpr int64_t kMaxSharedBytes = 48 * 1024;
+    /// Threads per block of a variant: 16 warps of 32 or 8 wavefronts of
+    /// 64 (a 1024-lane block leaves each CDNA lane 128 registers, and the
+    /// 64-lane matrix GEMV with 4 column tiles spilled there).
+    static constexpr int64_t kMaxBlockThreads = 512;
   }];
 }
 

@@ -10,13 +10,38 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::qmat;
 
+std::optional<int64_t> mlir::qmat::computeScratchBytes(int64_t tileRows,
+                                                       int64_t k) {
+  if (tileRows <= 0 || k <= 0)
+    return std::nullopt;
+  std::optional<int64_t> bytes = llvm::checkedMul<int64_t>(tileRows, k);
+  if (bytes)
+    bytes = llvm::checkedMul<int64_t>(*bytes, 2);
+  if (!bytes || *bytes > kMaxScratchBytes)
+    return std::nullopt;
+  return llvm::alignTo(*bytes, 256);
+}
+
 int64_t mlir::qmat::getScratchBytes(const Layer &layer) {
-  int64_t bytes = layer.plan.getTileRows() * layer.k * 2;
-  return (bytes + 255) / 256 * 256;
+  return computeScratchBytes(layer.plan.getTileRows(), layer.k).value_or(0);
+}
+
+std::string mlir::qmat::getLayerSymbol(StringRef name) {
+  std::string symbol;
+  if (name.empty() || llvm::isDigit(name.front()))
+    symbol = "_";
+  for (char c : name)
+    symbol += llvm::isAlnum(c) || c == '_' ? c : '_';
+  return symbol;
 }
 
 namespace {
@@ -27,6 +52,16 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
                                             const BundleOptions &options) {
   std::vector<Layer> layers;
   bool failedAny = false;
+  // A matmul outside a function has no entry point to become.
+  planned.walk([&](MatmulOp op) {
+    if (!op->getParentOfType<func::FuncOp>()) {
+      op.emitOpError() << "qmat-aot needs each qmat.matmul inside a func.func "
+                          "(one launcher entry per layer)";
+      failedAny = true;
+    }
+  });
+  // The C symbol of each layer, and the layer it came from.
+  std::map<std::string, std::string> symbols;
   planned.walk([&](func::FuncOp func) {
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) { matmuls.push_back(op); });
@@ -40,6 +75,15 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
       return;
     }
     MatmulOp op = matmuls.front();
+    // The lowering dispatches on M around the matmul it finds there; one
+    // under control flow would lose its small-M path.
+    if (op->getParentOp() != func) {
+      op.emitOpError() << "qmat-aot needs each qmat.matmul directly in the "
+                          "body of its function, not inside '"
+                       << op->getParentOp()->getName() << "'";
+      failedAny = true;
+      return;
+    }
     for (Value operand : op->getOperands()) {
       auto arg = dyn_cast<BlockArgument>(operand);
       if (!arg || arg.getOwner()->getParentOp() != func) {
@@ -51,6 +95,14 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     }
     Layer layer;
     layer.name = func.getSymName().str();
+    layer.symbol = getLayerSymbol(layer.name);
+    auto [it, inserted] = symbols.try_emplace(layer.symbol, layer.name);
+    if (!inserted) {
+      func.emitError() << "layers '" << it->second << "' and '" << layer.name
+                       << "' both become the C name '" << layer.symbol << "'";
+      failedAny = true;
+      return;
+    }
     layer.scheme = op.getScheme().getKind();
     layer.blockSize = op.getScheme().getBlockSize();
     layer.n = op.getN();
@@ -59,6 +111,13 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     layer.hasBias = static_cast<bool>(op.getBias());
     layer.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
     layer.plan = *op.getPlan();
+    if (!computeScratchBytes(layer.plan.getTileRows(), layer.k)) {
+      op.emitOpError() << "the scratch of tile_rows = "
+                       << layer.plan.getTileRows() << " rows of K = " << layer.k
+                       << " elements exceeds 2^40 bytes";
+      failedAny = true;
+      return;
+    }
     for (const GemvVariant &v :
          getGemvVariants(layer.plan, layer.scheme, layer.k, options.gemvSplitK,
                          options.gemvColTiles))
@@ -180,6 +239,10 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
                                             const BundleOptions &options) {
   Bundle bundle;
   bundle.prefix = options.prefix;
+  for (auto [i, target] : llvm::enumerate(options.targets))
+    if (llvm::is_contained(ArrayRef(options.targets).take_front(i), target))
+      return module.emitError()
+             << "qmat-aot: target '" << target << "' is listed twice";
   for (const std::string &target : options.targets) {
     GpuPipelineOptions pipeline;
     pipeline.target = target;

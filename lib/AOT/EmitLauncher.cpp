@@ -3,6 +3,7 @@
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -122,7 +123,8 @@ int64_t weightCols(const Layer &l) {
   return l.scheme == SchemeKind::fp8 ? l.k : l.k / 2;
 }
 int64_t scaleCols(const Layer &l) {
-  return (l.k + l.blockSize - 1) / l.blockSize;
+  return SchemeAttr::get(l.plan.getContext(), l.scheme, l.blockSize)
+      .getNumBlocks(l.k);
 }
 int64_t scaleElementBytes(const Layer &l) {
   switch (l.scheme) {
@@ -138,8 +140,32 @@ int64_t scaleElementBytes(const Layer &l) {
 }
 int64_t zeroPointCols(const Layer &l) { return (scaleCols(l) + 1) / 2; }
 int64_t tileCount(const Layer &l) {
-  return (l.n + l.plan.getTileRows() - 1) / l.plan.getTileRows();
+  int64_t rows = l.plan.getTileRows();
+  if (rows <= 0)
+    return 0;
+  return l.n / rows + (l.n % rows != 0);
 }
+
+/// `s` as the body of a C string literal: quotes, backslashes and control
+/// characters escaped (also safe inside a // comment: no trailing '\').
+std::string escapeC(StringRef s) {
+  std::string escaped, result;
+  llvm::raw_string_ostream os(escaped);
+  // Octal escapes: a hex escape would swallow the hex digits after it.
+  os.write_escaped(s, /*UseHexEscapes=*/false);
+  // No trigraphs ("??="), and no comment opener in the header's comments.
+  for (char c : escaped) {
+    if (c == '*') {
+      result += "\\052";
+      continue;
+    }
+    if (c == '?')
+      result += '\\';
+    result += c;
+  }
+  return result;
+}
+
 /// The scales' alignment on the GEMV path: one element, or the blocks of a
 /// chunk that the layer's GEMV kernels read with one load.
 int64_t gemvScaleAlignment(const Layer &l) {
@@ -172,19 +198,19 @@ int64_t weightAlignment(const Layer &l) {
 // declarations and the source's definitions cannot drift apart.
 void emitWorkspaceSizeSignature(const Bundle &bundle, const Layer &layer,
                                 llvm::raw_ostream &os) {
-  os << "size_t " << bundle.prefix << "_" << layer.name
+  os << "size_t " << bundle.prefix << "_" << layer.symbol
      << "_workspace_size(int64_t max_m)";
 }
 
 void emitPrepareSignature(const Bundle &bundle, const Layer &layer,
                           llvm::raw_ostream &os) {
-  os << "qmat_status " << bundle.prefix << "_" << layer.name
+  os << "qmat_status " << bundle.prefix << "_" << layer.symbol
      << "_prepare_weights(const void *weights, void *prepared)";
 }
 
 void emitRunSignature(const Bundle &bundle, const Layer &layer,
                       llvm::raw_ostream &os) {
-  os << "qmat_status " << bundle.prefix << "_" << layer.name << "_run("
+  os << "qmat_status " << bundle.prefix << "_" << layer.symbol << "_run("
      << streamType(bundle)
      << " stream, int64_t m, const void *a, const void *weights,\n"
      << "    const void *scales, const float *global_scale, const void "
@@ -245,9 +271,12 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
         "col_tiles);\n\n";
   for (const Layer &layer : bundle.layers) {
+    std::string title = layer.symbol;
+    if (layer.symbol != layer.name)
+      title += " (\"" + escapeC(layer.name) + "\")";
     os << llvm::formatv("/// {0}: Y[m, {1}] = A[m, {2}] * W^T ({3}, block {4}, "
                         "{5}{6}).\n",
-                        layer.name, layer.n, layer.k,
+                        title, layer.n, layer.k,
                         stringifySchemeKind(layer.scheme), layer.blockSize,
                         layer.bf16 ? "bf16" : "f16",
                         layer.hasBias ? ", bias" : "");
@@ -449,12 +478,12 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
     int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
-    os << "static const LayerDesc kLayer_" << l.name << " = {"
+    os << "static const LayerDesc kLayer_" << l.symbol << " = {"
        << llvm::formatv(
               "\"{0}\", {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}u, "
               "{9}, {18}, {19}, {10}, {11}, {12}, {13}, {14}, {15}, {16}u, "
               "{17}u, {20}, {21}u, {22}u, {23}};\n",
-              l.name, l.n, l.k, weightCols(l), scaleCols(l),
+              escapeC(l.name), l.n, l.k, weightCols(l), scaleCols(l),
               scaleElementBytes(l), zeroPointCols(l), l.plan.getTileRows(),
               getScratchBytes(l), weightAlignment(l),
               l.scheme == SchemeKind::nvfp4 ? "true" : "false",
@@ -469,13 +498,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     // The scratch holds W tiles, so the size does not grow with M; the
     // decode GEMV needs none.
     emitWorkspaceSizeSignature(bundle, l, os);
-    os << " {\n  return workspaceSize(kLayer_" << l.name << ", max_m);\n}\n\n";
+    os << " {\n  return workspaceSize(kLayer_" << l.symbol
+       << ", max_m);\n}\n\n";
     emitPrepareSignature(bundle, l, os);
-    os << " {\n  return prepareWeights(kLayer_" << l.name << ", "
+    os << " {\n  return prepareWeights(kLayer_" << l.symbol << ", "
        << (l.plan.getPreparedWeights() ? "true" : "false")
        << ", weights, prepared);\n}\n\n";
     emitRunSignature(bundle, l, os);
-    os << " {\n  return runLayer(kLayer_" << l.name
+    os << " {\n  return runLayer(kLayer_" << l.symbol
        << ", stream, m, a, weights, scales, global_scale, zero_points, bias, "
           "y,\n"
        << "                  workspace, workspace_size);\n}\n\n";
@@ -540,6 +570,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
     int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : p.getFusedMaxM();
     layers.push_back(llvm::json::Object{
         {"name", l.name},
+        {"symbol", l.symbol},
         {"scheme", stringifySchemeKind(l.scheme).str()},
         {"block_size", l.blockSize},
         {"n", l.n},

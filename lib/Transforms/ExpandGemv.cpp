@@ -124,6 +124,31 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       }
       if (gemv.empty() && fused->empty())
         continue;
+      // Every M up to gemv_max_m is routed to a variant: one must hold it.
+      int64_t capacity = 0;
+      for (const GemvVariant &v : gemv)
+        capacity = std::max(capacity, v.maxM);
+      if (!gemv.empty() && capacity < plan.getGemvMaxM()) {
+        InFlightDiagnostic diag = op.emitOpError()
+                                  << "gemv-max-m = " << plan.getGemvMaxM()
+                                  << " needs a GEMV variant of "
+                                  << plan.getGemvMaxM()
+                                  << " rows, but gemv-split-k ";
+        auto list = [&](ArrayRef<int64_t> values) {
+          if (values.empty())
+            diag << "(default)";
+          llvm::interleave(values, diag, ",");
+        };
+        list(splitKs);
+        diag << " and gemv-col-tiles ";
+        list(colTileCounts);
+        diag << " compile none beyond " << capacity
+             << " rows (a variant takes at most "
+             << GemvOp::kMaxSharedBytes / 1024 << " KiB of shared memory, "
+             << GemvOp::kMaxBlockThreads
+             << " threads, and col_tiles * rows / 8 <= 4 when col_tiles > 1)";
+        return signalPassFailure();
+      }
       Location loc = op.getLoc();
       OpBuilder b(op);
       Value m = memref::DimOp::create(b, loc, op.getY(), 0);

@@ -41,6 +41,12 @@ struct QMatExpandPrefillPass
       int64_t n = op.getN(), k = op.getK();
       int64_t tileRows = std::min(plan.getTileRows(), n);
       Type act = op.getActType();
+      // The verifiers keep both positive; a loop of step 0 would not end.
+      if (tileRows <= 0 || k <= 0) {
+        op.emitOpError() << "tile_rows, N and K must be positive, got "
+                         << plan.getTileRows() << ", " << n << ", " << k;
+        return signalPassFailure();
+      }
 
       // The launcher owns the workspace: the scratch arrives as an argument
       // marked so that it can be sized and passed.

@@ -14,12 +14,8 @@ namespace {
 /// several row groups take one column tile, or two up to 4 pairs, beyond
 /// which ptxas spills (16 rows x 16 tiles of 4 columns did).
 constexpr int64_t kMaxWideAccumulatorTiles = 4;
-/// The largest static workgroup allocation CUDA and HIP allow.
-constexpr int64_t kMaxSharedBytes = 48 * 1024;
-/// Threads per block: 16 warps of 32 or 8 wavefronts of 64. A 1024-lane
-/// block leaves each CDNA lane 128 registers, and the 64-lane matrix GEMV
-/// with 4 column tiles spilled there (gfx942, split-K 16).
-constexpr int64_t kMaxBlockThreads = 512;
+constexpr int64_t kMaxSharedBytes = GemvOp::kMaxSharedBytes;
+constexpr int64_t kMaxBlockThreads = GemvOp::kMaxBlockThreads;
 } // namespace
 
 ArrayRef<int64_t> mlir::qmat::getDefaultGemvSplitKs() {

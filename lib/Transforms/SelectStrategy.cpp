@@ -5,6 +5,9 @@
 #include "qmat/Target/TargetInfo.h"
 #include "qmat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
 namespace mlir::qmat {
 #define GEN_PASS_DEF_QMATSELECTSTRATEGY
 #include "qmat/Transforms/Passes.h.inc"
@@ -77,6 +80,13 @@ struct QMatSelectStrategyPass
     }
 
     WalkResult result = getOperation()->walk([&](MatmulOp op) {
+      // The expansions run function by function: a matmul outside one would
+      // pass through them unlowered.
+      if (!op->getParentOfType<func::FuncOp>()) {
+        op.emitOpError() << "must be inside a func.func: the lowering "
+                            "expands the matmuls of each function";
+        return WalkResult::interrupt();
+      }
       SchemeAttr scheme = op.getScheme();
       int64_t n = op.getN(), k = op.getK();
       bool vec8Legal = scheme.isVec8Legal(k);
@@ -106,9 +116,21 @@ struct QMatSelectStrategyPass
               : DecodePath::gemv_scalar;
       if (gemvMaxM == 0)
         smallM = DecodePath::prefill;
-      int64_t rowBytes = k * 2;
+      // The verifier keeps N and K in [1, 2^31 - 1]; an unverified op must
+      // still not divide by zero or overflow here.
+      if (n <= 0 || k <= 0) {
+        op.emitOpError() << "N and K must be positive, got N = " << n
+                         << ", K = " << k;
+        return WalkResult::interrupt();
+      }
+      std::optional<int64_t> rowBytes = llvm::checkedMul<int64_t>(k, 2);
+      if (!rowBytes) {
+        op.emitOpError() << "a scratch row of K = " << k
+                         << " elements exceeds 2^63 bytes";
+        return WalkResult::interrupt();
+      }
       int64_t capBytes = scratchCapMiB * 1024 * 1024;
-      int64_t capRows = std::max<int64_t>(1, capBytes / rowBytes);
+      int64_t capRows = std::max<int64_t>(1, capBytes / *rowBytes);
       // Tiles of a multiple of 128 rows keep every tile's Y and bias offset
       // 16-byte aligned for the GEMM (on the H200 the nvfp4 lm_head prefill
       // at M = 1024 took 10.9 ms with 26214-row tiles, 4.15 ms with 26112).

@@ -39,6 +39,9 @@ class LayerInfo:
     # The kernels read the codes in the prepared layout (qmat-aot
     # --prepared-weights): Library.prepare_weights converts the checkpoint's.
     prepared_weights: bool = False
+    # The name as a C identifier in the launcher's entry points
+    # (<prefix>_<symbol>_run); the name itself where the manifest has none.
+    symbol: str = ""
 
     @classmethod
     def from_manifest(cls, entry):
@@ -49,7 +52,8 @@ class LayerInfo:
                        workspace_bytes=int(entry["workspace"]["bytes"]),
                        strategy=dict(entry.get("strategy", {})),
                        kernels=dict(entry.get("kernels", {})),
-                       prepared_weights=bool(entry.get("prepared_weights", False)))
+                       prepared_weights=bool(entry.get("prepared_weights", False)),
+                       symbol=str(entry.get("symbol", entry["name"])))
         except (KeyError, TypeError, ValueError) as e:
             raise QMatError(f"malformed layer entry in the manifest ({e!r}): {entry!r}") from None
 

@@ -78,15 +78,15 @@ class Library:
         self._unload = self._function(f"{self.prefix}_unload", ctypes.c_int, ())
         self.entries = {}
         for info in bundle.layers:
-            run_symbol = f"{self.prefix}_{info.name}_run"
+            run_symbol = f"{self.prefix}_{info.symbol or info.name}_run"
             self.entries[info.name] = LayerEntry(
                 info=info,
                 run=self._function(run_symbol, RUN_RESTYPE, RUN_ARGTYPES),
-                workspace_size=self._function(f"{self.prefix}_{info.name}_workspace_size",
+                workspace_size=self._function(f"{self.prefix}_{info.symbol or info.name}_workspace_size",
                                               WORKSPACE_RESTYPE, WORKSPACE_ARGTYPES),
                 run_symbol=run_symbol,
                 prepare_weights=self._optional_function(
-                    f"{self.prefix}_{info.name}_prepare_weights", PREPARE_RESTYPE,
+                    f"{self.prefix}_{info.symbol or info.name}_prepare_weights", PREPARE_RESTYPE,
                     PREPARE_ARGTYPES))
 
     def _function(self, symbol, restype, argtypes):
@@ -152,7 +152,7 @@ class Library:
         source = view.cast("B") if view.ndim != 1 or view.format != "B" else view
         if entry.prepare_weights is None:
             if info.prepared_weights:
-                raise QMatError(f"{self.path} has no {self.prefix}_{info.name}_prepare_weights "
+                raise QMatError(f"{self.path} has no {self.prefix}_{info.symbol or info.name}_prepare_weights "
                                 f"although its manifest says the layer takes prepared "
                                 f"codes: rebuild the library from its bundle")
             return bytearray(source)  # a launcher from before prepared codes: a copy
@@ -163,7 +163,7 @@ class Library:
             ctypes.addressof(ctypes.c_char.from_buffer(source)),
             ctypes.addressof(ctypes.c_char.from_buffer(prepared)))
         if status:
-            raise LauncherError(f"{self.prefix}_{info.name}_prepare_weights", status,
+            raise LauncherError(f"{self.prefix}_{info.symbol or info.name}_prepare_weights", status,
                                 STATUS_NAMES.get(status, "unknown qmat_status"),
                                 self.last_error())
         return prepared

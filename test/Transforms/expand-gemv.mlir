@@ -1,6 +1,10 @@
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2" | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
-// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2" | FileCheck %s --check-prefix=NOTIER
+// With col-tiles 2 alone no variant holds @wide's 20 rows (two column
+// tiles stop at 16): that layer is refused, the others still expand.
+// RUN: not qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2" 2>%t.err | FileCheck %s --check-prefix=NOTIER
+// RUN: FileCheck %s --check-prefix=NOTIER-ERR < %t.err
+// NOTIER-ERR: error: 'qmat.matmul' op gemv-max-m = 20 needs a GEMV variant of 20 rows, but gemv-split-k 4 and gemv-col-tiles 2 compile none beyond 16 rows
 // RUN: not qmat-opt %s --qmat-expand-gemv="split-k=5" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not qmat-opt %s --qmat-expand-gemv="col-tiles=8" 2>&1 | FileCheck %s --check-prefix=TILES
 

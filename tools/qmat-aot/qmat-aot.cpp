@@ -18,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -42,7 +43,9 @@ static cl::opt<int64_t> scratchCapMiB("scratch-cap-mib",
                                       cl::desc("Scratch cap in MiB"),
                                       cl::init(256));
 static cl::opt<int64_t> gemvMaxM("gemv-max-m",
-                                 cl::desc("Largest M for the decode path"),
+                                 cl::desc("Largest M for the decode path (an "
+                                          "error when no compiled GEMV variant "
+                                          "holds that many rows)"),
                                  cl::init(8));
 static cl::opt<int64_t> fusedMaxM(
     "fused-max-m",
@@ -75,9 +78,9 @@ static cl::opt<std::string> prefix("prefix",
                                    cl::init("qmat"));
 
 static bool isIdentifier(StringRef s) {
-  if (s.empty() || !(isalpha(s[0]) || s[0] == '_'))
+  if (s.empty() || llvm::isDigit(s[0]))
     return false;
-  return llvm::all_of(s, [](char c) { return isalnum(c) || c == '_'; });
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 static LogicalResult writeFile(StringRef path,
@@ -103,6 +106,12 @@ int main(int argc, char **argv) {
                  << "'\n";
     return 1;
   }
+  std::vector<std::string> targetList(targets.begin(), targets.end());
+  for (auto [i, target] : llvm::enumerate(targetList))
+    if (llvm::is_contained(ArrayRef(targetList).take_front(i), target)) {
+      llvm::errs() << "qmat-aot: target '" << target << "' is listed twice\n";
+      return 1;
+    }
   if (emit != "" && emit != "ptx") {
     llvm::errs() << "qmat-aot: --emit takes 'ptx', got '" << emit << "'\n";
     return 1;

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,11 @@ struct TargetBinary {
 
 /// One linear layer as the launcher sees it.
 struct Layer {
+  /// The function's name, as written (the manifest and LayerDesc keep it).
   std::string name;
+  /// `name` as a C identifier (getLayerSymbol): the entry points'
+  /// <prefix>_<symbol>_run, ...
+  std::string symbol;
   SchemeKind scheme;
   int64_t blockSize = 0, n = 0, k = 0;
   bool bf16 = false, hasBias = false, hasZeroPoints = false;
@@ -118,9 +123,19 @@ StringRef getBinaryExtension(const Bundle &bundle);
 /// The cuBLASLt / hipBLASLt workspace the launcher reserves after the
 /// scratch.
 constexpr int64_t kGemmWorkspaceBytes = 32 << 20;
-/// Bytes of scratch one layer needs: tile_rows x K activation elements,
-/// rounded up to 256 so that the GEMM workspace after it stays aligned.
+/// The largest scratch a layer may need: 1 TiB, beyond any device's memory.
+constexpr int64_t kMaxScratchBytes = int64_t(1) << 40;
+/// Bytes of scratch for `tileRows` rows of K activation elements, rounded
+/// up to 256 so that the GEMM workspace after it stays aligned; none when
+/// that is not positive or exceeds kMaxScratchBytes.
+std::optional<int64_t> computeScratchBytes(int64_t tileRows, int64_t k);
+/// computeScratchBytes of a layer of the bundle (compileBundle checked it).
 int64_t getScratchBytes(const Layer &layer);
+
+/// A layer name as a C identifier: every character outside [A-Za-z0-9_]
+/// becomes '_', and a leading digit gets a '_' prefix
+/// ("layers.0.q_proj" -> "layers_0_q_proj").
+std::string getLayerSymbol(StringRef name);
 
 void emitLauncherHeader(const Bundle &bundle, llvm::raw_ostream &os);
 void emitLauncherSource(const Bundle &bundle, llvm::raw_ostream &os);

@@ -17,7 +17,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   Option<std::string> target{*this, "target", llvm::cl::desc("Target GPU"),
                              llvm::cl::init("sm_90")};
   Option<int64_t> gemvMaxM{*this, "gemv-max-m",
-                           llvm::cl::desc("Largest M for the decode GEMV"),
+                           llvm::cl::desc("Largest M for the decode GEMV (an error "
+                                          "when no compiled variant holds that "
+                                          "many rows)"),
                            llvm::cl::init(8)};
   Option<int64_t> fusedMaxM{
       *this, "fused-max-m",

@@ -208,6 +208,13 @@ struct QMatLowerGemvToGPUPass
              << stringifySchemeKind(op.getScheme().getKind()) << " on "
              << target;
     }
+    int64_t warp = info.getWarpSize();
+    if (spec.getThreads(warp) > GemvOp::kMaxBlockThreads)
+      return op.emitOpError()
+             << "split_k = " << spec.splitK << " needs "
+             << spec.getThreads(warp) << " threads per block on " << target
+             << " (" << warp << "-lane warps), more than the "
+             << GemvOp::kMaxBlockThreads << " a GEMV block may take";
     // The whole-line layout is a mapping of the 16x8x16 instruction.
     spec.wholeLines = !spec.mTiled && spec.tensorCore &&
                       info.usesWarpMmaGemv() && spec.canUseWholeLines();

@@ -479,3 +479,148 @@ func.func @dequant_prepared_k(%w: memref<?x32xi8>, %s: memref<?x4xf8E4M3FN>, %g:
       global_scale(%g : memref<f32>) outs(%scratch : memref<?x64xbf16>) kernel = vec8 decode = lookup prepared_weights
   return
 }
+
+// -----
+
+// Rule: K is positive.
+func.func @zero_k(%a: memref<?x0xf16>, %w: memref<8x0xi8>, %s: memref<8x0xf8E4M3FN>,
+                  %g: memref<f32>, %y: memref<?x8xf16>) {
+  // expected-error @+1 {{K must be positive, got 0}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x0xf16>, memref<8x0xi8>, memref<8x0xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: N is positive.
+func.func @zero_n(%a: memref<?x64xf16>, %w: memref<0x32xi8>, %s: memref<0x4xf8E4M3FN>,
+                  %g: memref<f32>, %y: memref<?x0xf16>) {
+  // expected-error @+1 {{N must be positive, got 0}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<0x32xi8>, memref<0x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x0xf16>)
+  return
+}
+
+// -----
+
+// Rule: a dynamic N of a dequantization tile is checked where the weights
+// make it static.
+func.func @zero_n_dequant(%w: memref<0x32xi8>, %s: memref<0x4xf8E4M3FN>, %g: memref<f32>,
+                          %scratch: memref<?x64xbf16>) {
+  // expected-error @+1 {{N must be positive, got 0}}
+  qmat.dequantize <nvfp4, block = 16> ins(%w, %s : memref<0x32xi8>, memref<0x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%scratch : memref<?x64xbf16>)
+  return
+}
+
+// -----
+
+// Rule: the GEMM's N and K are positive.
+func.func @zero_k_gemm(%a: memref<?x0xf16>, %b: memref<32x0xf16>, %y: memref<?x32xf16>) {
+  // expected-error @+1 {{K must be positive, got 0}}
+  qmat.gemm ins(%a, %b : memref<?x0xf16>, memref<32x0xf16>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// Rule: K fits the kernels' 32-bit offsets.
+func.func @huge_k(%a: memref<?x2147483648xf16>, %w: memref<4x2147483648xf8E4M3FN>,
+                  %s: memref<4x16777216xf32>, %y: memref<?x4xf16>) {
+  // expected-error @+1 {{K must be at most 2^31 - 1 = 2147483647, got 2147483648}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x2147483648xf16>, memref<4x2147483648xf8E4M3FN>, memref<4x16777216xf32>)
+      outs(%y : memref<?x4xf16>)
+  return
+}
+
+// -----
+
+// Rule: N fits the grid's x dimension (2^31 - 1 blocks).
+func.func @huge_n(%a: memref<?x128xf16>, %w: memref<2147483648x128xf8E4M3FN>,
+                  %s: memref<2147483648x1xf32>, %y: memref<?x2147483648xf16>) {
+  // expected-error @+1 {{N must be at most 2^31 - 1 = 2147483647, got 2147483648}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x128xf16>, memref<2147483648x128xf8E4M3FN>, memref<2147483648x1xf32>)
+      outs(%y : memref<?x2147483648xf16>)
+  return
+}
+
+// -----
+
+// Rule: the weights take at most 2^40 bytes.
+func.func @huge_weights(%a: memref<?x2097152xf16>, %w: memref<1048576x2097152xf8E4M3FN>,
+                        %s: memref<1048576x16384xf32>, %y: memref<?x1048576xf16>) {
+  // expected-error @+1 {{the weights must be at most 2^40 bytes (N * K), got 2199023255552}}
+  qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x2097152xf16>, memref<1048576x2097152xf8E4M3FN>, memref<1048576x16384xf32>)
+      outs(%y : memref<?x1048576xf16>)
+  return
+}
+
+// -----
+
+// Rule: the packed weights take at most 2^40 bytes (half a byte per code).
+func.func @huge_packed_weights(%a: memref<?x2097152xf16>, %w: memref<2097152x1048576xi8>,
+                               %s: memref<2097152x65536xf16>, %y: memref<?x2097152xf16>) {
+  // expected-error @+1 {{the weights must be at most 2^40 bytes (N * K/2), got 2199023255552}}
+  qmat.matmul <int4, block = 32> ins(%a, %w, %s : memref<?x2097152xf16>, memref<2097152x1048576xi8>, memref<2097152x65536xf16>)
+      outs(%y : memref<?x2097152xf16>)
+  return
+}
+
+// -----
+
+// Rule: ceil(K/bs) is 1 for any block of at least K elements, also the
+// largest one (no overflow in K + bs - 1).
+func.func @max_block(%a: memref<?x64xf16>, %w: memref<8x32xi8>, %s: memref<8x2xf16>,
+                     %y: memref<?x8xf16>) {
+  // expected-error @+1 {{scales must have shape [N, ceil(K/bs)] = [8, 1], got [8, 2]}}
+  qmat.matmul <int4, block = 9223372036854775807> ins(%a, %w, %s : memref<?x64xf16>, memref<8x32xi8>, memref<8x2xf16>)
+      outs(%y : memref<?x8xf16>)
+  return
+}
+
+// -----
+
+// Rule: the launcher writes Y densely: a strided Y is refused.
+func.func @strided_y(%a: memref<?x64xf16>, %w: memref<32x32xi8>, %s: memref<32x4xf8E4M3FN>,
+                     %g: memref<f32>, %y: memref<?x32xf16, strided<[64, 1]>>) {
+  // expected-error @+1 {{operand 'y' must be a dense row-major memref (identity layout), got 'memref<?x32xf16, strided<[64, 1]>>'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x32xf16, strided<[64, 1]>>)
+  return
+}
+
+// -----
+
+// Rule: the launcher reads the global scale at its base pointer: an offset
+// is refused.
+func.func @offset_global_scale(%a: memref<?x64xf16>, %w: memref<32x32xi8>, %s: memref<32x4xf8E4M3FN>,
+                               %g: memref<f32, strided<[], offset: 4>>, %y: memref<?x32xf16>) {
+  // expected-error @+1 {{operand 'global_scale' must be a dense row-major memref (identity layout), got 'memref<f32, strided<[], offset: 4>>'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8>, memref<32x4xf8E4M3FN>)
+      global_scale(%g : memref<f32, strided<[], offset: 4>>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// Rule: the weights are dense, even when the strides are the row-major ones
+// written out.
+func.func @strided_weights(%a: memref<?x64xf16>, %w: memref<32x32xi8, strided<[32, 1], offset: ?>>,
+                           %s: memref<32x4xf8E4M3FN>, %g: memref<f32>, %y: memref<?x32xf16>) {
+  // expected-error @+1 {{operand 'weights' must be a dense row-major memref (identity layout), got 'memref<32x32xi8, strided<[32, 1], offset: ?>>'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xf16>, memref<32x32xi8, strided<[32, 1], offset: ?>>, memref<32x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x32xf16>)
+  return
+}
+
+// -----
+
+// Rule: the split-K sums of a tensor-core GEMV fit 48 KiB of shared memory.
+func.func @gemv_shared_memory(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
+                              %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{split_k = 16, col_tiles = 4 and max_m = 64 need 262144 bytes of shared memory for the split-K sums, more than the 49152 (48 KiB) a block may take}}
+  qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) max_m = 64 split_k = 16 col_tiles = 4 tensor_core
+  return
+}

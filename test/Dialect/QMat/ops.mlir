@@ -147,7 +147,7 @@ func.func @gemm(%a: memref<?x64xf16>, %b: memref<32x64xf16>, %bias: memref<32xf1
 
 // CHECK-LABEL: func.func @gemv
 // CHECK: qmat.gemv <fp8, block = 128> ins({{.*}} : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>) outs(%{{.*}} : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1 tensor_core{{$}}
-// CHECK: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 64 split_k = 16 col_tiles = 4 tensor_core decode = magic_bias{{$}}
+// CHECK: qmat.gemv <mxfp4, block = 32> {{.*}} max_m = 64 split_k = 2 col_tiles = 4 tensor_core decode = magic_bias{{$}}
 // CHECK: qmat.gemv <int4, block = 7> {{.*}} max_m = 4 split_k = 1 col_tiles = 1{{$}}
 func.func @gemv(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
                 %y: memref<?x64xbf16>, %w4: memref<64x128xi8>, %s4: memref<64x8xf8E8M0FNU>,
@@ -157,7 +157,7 @@ func.func @gemv(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<
       outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 1 tensor_core
   qmat.gemv <mxfp4, block = 32>
       ins(%a, %w4, %s4 : memref<?x256xbf16>, memref<64x128xi8>, memref<64x8xf8E8M0FNU>)
-      outs(%y : memref<?x64xbf16>) max_m = 64 split_k = 16 col_tiles = 4 tensor_core decode = magic_bias
+      outs(%y : memref<?x64xbf16>) max_m = 64 split_k = 2 col_tiles = 4 tensor_core decode = magic_bias
   // The scalar GEMV takes odd blocks.
   qmat.gemv <int4, block = 7>
       ins(%a, %w4, %si : memref<?x256xbf16>, memref<64x128xi8>, memref<64x37xbf16>)

@@ -90,7 +90,12 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 bool SchemeAttr::isPacked() const { return getKind() != SchemeKind::fp8; }
 
 int64_t SchemeAttr::getNumBlocks(int64_t k) const {
-  return (k + getBlockSize() - 1) / getBlockSize();
+  // Not (k + bs - 1) / bs, which overflows for a large block size; an
+  // unverified block size <= 0 gives 0 rather than a division by zero.
+  int64_t bs = getBlockSize();
+  if (bs <= 0 || k <= 0)
+    return 0;
+  return k / bs + (k % bs != 0);
 }
 
 ElementFormat SchemeAttr::getElementFormat() const {

@@ -50,10 +50,36 @@ bool shapeMatches(MemRefType type, ArrayRef<int64_t> expected) {
   return true;
 }
 
+/// ceil(value / divisor) for value >= 0 and divisor > 0, without the
+/// overflow of (value + divisor - 1) / divisor.
 int64_t ceilDivOrDynamic(int64_t value, int64_t divisor) {
   if (ShapedType::isDynamic(value))
     return ShapedType::kDynamic;
-  return (value + divisor - 1) / divisor;
+  return value / divisor + (value % divisor != 0);
+}
+
+/// The largest N and K: the kernels index a row's elements and the grid's
+/// rows with 32-bit values, and a grid has at most 2^31 - 1 blocks in x.
+constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
+/// The largest weight buffer (N rows of K/2 or K bytes): 1 TiB, beyond any
+/// device's memory, keeps every byte offset far from overflow.
+constexpr int64_t kMaxWeightBytes = int64_t(1) << 40;
+
+/// N (where static) and K positive and within what the kernels can index.
+LogicalResult verifyExtents(Operation *op, int64_t n, int64_t k) {
+  if (k <= 0)
+    return op->emitOpError() << "K must be positive, got " << k;
+  if (k > kMaxExtent)
+    return op->emitOpError()
+           << "K must be at most 2^31 - 1 = " << kMaxExtent << ", got " << k;
+  if (ShapedType::isDynamic(n))
+    return success();
+  if (n <= 0)
+    return op->emitOpError() << "N must be positive, got " << n;
+  if (n > kMaxExtent)
+    return op->emitOpError()
+           << "N must be at most 2^31 - 1 = " << kMaxExtent << ", got " << n;
+  return success();
 }
 
 /// What a quantized-weight op knows about its problem before the weights are
@@ -75,6 +101,8 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
   StringRef kindName = stringifySchemeKind(kind);
   int64_t n = problem.n, k = problem.k;
   auto weightsType = cast<MemRefType>(weights.getType());
+  if (failed(verifyExtents(op, n, k)))
+    return failure();
 
   if (scheme.isPacked()) {
     if (k % 2 != 0)
@@ -105,8 +133,18 @@ LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
     return op->emitOpError() << "N disagrees between operands: weights have "
                              << weightsType.getDimSize(0)
                              << " rows, the output has " << n << " columns";
-  if (ShapedType::isDynamic(n))
+  if (ShapedType::isDynamic(n)) {
     n = weightsType.getDimSize(0);
+    if (failed(verifyExtents(op, n, k)))
+      return failure();
+  }
+  // N, K < 2^31: the product cannot overflow.
+  int64_t weightBytes =
+      ShapedType::isDynamic(n) ? 0 : n * (scheme.isPacked() ? k / 2 : k);
+  if (weightBytes > kMaxWeightBytes)
+    return op->emitOpError()
+           << "the weights must be at most 2^40 bytes (N * "
+           << (scheme.isPacked() ? "K/2" : "K") << "), got " << weightBytes;
 
   auto scalesType = cast<MemRefType>(scales.getType());
   int64_t numBlocks = scheme.getNumBlocks(k);
@@ -210,6 +248,20 @@ LogicalResult verifyBias(Operation *op, Value bias, const ProblemShape &p) {
   return success();
 }
 
+/// The launcher passes the user's buffers as bare pointers and indexes them
+/// densely: a layout with an offset or other strides would be ignored.
+LogicalResult verifyDenseOperand(Operation *op, StringRef name, Value value) {
+  if (!value)
+    return success();
+  auto type = cast<MemRefType>(value.getType());
+  if (type.getLayout().isIdentity())
+    return success();
+  return op->emitOpError() << "operand '" << name
+                           << "' must be a dense row-major memref (identity "
+                              "layout), got "
+                           << type;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -217,6 +269,16 @@ LogicalResult verifyBias(Operation *op, Value bias, const ProblemShape &p) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
+  std::pair<StringRef, Value> operands[] = {{"a", getA()},
+                                            {"weights", getWeights()},
+                                            {"scales", getScales()},
+                                            {"global_scale", getGlobalScale()},
+                                            {"zero_points", getZeroPoints()},
+                                            {"bias", getBias()},
+                                            {"y", getY()}};
+  for (auto [name, value] : operands)
+    if (failed(verifyDenseOperand(*this, name, value)))
+      return failure();
   FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
   if (failed(problem))
     return failure();
@@ -274,6 +336,22 @@ LogicalResult GemvOp::verify() {
     return diag << ", got " << getColTiles();
   }
   if (getTensorCore()) {
+    // The whole-line layout (maxM <= 4, at most 2 column tiles) may be the
+    // lowering's choice; it takes more memory than the 16-row one.
+    bool wholeLines = getMaxM() <= kWholeLineGemvMaxM &&
+                      getColTiles() <= kWholeLineGemvMaxColTiles;
+    int64_t shared =
+        std::max(getPartialSumBytes(getSplitK(), getColTiles(), getMaxM()),
+                 wholeLines ? getPartialSumBytes(getSplitK(), getColTiles(),
+                                                 getMaxM(), true)
+                            : 0);
+    if (shared > kMaxSharedBytes)
+      return emitOpError() << "split_k = " << getSplitK()
+                           << ", col_tiles = " << getColTiles()
+                           << " and max_m = " << getMaxM() << " need " << shared
+                           << " bytes of shared memory for the split-K sums, "
+                              "more than the "
+                           << kMaxSharedBytes << " (48 KiB) a block may take";
     if (!getScheme().isTensorCoreGemvLegal(problem->k))
       return emitOpError() << "tensor_core needs K % 128 == 0 and a block "
                               "size that is a multiple of 8, got K = "
@@ -444,7 +522,7 @@ LogicalResult DequantizeOp::verify() {
 LogicalResult GemmOp::verify() {
   FailureOr<ProblemShape> problem =
       verifyActivations(*this, getA(), getY(), /*allowDynamicN=*/true);
-  if (failed(problem))
+  if (failed(problem) || failed(verifyExtents(*this, problem->n, problem->k)))
     return failure();
   auto bType = getB().getType();
   SmallVector<int64_t> expected = {problem->n, problem->k};
