@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Bundles for an interleaved A/B (bench/gemv/ab.sh) of a kernel or launcher
-experiment kept as a patch in bench/gemv/experiments/: A from the current
+experiment kept as a patch against this tree: A from the current
 qmat-aot, B from qmat-aot with the patch applied and its switch (an
 environment variable the patch reads while generating) set. The patch is
 reverted and qmat-aot rebuilt afterwards, also when something fails.
 
 Usage (from the repository root, after `make build`; BUILD_DIR as in the
 Makefile):
-  python3 bench/gemv/make_experiment.py NAME SWITCH[=VALUE] OUT LAYER...
-  NAME: bench/gemv/experiments/NAME.patch
+  python3 bench/gemv/make_experiment.py PATCH SWITCH[=VALUE] OUT LAYER...
+  PATCH: the experiment's patch file (git keeps the recorded ones in the
+  history of bench/gemv/experiments/)
   LAYER: scheme,block,zero_points(0|1),act,n,k  e.g. nvfp4,16,0,bf16,248320,5120
 Then on the device: bash bench/gemv/ab.sh $OUT OUT/a OUT/b
 (the carveout patch is read by the launcher at run time: set its switch in
@@ -38,13 +39,13 @@ def layer(spec):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("name")
+    parser.add_argument("patch")
     parser.add_argument("switch", help="SWITCH or SWITCH=VALUE (default 1)")
     parser.add_argument("out")
     parser.add_argument("layers", nargs="+", type=layer)
     args = parser.parse_args()
     switch, has_value, value = args.switch.partition("=")
-    patch = os.path.join("bench/gemv/experiments", args.name + ".patch")
+    patch = args.patch
     build = os.environ.get("BUILD_DIR", "build")
     aot = os.path.join(build, "bin", "qmat-aot")
     rebuild = ["ninja", "-C", build, "qmat-aot"]

@@ -2,10 +2,10 @@
 // 128 rows of 4096 bf16, so the layer runs in 6 full tiles and a last tile
 // of 1 row; each tile's weights, scales and bias are plain offsets and Y is
 // written at the tile's column offset with ld = N (no copy). The small-M
-// path is off (--gemv-max-m=0): every M takes the tiled prefill here.
+// path is off (--gemv-max-m=0 --fused-max-m=0): every M takes the tiled prefill here.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: qmat-aot %s --target=sm_90 --scratch-cap-mib=1 --gemv-max-m=0 --prefix=tiling -o %t | FileCheck %s --check-prefix=SUMMARY
+// RUN: qmat-aot %s --target=sm_90 --scratch-cap-mib=1 --gemv-max-m=0 --fused-max-m=0 --prefix=tiling -o %t | FileCheck %s --check-prefix=SUMMARY
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/tiling.manifest.json
 // RUN: %cxx -std=c++17 -I%t -I%cuda_path/include %t/tiling.cpp %S/Inputs/mock_cuda.cpp %S/Inputs/tiling_driver.cpp -o %t/run
 // RUN: %t/run | FileCheck %s

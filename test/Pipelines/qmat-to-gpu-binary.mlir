@@ -1,8 +1,8 @@
 // The named end-to-end pipeline, default format (a cubin through ptxas).
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary)' | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{fused-max-m=0})' | FileCheck %s --enable-var-scope
 // PTX text instead of a cubin; fatbin wraps the cubin.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{format=isa})' | FileCheck %s --check-prefix=ISA
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{format=fatbin})' | FileCheck %s --check-prefix=FATBIN
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{fused-max-m=0 format=isa})' | FileCheck %s --check-prefix=ISA
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{fused-max-m=0 format=fatbin})' | FileCheck %s --check-prefix=FATBIN
 // gfx942: an AMDGPU code object (hsaco) linked by LLVM 22's ld.lld; the
 // host target is rejected by the strategy pass.
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942})' | FileCheck %s --check-prefix=GFX

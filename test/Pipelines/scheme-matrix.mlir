@@ -3,9 +3,9 @@
 // own named kernel (scheme, block, K, dtype, kernel shape, decode, zero
 // points, items, threads) taking its own argument list, a launch into the
 // workspace and the GEMM on it.
-// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 format=isa})' | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 format=isa})' | FileCheck %s --enable-var-scope
 // Blackwell renames (and recompiles) only the FP4 kernels: native decode.
-// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_100 format=isa})' | FileCheck %s --enable-var-scope --check-prefix=SM100
+// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_100 format=isa})' | FileCheck %s --enable-var-scope --check-prefix=SM100
 
 // nvfp4: codes, e4m3 scales, the fp32 global scale, the scratch.
 // CHECK-LABEL: func.func @nvfp4_f16(

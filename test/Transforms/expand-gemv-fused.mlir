@@ -33,14 +33,17 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return
-// The built-in set for K = 256 (two steps): 18 of its 19 tilings, split-K 4
-// needing a multiple of four steps.
+// The built-in set for K = 256 (two steps): its four tilings but split-K 4,
+// which needs a multiple of four steps.
 // DEFAULT-LABEL: func.func @gemv_then_fused(
-// DEFAULT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
-// DEFAULT-NOT: split_k = 4
-// DEFAULT: case 17 {
-// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
-// DEFAULT-NOT: case 18
+// DEFAULT: arith.constant 1024 : index
+// DEFAULT: case 0 {
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 2{{$}}
+// DEFAULT: case 1 {
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2{{$}}
+// DEFAULT: case 2 {
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
+// DEFAULT-NOT: case 3
 func.func @gemv_then_fused(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                            %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)

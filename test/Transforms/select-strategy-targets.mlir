@@ -29,22 +29,22 @@
 // Four layers of one model, K = 4096, bf16: 1024 rows fit the 256 MiB cap.
 // SM80-LABEL: func.func @layers
 // SM80: qmat.matmul <nvfp4, block = 16>
-// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM80: qmat.matmul <mxfp4, block = 32>
-// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM80: qmat.matmul <fp8, block = 128>
-// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM80: qmat.matmul <int4, block = 32>
-// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM80-SAME: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM89-LABEL: func.func @layers
 // SM89: qmat.matmul <nvfp4, block = 16>
-// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM89: qmat.matmul <mxfp4, block = 32>
-// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM89: qmat.matmul <fp8, block = 128>
-// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM89: qmat.matmul <int4, block = 32>
-// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024>}
+// SM89-SAME: {plan = #qmat.plan<target = <sm_89>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // SM80-NATIVE: :[[@LINE+9]]:3: error: 'qmat.matmul' op decode 'native' is not available for nvfp4 on sm_80
 // SM89-NATIVE: :[[@LINE+8]]:3: error: 'qmat.matmul' op decode 'native' is not available for nvfp4 on sm_89
 // FP8-MAGIC: :[[@LINE+13]]:3: error: 'qmat.matmul' op decode 'magic_bias' is not available for fp8 on sm_89
@@ -77,9 +77,9 @@ func.func @layers(%a: memref<?x4096xbf16>,
 // SM80-LABEL: func.func @fp4_mxfp4
 // SM80: decode = lookup,
 // SM80-MAGIC-LABEL: func.func @fp4_mxfp4
-// SM80-MAGIC: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64>}
+// SM80-MAGIC: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64, fused_max_m = 128>}
 // SM80-MAGIC-LABEL: func.func @fp4_nvfp4_f16
-// SM80-MAGIC: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64>}
+// SM80-MAGIC: {plan = #qmat.plan<target = <sm_80>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64, fused_max_m = 128>}
 // SM89-MAGIC-LABEL: func.func @fp4_mxfp4
 // SM89-MAGIC: {plan = #qmat.plan<target = <sm_89>, {{.*}}, decode = magic_bias,
 // SM89-MAGIC-LABEL: func.func @fp4_nvfp4_f16

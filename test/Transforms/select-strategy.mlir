@@ -25,26 +25,26 @@
 // The Qwen3 MLP shape: everything legal and fast, scratch under the cap.
 // CHECK-LABEL: func.func @nvfp4_bf16
 // CHECK: qmat.matmul <nvfp4, block = 16>
-// CHECK-SAME: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408>}
+// CHECK-SAME: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // SM100-LABEL: func.func @nvfp4_bf16
-// SM100: {plan = #qmat.plan<target = <sm_100>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = native, scratch_cap_mib = 256, tile_rows = 17408>}
+// SM100: {plan = #qmat.plan<target = <sm_100>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = native, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // SM120-LABEL: func.func @nvfp4_bf16
-// SM120: {plan = #qmat.plan<target = <sm_120>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = native, scratch_cap_mib = 256, tile_rows = 17408>}
+// SM120: {plan = #qmat.plan<target = <sm_120>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = native, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // GEMV0-LABEL: func.func @nvfp4_bf16
-// GEMV0: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 0, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408>}
+// GEMV0: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 0, small_m = prefill, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // GEMV16-LABEL: func.func @nvfp4_bf16
-// GEMV16: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 16, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408>}
+// GEMV16: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 16, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // 2^20 / (5120 * 2) = 102.4
 // CAP1-LABEL: func.func @nvfp4_bf16
-// CAP1: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 102>}
+// CAP1: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 102, fused_max_m = 128>}
 // SCALAR-LABEL: func.func @nvfp4_bf16
-// SCALAR: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = scalar, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408>}
+// SCALAR: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = scalar, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // ARITH-LABEL: func.func @nvfp4_bf16
-// ARITH: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 17408>}
+// ARITH: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 17408, fused_max_m = 128>}
 // PREP-LABEL: func.func @nvfp4_bf16
-// PREP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, prepared_weights = true>}
+// PREP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 17408, prepared_weights = true, fused_max_m = 128>}
 // PREPCAP-LABEL: func.func @nvfp4_bf16
-// PREPCAP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 96, prepared_weights = true>}
+// PREPCAP: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 96, prepared_weights = true, fused_max_m = 128>}
 func.func @nvfp4_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
                       %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>,
                       %y: memref<?x17408xbf16>) {
@@ -57,13 +57,13 @@ func.func @nvfp4_bf16(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>,
 // -----
 
 // CHECK-LABEL: func.func @mxfp4_f16
-// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 64>}
+// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 64, fused_max_m = 128>}
 // SM100-LABEL: func.func @mxfp4_f16
 // SM100: {plan = #qmat.plan<target = <sm_100>, {{.*}}, decode = native,
 // SM120-LABEL: func.func @mxfp4_f16
 // SM120: {plan = #qmat.plan<target = <sm_120>, {{.*}}, decode = native,
 // PREP-LABEL: func.func @mxfp4_f16
-// PREP: tile_rows = 64, prepared_weights = true>}
+// PREP: tile_rows = 64, prepared_weights = true, fused_max_m = 128>}
 func.func @mxfp4_f16(%a: memref<?x2048xf16>, %w: memref<64x1024xi8>,
                      %s: memref<64x64xf8E8M0FNU>, %y: memref<?x64xf16>) {
   qmat.matmul <mxfp4, block = 32>
@@ -77,17 +77,17 @@ func.func @mxfp4_f16(%a: memref<?x2048xf16>, %w: memref<64x1024xi8>,
 // int4 decodes by the magic bias on every NVIDIA target.
 // CHECK-LABEL: func.func @int4_f16
 // CHECK: qmat.matmul <int4, block = 32>
-// CHECK-SAME: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64>}
+// CHECK-SAME: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 64, fused_max_m = 128>}
 // SM100-LABEL: func.func @int4_f16
 // SM100: {plan = #qmat.plan<target = <sm_100>, {{.*}}, decode = magic_bias,
 // SM120-LABEL: func.func @int4_f16
 // SM120: {plan = #qmat.plan<target = <sm_120>, {{.*}}, decode = magic_bias,
 // CAP1-LABEL: func.func @int4_f16
-// CAP1: tile_rows = 64>}
+// CAP1: tile_rows = 64, fused_max_m = 128>}
 // ARITH-LABEL: func.func @int4_f16
 // ARITH: decode = arith,
 // PREP-LABEL: func.func @int4_f16
-// PREP: tile_rows = 64, prepared_weights = true>}
+// PREP: tile_rows = 64, prepared_weights = true, fused_max_m = 128>}
 func.func @int4_f16(%a: memref<?x4096xf16>, %w: memref<64x2048xi8>, %s: memref<64x128xf16>,
                     %zp: memref<64x64xi8>, %y: memref<?x64xf16>) {
   qmat.matmul <int4, block = 32>
@@ -100,7 +100,7 @@ func.func @int4_f16(%a: memref<?x4096xf16>, %w: memref<64x2048xi8>, %s: memref<6
 
 // fp8 decodes by plain arithmetic on every NVIDIA target.
 // CHECK-LABEL: func.func @fp8_bf16
-// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 256>}
+// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = arith, scratch_cap_mib = 256, tile_rows = 256, fused_max_m = 128>}
 // SM100-LABEL: func.func @fp8_bf16
 // SM100: {plan = #qmat.plan<target = <sm_100>, {{.*}}, decode = arith,
 // SM120-LABEL: func.func @fp8_bf16
@@ -109,7 +109,7 @@ func.func @int4_f16(%a: memref<?x4096xf16>, %w: memref<64x2048xi8>, %s: memref<6
 // SCALAR: dequant = scalar, decode = arith,
 // fp8 codes are not packed: the checkpoint's layout.
 // PREP-LABEL: func.func @fp8_bf16
-// PREP: scratch_cap_mib = 256, tile_rows = {{[0-9]+}}>}
+// PREP: scratch_cap_mib = 256, tile_rows = {{[0-9]+}}, fused_max_m = 128>}
 func.func @fp8_bf16(%a: memref<?x4096xbf16>, %w: memref<256x4096xf8E4M3FN>,
                     %s: memref<256x32xf32>, %y: memref<?x256xbf16>) {
   qmat.matmul <fp8, block = 128>
@@ -122,12 +122,12 @@ func.func @fp8_bf16(%a: memref<?x4096xbf16>, %w: memref<256x4096xf8E4M3FN>,
 
 // N = 769, K = 4096: 2^20 / (4096 * 2) = 128 rows a tile under a 1 MiB cap.
 // CHECK-LABEL: func.func @tile_769
-// CHECK: tile_rows = 769>}
+// CHECK: tile_rows = 769, fused_max_m = 128>}
 // CAP1-LABEL: func.func @tile_769
-// CAP1: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 128>}
+// CAP1: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 1, tile_rows = 128, fused_max_m = 128>}
 // N % 16 != 0: the checkpoint's layout.
 // PREP-LABEL: func.func @tile_769
-// PREP: tile_rows = 769>}
+// PREP: tile_rows = 769, fused_max_m = 128>}
 func.func @tile_769(%a: memref<?x4096xbf16>, %w: memref<769x2048xi8>,
                     %s: memref<769x256xf8E4M3FN>, %g: memref<f32>,
                     %y: memref<?x769xbf16>) {
@@ -142,11 +142,11 @@ func.func @tile_769(%a: memref<?x4096xbf16>, %w: memref<769x2048xi8>,
 // lm_head, 248320 x 5120 bf16: 2.4 GiB of scratch untiled;
 // 256 MiB / (5120 * 2) = 26112.4 rows a tile.
 // CHECK-LABEL: func.func @lm_head
-// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 26112>}
+// CHECK: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 26112, fused_max_m = 128>}
 // CAP1-LABEL: func.func @lm_head
-// CAP1: scratch_cap_mib = 1, tile_rows = 102>}
+// CAP1: scratch_cap_mib = 1, tile_rows = 102, fused_max_m = 128>}
 // PREP-LABEL: func.func @lm_head
-// PREP: tile_rows = 26112, prepared_weights = true>}
+// PREP: tile_rows = 26112, prepared_weights = true, fused_max_m = 128>}
 func.func @lm_head(%a: memref<?x5120xbf16>, %w: memref<248320x2560xi8>,
                    %s: memref<248320x320xf8E4M3FN>, %g: memref<f32>,
                    %y: memref<?x248320xbf16>) {
@@ -160,9 +160,9 @@ func.func @lm_head(%a: memref<?x5120xbf16>, %w: memref<248320x2560xi8>,
 
 // A row larger than the cap (2 MiB at K = 2^20) still gets a 1-row tile.
 // CHECK-LABEL: func.func @row_over_cap
-// CHECK: tile_rows = 4>}
+// CHECK: tile_rows = 4, fused_max_m = 128>}
 // CAP1-LABEL: func.func @row_over_cap
-// CAP1: scratch_cap_mib = 1, tile_rows = 1>}
+// CAP1: scratch_cap_mib = 1, tile_rows = 1, fused_max_m = 128>}
 func.func @row_over_cap(%a: memref<?x1048576xf16>, %w: memref<4x524288xi8>,
                         %s: memref<4x65536xf8E4M3FN>, %g: memref<f32>,
                         %y: memref<?x4xf16>) {
@@ -237,8 +237,8 @@ func.func @fp8_odd_k(%a: memref<?x77xf16>, %w: memref<4x77xf8E4M3FN>, %s: memref
 
 // Every matmul of a function gets its own plan.
 // CHECK-LABEL: func.func @two_layers
-// CHECK: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <sm_90>, {{.*}}, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 16>}
-// CHECK: qmat.matmul <int4, block = 32> {{.*}} {plan = #qmat.plan<target = <sm_90>, {{.*}}, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 8>}
+// CHECK: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <sm_90>, {{.*}}, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 16, fused_max_m = 128>}
+// CHECK: qmat.matmul <int4, block = 32> {{.*}} {plan = #qmat.plan<target = <sm_90>, {{.*}}, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 8, fused_max_m = 128>}
 func.func @two_layers(%a: memref<?x128xf16>, %w: memref<16x64xi8>, %s: memref<16x8xf8E4M3FN>,
                       %g: memref<f32>, %y: memref<?x16xf16>,
                       %wi: memref<8x64xi8>, %si: memref<8x4xf16>, %yi: memref<?x8xf16>) {
@@ -255,11 +255,11 @@ func.func @two_layers(%a: memref<?x128xf16>, %w: memref<16x64xi8>, %s: memref<16
 
 // FP4 layers only, so that the FP4-only forcing runs apply to all of them.
 // MAGIC-LABEL: func.func @fp4_nvfp4
-// MAGIC: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 32>}
+// MAGIC: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 128>}
 // MAGIC-LABEL: func.func @fp4_mxfp4
-// MAGIC: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 32>}
+// MAGIC: {plan = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 128>}
 // LOOKUP100-LABEL: func.func @fp4_nvfp4
-// LOOKUP100: {plan = #qmat.plan<target = <sm_100>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32>}
+// LOOKUP100: {plan = #qmat.plan<target = <sm_100>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 128>}
 // LOOKUP100-LABEL: func.func @fp4_mxfp4
 // LOOKUP100: {plan = #qmat.plan<target = <sm_100>, {{.*}}, decode = lookup,
 // VEC8-LABEL: func.func @fp4_nvfp4

@@ -34,9 +34,9 @@ def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
            "Plan the prepared code layout (PreparedWeights.h) for every "
            "layer that can take it">,
     Option<"fusedMaxM", "fused-max-m", "int64_t", /*default=*/"-1",
-           "Largest M served by the fused dequant-GEMM (0: none, the "
-           "prefill dequantizes into scratch; -1: every M, where the target "
-           "has the kernel)">,
+           "Largest M served by the fused dequant-GEMM (0: none, larger M "
+           "dequantizes into scratch; -1: the target's default, 128 where "
+           "it has the kernel)">,
   ];
 }
 

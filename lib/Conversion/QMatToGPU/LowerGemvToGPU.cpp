@@ -16,6 +16,7 @@
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
@@ -130,6 +131,10 @@ struct QMatLowerGemvToGPUPass
       // sums.
       Value raw = kernel.addWorkgroupAttribution(
           workgroupMemRef(bytes, b.getI8Type()), loc);
+      // The tile is read and written in 16-byte vectors.
+      kernel.setWorkgroupAttributionAttr(
+          kernel.getNumWorkgroupAttributions() - 1,
+          LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(16));
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       buffers.stagedActivations = memref::ViewOp::create(
           b, loc, workgroupMemRef(bytes / 2, spec.actType), raw, zero,

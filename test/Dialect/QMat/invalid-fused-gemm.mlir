@@ -92,10 +92,11 @@ func.func @fused_accumulators(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
 
 // -----
 
-// Rule: the split-K reduction fits the static workgroup memory.
+// Rule: the staged activations and the split-K sums fit the static workgroup
+// memory.
 func.func @fused_shared(%a: memref<?x512xbf16>, %w: memref<64x256xi8>, %s: memref<64x32xf8E4M3FN>,
                         %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{the split-K reduction needs 65536 bytes of workgroup memory, more than the 49152 a block may have}}
+  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block may have}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x512xbf16>, memref<64x256xi8>, memref<64x32xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)

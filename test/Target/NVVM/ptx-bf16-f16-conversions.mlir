@@ -5,8 +5,8 @@
 // 0x7FFF (TargetInfo::truncationCanonicalizesNaN), so no kernel tests for
 // NaN or selects the pattern itself (the host lowering does; see
 // host-dequant.mlir).
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
 // The same at the IR level, right after outlining: a bare truncf.
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-select-strategy, func.func(qmat-expand-prefill), qmat-vectorize-dequant, qmat-lower-dequant-to-gpu)' | FileCheck %s --check-prefix=IR --implicit-check-not=arith.cmpf --implicit-check-not=0x7FFF
 

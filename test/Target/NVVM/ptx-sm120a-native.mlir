@@ -2,10 +2,10 @@
 // FP4 (nvfp4 and mxfp4) decodes with the hardware e2m1 pair conversion, and
 // the fp32 scaling runs on packed f32x2 pairs; int4 and fp8 keep their
 // decodes.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_120 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_120 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_120 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_120 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
 // ptxas accepts the PTX for sm_120a.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_120 format=bin})' | FileCheck %s --check-prefix=BIN
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_120 format=bin})' | FileCheck %s --check-prefix=BIN
 
 // No FP4 lookup tables (fp32 or f16 bytes), no emulation call, no
 // division, no stack, no flush-to-zero.

@@ -1,9 +1,9 @@
 // Ampere (sm_80): the whole pipeline to PTX with the default knobs. Before
 // Blackwell the FP4 decode is the byte lookup, and fp32 arithmetic is scalar.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
 // ptxas accepts the PTX for sm_80 (a cubin comes back).
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_80 format=bin})' | FileCheck %s --check-prefix=BIN
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_80 format=bin})' | FileCheck %s --check-prefix=BIN
 
 // No division or remainder, no calls, no stack, no flush-to-zero; no
 // e2m1 conversion instruction and no packed f32x2 arithmetic (both need

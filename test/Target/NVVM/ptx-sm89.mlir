@@ -1,9 +1,9 @@
 // Ada (sm_89): the same vendor-neutral kernels as Hopper, with the default
 // knobs: FP4 by the byte lookup, int4 by the magic bias, fp8 by arithmetic.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_89 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_89 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_89 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_89 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
 // ptxas accepts the PTX for sm_89.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_89 format=bin})' | FileCheck %s --check-prefix=BIN
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_89 format=bin})' | FileCheck %s --check-prefix=BIN
 
 // NEG-NOT: {{(div|rem)\.}}
 // NEG-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}

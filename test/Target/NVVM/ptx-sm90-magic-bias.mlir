@@ -1,6 +1,6 @@
 // The magic-bias e2m1 decode on Hopper: shifts and masks, no table.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=isa force-decode=magic_bias}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=isa force-decode=magic_bias}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=isa force-decode=magic_bias}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=isa force-decode=magic_bias}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NEG
 
 // No lookup table: neither the fp32 byte tables nor the f16 ones.
 // NEG-NOT: {{1061109504|1077952576|-1065353216|-1065336832|1044133888|1178878528}}

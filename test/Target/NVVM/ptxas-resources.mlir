@@ -1,20 +1,20 @@
 // ptxas accepts the generated PTX, and no kernel needs a stack or spills,
 // with the default knobs (no occupancy hints) on Ampere, Hopper and
 // Blackwell. The PTX is fed to ptxas on stdin.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_90 -v - -o /dev/null > %t.sm90 2>&1
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_90 -v - -o /dev/null > %t.sm90 2>&1
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t.sm90
 // RUN: FileCheck %s --check-prefix=K5120 < %t.sm90
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_80 -v - -o /dev/null > %t.sm80 2>&1
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_80 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_80 -v - -o /dev/null > %t.sm80 2>&1
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t.sm80
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_100 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_100a -v - -o /dev/null > %t.sm100 2>&1
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_100 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | ptxas -arch=sm_100a -v - -o /dev/null > %t.sm100 2>&1
 // RUN: FileCheck %s --check-prefix=SM100 < %t.sm100
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t.sm100
 // gpu-module-to-binary runs ptxas itself: every format=bin build succeeds.
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_80 format=bin})' | FileCheck %s --check-prefix=BIN80
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_90 format=bin})' | FileCheck %s --check-prefix=BIN90
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 target=sm_100 format=bin})' | FileCheck %s --check-prefix=BIN100
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_80 format=bin})' | FileCheck %s --check-prefix=BIN80
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_90 format=bin})' | FileCheck %s --check-prefix=BIN90
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{gemv-max-m=0 fused-max-m=0 target=sm_100 format=bin})' | FileCheck %s --check-prefix=BIN100
 
 // SM90-DAG: Compiling entry function 'dequant_nvfp4_bs16_k5120_bf16_vec8_lookup_u5_t128' for 'sm_90'
 // SM90-DAG: Compiling entry function 'dequant_nvfp4_bs16_k17408_bf16_vec8_lookup_u1_t128' for 'sm_90'
