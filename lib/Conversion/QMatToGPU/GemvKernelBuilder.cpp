@@ -94,15 +94,15 @@ DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format,
   return getDefaultGemvDecode(format);
 }
 
-GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
+/// The fields qmat.gemv and qmat.fused_gemm share.
+template <typename OpT>
+static GemvKernelSpec getOperandSpec(OpT op, DecodeMethod defaultDecode) {
   GemvKernelSpec spec;
   spec.scheme = op.getScheme();
   spec.k = op.getK();
   spec.actType = op.getActType();
-  spec.maxM = op.getMaxM();
   spec.splitK = op.getSplitK();
   spec.colTiles = op.getColTiles();
-  spec.tensorCore = op.getTensorCore();
   spec.decode = op.getDecode().value_or(defaultDecode);
   spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
   spec.hasBias = static_cast<bool>(op.getBias());
@@ -110,19 +110,17 @@ GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
   return spec;
 }
 
+GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
+  GemvKernelSpec spec = getOperandSpec(op, defaultDecode);
+  spec.maxM = op.getMaxM();
+  spec.tensorCore = op.getTensorCore();
+  return spec;
+}
+
 GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, DecodeMethod defaultDecode) {
-  GemvKernelSpec spec;
-  spec.scheme = op.getScheme();
-  spec.k = op.getK();
-  spec.actType = op.getActType();
+  GemvKernelSpec spec = getOperandSpec(op, defaultDecode);
   spec.maxM = op.getMTile();
-  spec.splitK = op.getSplitK();
-  spec.colTiles = op.getColTiles();
   spec.tensorCore = true;
-  spec.decode = op.getDecode().value_or(defaultDecode);
-  spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
-  spec.hasBias = static_cast<bool>(op.getBias());
-  spec.preparedWeights = op.getPreparedWeights();
   spec.mTiled = true;
   spec.warpsN = op.getWarpsN();
   return spec;
