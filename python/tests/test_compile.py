@@ -169,7 +169,8 @@ def attempt(**kw):
 out["m0"] = attempt(m=0)
 out["no_weights"] = attempt(weights=None)
 out["stray_zero_points"] = attempt(zero_points=256)
-out["small_workspace"] = attempt(m=64, workspace_size=1000)
+# M above fused_max_m (128) dequantizes into the workspace.
+out["small_workspace"] = attempt(m=256, workspace_size=1000)
 out["driver"] = attempt(m=64)
 # M <= gemv_max_m takes the decode GEMV: no workspace at all.
 out["gemv_without_workspace"] = attempt(workspace=None, workspace_size=0)
