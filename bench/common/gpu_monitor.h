@@ -1,7 +1,8 @@
 //===- gpu_monitor.h - Clocks, power and clock-event reasons while timing -===//
 //
-// The lm_head GEMV's speed has moved by 5-10 % from one H200 lease to the
-// next while a copy timed next to it did not (bench/README.md, session 12).
+// The lm_head GEMV's speed has moved by 5-10 % from one H200 machine to
+// the next while a copy timed next to it did not (bench/README.md, the
+// 2026-12-01 GEMV rows).
 // A kernel that decodes and multiplies draws more power per byte than a
 // copy, so a power or thermal limit slows it alone; to tell that apart from
 // the kernel itself, a background thread samples NVML during each sweep and

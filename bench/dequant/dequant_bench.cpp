@@ -1,6 +1,6 @@
 //===- dequant_bench.cpp - Dequant kernels on a GPU: bits, then time ------===//
 //
-// Runs on the device machine. Loads the cubin qmat generated, checks every
+// Runs on a machine with the GPU. Loads the cubin qmat generated, checks every
 // kernel bit for bit against lib/Reference (all byte values against all
 // scale bytes, then random data at model shapes, outputs poisoned before
 // each run), then times the bandwidth-relevant kernels against a
@@ -468,7 +468,7 @@ int main(int argc, char **argv) {
        << ", \"median_ms\": " << fillMs
        << ", \"bandwidth_bytes_per_s\": " << fillBw << "},\n  \"timing\": [\n";
 
-  // Bandwidth: the shapes of the issue, every kernel/decode of those K.
+  // Bandwidth: the example model's shapes, every kernel/decode of those K.
   struct Shape {
     int64_t n, k;
   };

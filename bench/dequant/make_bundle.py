@@ -27,7 +27,7 @@ def variants():
                 out.append(("mxfp4", 512, 32, kernel, decode, False, act))
             out.append(("nvfp4", 520, 6, "vec8", decode, False, act))
             out.append(("nvfp4", 510, 17, "scalar", decode, False, act))
-            # Shapes of brief §6 / issue: K % 32 == 0, == 16, K % 8 == 4.
+            # K % 32 == 0, K % 32 == 16 and K % 8 == 4: every tail case.
             for k in [128, 1040, 5120, 17408, 4096]:
                 for bs in [16, 32]:
                     out.append(("nvfp4", k, bs, "vec8", decode, False, act))

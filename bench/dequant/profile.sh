@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: Nsight Compute counters for one dequant kernel.
+# On a machine with the GPU: Nsight Compute counters for one dequant kernel.
 # Usage: bench/dequant/profile.sh BUNDLE_DIR OUT_DIR KERNEL_SUBSTRING
 set -euo pipefail
 bundle=$1; out=$2; kernel=$3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: build the harness with its nvcc, check every kernel
+# On a machine with the GPU: build the harness with its nvcc, check every kernel
 # bit for bit, then time. Usage: bench/dequant/run.sh BUNDLE_DIR OUT_DIR [--quick]
 set -euo pipefail
 bundle=$1; out=$2; shift 2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: two builds of the same layers compared in one
+# On a machine with the GPU: two builds of the same layers compared in one
 # process, rounds interleaved (bench/gemv/ab_bench.cpp).
 # Usage: bench/gemv/ab.sh OUT A_BUNDLE B_BUNDLE [LAYER_FILTER]
 #   A_BUNDLE from write_bundle(..., prefix="bench"), B_BUNDLE with

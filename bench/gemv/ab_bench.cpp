@@ -6,7 +6,7 @@
 // with N >= 2048 and M = 1, 4, 8,
 //  1. both outputs from fresh random activations, Y poisoned with NaN
 //     before each run, must be bitwise identical (the builds differ in how
-//     they move data, not in arithmetic), and within the brief's bound of
+//     they move data, not in arithmetic), and within docs/numerics.md's bound of
 //     an fp64 product with the reference-dequantized W (checked on both:
 //     an experiment that breaks the arithmetic shows its error, not only
 //     that the outputs differ);
@@ -16,7 +16,7 @@
 //     ratios B / A, with the device copy bandwidth measured in the run.
 // Usage: ab_bench OUT.json [LAYER_FILTER]   (AB_SPLIT_K / AB_COL_TILES:
 // the same variant override on both builds; AB_ZERO_ACTIVATIONS=1 times
-// with all-zero activations, as gemv_bench.cpp did before session 6;
+// with all-zero activations (zeros can run faster than random data);
 // AB_ZERO_ACTIVATIONS_B=1 gives B alone all-zero activations, which with
 // the same kernel in both builds measures what zeros change;
 // AB_SPLIT_K_A / AB_COL_TILES_A and AB_SPLIT_K_B / AB_COL_TILES_B pin A or

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: the GEMV harness (bench/gemv/gemv_bench.cpp, main
+# On a machine with the GPU: the GEMV harness (bench/gemv/gemv_bench.cpp, main
 # mode) on several bundles in one run, so that kernel versions are compared
 # on the same GPU, clocks and copy baseline.
 # Usage: bench/gemv/compare.sh OUT BUNDLE...   (each BUNDLE from write_bundle)

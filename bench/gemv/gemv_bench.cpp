@@ -636,10 +636,10 @@ int main(int argc, char **argv) {
     int copies =
         int(std::max(1.0, std::ceil(256e6 / (weightBytes + scaleBytes))));
     DeviceWeight dw(w, copies, l.prepare);
-    // Random activations: zeros can run faster than real data (METHOD.md).
-    // Measured here in one process (ab_bench, AB_ZERO_ACTIVATIONS_B): the
-    // same kernel on zeros within 2 % of random, so the figures before
-    // session 6, taken on zeros, stand.
+    // Random activations: zeros can run faster than real data. Measured in
+    // one process (ab_bench, AB_ZERO_ACTIVATIONS_B): the same kernel on zeros
+    // within 2 % of random, so the earlier results in bench/results, timed
+    // on zeros, stand (bench/README.md).
     uint16_t *dense = upload(wBits), *y;
     uint16_t *a =
         upload(randomActivations(s.act, size_t(8) * s.k, seed ^ 0xAC7));
@@ -668,7 +668,8 @@ int main(int argc, char **argv) {
       // sweep falls on all of them alike.
       bool sweep = s.n == 17408 || s.n == 248320;
       // The copy ceiling again next to this sweep: the lm_head's times have
-      // drifted by up to 10 % within one run (bench/README.md, session 12),
+      // drifted by up to 10 % within one run (bench/README.md, the 2026-12-01
+      // rows),
       // and a ratio to a copy timed minutes earlier would carry that drift.
       double copyBefore = copyBytesPerSecond(stream);
       std::vector<std::pair<int, int>> overrides = {{0, 0}};
@@ -748,8 +749,8 @@ int main(int argc, char **argv) {
         // The policy's time (and so its bandwidth and cuBLAS ratios) and the
         // best variant's are the medians of every timing of each, the
         // sweep's and the recheck's: one sweep slot on the lm_head has read
-        // 7 % above the same kernel's override slot (bench/README.md,
-        // session 12).
+        // 7 % above the same kernel's override slot (bench/README.md, the
+        // 2026-12-01 rows).
         policyMs = median(policySamples);
         bestMs = median(bestSamples);
       }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: the lm_head GEMVs (the launcher's policy at M = 1,
+# On a machine with the GPU: the lm_head GEMVs (the launcher's policy at M = 1,
 # 4, 8, and M = 8 with zero activations), the read ceiling's kernel and two
 # copies, each run back to back for two seconds, with the power, energy per
 # byte and SM clock the board's power limit leaves them

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: Nsight Compute on the decode GEMV's first M = 1
+# On a machine with the GPU: Nsight Compute on the decode GEMV's first M = 1
 # launch of each layer in BUNDLE (the policy's variant), full section set;
 # GEMV_PROFILE_SKIP=7 profiles the M = 8 launch instead (the error pass
 # launches M = 1..8 in order).

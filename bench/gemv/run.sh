@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# On the device machine: compile the two qmat-aot launchers and the harness
+# On a machine with the GPU: compile the two qmat-aot launchers and the harness
 # with its nvcc, then check and time.
 # Usage: bench/gemv/run.sh BUNDLES OUT [LAYER_FILTER]   (BUNDLES from make_bundle.py)
 set -euo pipefail
 bundles=$1; out=$2; filter=${3:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
-# The lease's power limit, clocks and clock-event reasons before the run.
+# The GPU's power limit, clocks and clock-event reasons before the run.
 nvidia-smi -q -d POWER,CLOCK,PERFORMANCE,TEMPERATURE > "$out/gpu-state.txt" 2>&1 || true
 for kind in main wide; do
   nvcc -O2 -std=c++17 -arch=sm_90 -I include -I "$bundles/$kind" bench/gemv/gemv_bench.cpp bench/common/ceiling.cu \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine (this one has no cuobjdump): the SASS of PTX files
+# On a machine with the GPU and cuobjdump: the SASS of PTX files
 # and, per file, how often each opcode appears, to compare two kernels'
 # instruction mixes (the PTX comes from qmat-opt ... qmat-print-gpu-assembly,
 # bench/README.md).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine: compile the qmat-aot launcher and the harness with
+# On a machine with the GPU: compile the qmat-aot launcher and the harness with
 # its nvcc, then check and time.
 # Usage: bench/prefill/run.sh BUNDLE OUT [FILTER] [bitwise]
 # (bitwise: only the single-tile check, launcher vs an untiled cuBLASLt GEMM)

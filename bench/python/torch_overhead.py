@@ -15,9 +15,9 @@ quantized with qmat.reference (QuantLinear.from_float); for each M in
 M_VALUES fresh random activations go through QuantLinear.forward into an
 output poisoned with NaN, and the result is compared with the fp64 product
 of the activations and the reference-dequantized weight (+ bias):
-relative Frobenius error against brief §2's bounds (f16 2e-3, bf16 1e-2),
+relative Frobenius error against docs/numerics.md's bounds (f16 2e-3, bf16 1e-2),
 and no NaN. A second call with a freshly allocated output is compared bit
-for bit with the first (recorded, not required: brief §2 bounds the error;
+for bit with the first (recorded, not required: docs/numerics.md bounds the error;
 bitwise repeatability is cuBLASLt's property, not the binding's).
 
 Overhead. The question is how much host time the Python binding adds to a

@@ -51,7 +51,7 @@ def QMat_SchemeAttr : QMat_Attr<"Scheme", "scheme"> {
     bool isTensorCoreGemvLegal(int64_t k) const {
       return k % 128 == 0 && getBlockSize() % 8 == 0;
     }
-    /// The block-size default users expect for each scheme (brief §1).
+    /// The block-size default users expect for each scheme (docs/numerics.md).
     static int64_t getDefaultBlockSize(SchemeKind kind);
   }];
 }

@@ -35,7 +35,8 @@ def QMat_DequantKernel : I32EnumAttr<"DequantKernel", "dequantization kernel sha
 }
 
 // How packed codes become activation-type values. `arith` is the plain
-// per-element computation; the others are the exact rewrites of brief §3.
+// per-element computation; the others are exact rewrites of it (docs/numerics.md,
+// "Why the rewrites are exact").
 def QMat_DecodeMethod : I32EnumAttr<"DecodeMethod", "element decode rewrite", [
     I32EnumAttrCase<"arith", 0>, I32EnumAttrCase<"lookup", 1>,
     I32EnumAttrCase<"magic_bias", 2>, I32EnumAttrCase<"native", 3>]> {

@@ -52,7 +52,7 @@ def QMat_MatmulOp : QMat_Op<"matmul", [AttrSizedOperandSegments]> {
 def QMat_DequantizeOp : QMat_Op<"dequantize", [AttrSizedOperandSegments]> {
   let summary = "Expand a quantized weight into an [N, K] scratch buffer";
   let description = [{
-    Writes the reference dequantization (brief §2) of every element of W into
+    Writes the reference dequantization (docs/numerics.md) of every element of W into
     `scratch`, bit for bit. N may be dynamic so that one kernel serves every
     N tile of a scratch-capped prefill. `kernel` and `decode` record the
     chosen thread mapping and element decode once a pass has chosen them.

@@ -52,7 +52,7 @@ int64_t scaleIndex(const QuantizedWeight &w, int64_t row, int64_t col) {
 
 float decodeE2M1(uint8_t code) {
   // Listed rather than computed so the table reads exactly like the format
-  // definition in the brief.
+  // definition in docs/numerics.md.
   static const float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f,
                                        2.0f, 3.0f, 4.0f, 6.0f};
   float mag = kMagnitudes[code & 0x7];

@@ -1,4 +1,4 @@
-"""Reference numerics in numpy (brief section 2) and the quantizers that make
+"""Reference numerics in numpy (docs/numerics.md) and the quantizers that make
 checkpoint-like weights for each scheme.
 
 Dequantization is computed in float32, left to right, and rounded once to
@@ -132,7 +132,7 @@ def _check_shapes(scheme, weights, scales, k, block):
 
 def dequantize(scheme, weights, scales, k, act, block=None, global_scale=None,
                zero_points=None):
-    """Dequantized W [N, K] as f16/bf16 bits (uint16), exactly as brief §2.
+    """Dequantized W [N, K] as f16/bf16 bits (uint16), exactly as docs/numerics.md defines it.
 
     Byte formats are passed as uint8 arrays (e2m1 pairs, e4m3, e8m0), fp8
     scales as float32, int4 scales as the activation type's bits (uint16).
@@ -155,7 +155,7 @@ def dequantize(scheme, weights, scales, k, act, block=None, global_scale=None,
 
 
 def _dequantize_f32(scheme, weights, scales, k, act, block, global_scale, zero_points):
-    """brief §2 in float32, before the one rounding."""
+    """docs/numerics.md's formulas in float32, before the one rounding."""
     if scheme == "nvfp4":
         values = decode_e2m1(unpack_nibbles(weights, k))
         s = _expand_blocks(decode_e4m3(scales), k, block)

@@ -484,7 +484,7 @@ class QuantLinear(torch.nn.Module):
                    q.get("zero_points"), bias, device=device)
 
     def dequantized_weight(self):
-        """The reference-dequantized W [N, K] (brief §2, bit for bit what
+        """The reference-dequantized W [N, K] (docs/numerics.md, bit for bit what
         the kernels compute), as a CPU tensor of the activation dtype."""
         info = self._info
 

@@ -18,7 +18,7 @@ import qmat  # noqa: E402
 import qmat.torch as qt  # noqa: E402
 from conftest import SMALL_LAYERS, tool_or_skip  # noqa: E402
 
-BOUNDS = {"f16": 2e-3, "bf16": 1e-2}  # brief §2, relative Frobenius error
+BOUNDS = {"f16": 2e-3, "bf16": 1e-2}  # docs/numerics.md, relative Frobenius error
 ACT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 

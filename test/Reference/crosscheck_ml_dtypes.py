@@ -197,7 +197,7 @@ def check_fp4(chk, scheme, act, global_arg=None):
     def expected(fields):
         s = int(fields["s"], 16)
         if scheme == "nvfp4":
-            # Left to right in fp32, as the brief specifies.
+            # Left to right in fp32, as docs/numerics.md specifies.
             value = (codes * E4M3[s]) * global_scale
         else:
             value = codes * E8M0[s]

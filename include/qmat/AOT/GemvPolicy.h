@@ -16,7 +16,7 @@ namespace qmat_policy {
 
 /// When two or four column tiles per block (tiles sharing activation loads)
 /// are wanted over one. Fitted on the H200 (bench/results,
-/// 2026-11-30-gemv-sm90-session4-final-main.json and
+/// 2026-11-30-gemv-sm90-whole-blocks-final-main.json and
 /// 2026-11-30-gemv-sm90-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4,
 /// int4) gain from two tiles on the lm_head at every M and at 17408 rows from M
 /// = 8 (equal at M = 4), except prepared int4, which gains on the lm_head
@@ -58,8 +58,8 @@ struct GemvVariantDesc {
   /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
   /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
   /// Prepared packed codes with f16 activations, and prepared mxfp4: on
-  /// the lm_head at M = 8 split-K 1 was the best variant in both of session
-  /// 12's runs (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 /
+  /// the lm_head at M = 8 split-K 1 was the best variant in both of the
+  /// 2026-12-01 runs (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 /
   /// 193.9, mxfp4 bf16 197.5 / 199.5 against 201.2 / 204.5, mxfp4 f16 233.4
   /// / 235.4 against 234.7 / 240.3; 2026-12-01-gemv-sm90-prepared-all-,
   /// -prepared-nvfp4-repeat-, -prepared-mxfp4-policy-main.json), and for
@@ -146,7 +146,7 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// bench/results/2026-11-30-gemv-sm90-ab-split3-*.json). The fp32 decode's
 /// (fp8) two-tile variants on many-tile layers also take the smallest split
 /// within the cap: in four full runs (2026-11-30-gemv-sm90-l2-128b-rounds-,
-/// -session7-four-tile-policy-, -whole-lines-, -whole-lines-mxfp4-main.json)
+/// -four-tile-policy-, -whole-lines-, -whole-lines-mxfp4-main.json)
 /// split-K 4 was within 0-3 % of the best on the bf16 lm_head at M = 4 and 8
 /// where wave-steps' split-K 8 was 4-8 % behind; with f16 activations,
 /// where both were 6-10 % behind, split-K 1 (unsplitOnManyTiles).

@@ -1,7 +1,7 @@
 //===- Numerics.h - Scalar reference numerics for qmat formats --*- C++ -*-===//
 //
 // The bit-exact reference every generated kernel is compared against
-// (design brief section 2). Plain C++: no MLIR dependency, so it can be linked
+// (docs/numerics.md defines the formats and the formulas). Plain C++: no MLIR dependency, so it can be linked
 // into unit tests, GPU harnesses and host-side exactness checks alike.
 //
 //===----------------------------------------------------------------------===//
@@ -41,8 +41,8 @@ float f16BitsToFloat(uint16_t bits);
 float bf16BitsToFloat(uint16_t bits);
 float actBitsToFloat(ActType act, uint16_t bits);
 
-/// A quantized weight matrix W [N, K] in one of the four schemes of brief
-/// section 1. Only the buffers the scheme uses are read.
+/// A quantized weight matrix W [N, K] in one of the four schemes of
+/// docs/numerics.md. Only the buffers the scheme uses are read.
 struct QuantizedWeight {
   Scheme scheme = Scheme::NVFP4;
   ActType act = ActType::F16;
@@ -71,7 +71,7 @@ std::string validate(const QuantizedWeight &w);
 /// The packed code of element (row, col) (nibble or byte, unsigned).
 uint8_t codeAt(const QuantizedWeight &w, int64_t row, int64_t col);
 
-/// Dequantized fp32 value before rounding (brief section 2, left to right).
+/// Dequantized fp32 value before rounding (docs/numerics.md, left to right).
 float dequantizeElementF32(const QuantizedWeight &w, int64_t row, int64_t col);
 /// Dequantized element bits in the activation type.
 uint16_t dequantizeElement(const QuantizedWeight &w, int64_t row, int64_t col);

@@ -63,7 +63,7 @@ int residentOnH200(int registers, int threads) {
 }
 
 /// Registers of the nvfp4 bf16 max_m = 8 kernels for sm_90 (ptxas -v,
-/// 2026-11-30, session 6), by split-K and column tiles.
+/// 2026-11-30), by split-K and column tiles.
 int nvfp4Registers(int splitK, int colTiles) {
   static const std::map<std::pair<int, int>, int> registers = {
       {{1, 1}, 59},  {{2, 1}, 56},  {{4, 1}, 56},  {{8, 1}, 57},
@@ -74,7 +74,7 @@ int nvfp4Registers(int splitK, int colTiles) {
 }
 
 /// Registers of the nvfp4 bf16 whole-line kernels (K = 5120) for sm_90
-/// (ptxas -v, 2026-11-30, session 9): split-K 2 to 8 ask for the 64-register
+/// (ptxas -v, 2026-11-30, split-K 3 build): split-K 2 to 8 ask for the 64-register
 /// budget (1024 resident threads), 1 and 16 do not.
 int nvfp4WholeLineRegisters(int splitK) {
   static const std::map<int, int> registers = {{1, 78}, {2, 64}, {3, 64},

@@ -92,7 +92,7 @@ struct ProblemShape {
 };
 
 /// Checks the weight, scale, global-scale and zero-point operands against the
-/// scheme (brief §1). Shared by matmul, gemv and dequantize.
+/// scheme (docs/numerics.md). Shared by matmul, gemv and dequantize.
 LogicalResult verifyQuantizedWeight(Operation *op, SchemeAttr scheme,
                                     Value weights, Value scales,
                                     Value globalScale, Value zeroPoints,
