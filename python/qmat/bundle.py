@@ -17,8 +17,9 @@ from .errors import ArgumentError, QMatError, ToolNotFoundError
 from .layers import Layer, Module, _as_layers, emit_module, is_identifier
 from .tools import find_tool, run_tool
 
-# Brief §4's targets. The AMD ones are passed through: qmat-aot says whether
-# this build has their code generator yet.
+# The chips qmat-aot compiles for. The package drives CUDA bundles only:
+# _check_targets refuses the AMD ones (gfx942, gfx950) with a message that
+# points to qmat-aot, which writes their HIP bundles (docs/amd.md).
 KNOWN_TARGETS = ("sm_80", "sm_89", "sm_90", "sm_100", "sm_120", "gfx942", "gfx950")
 
 
