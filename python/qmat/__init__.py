@@ -25,10 +25,19 @@ __version__ = "0.1.0"
 __all__ = [
     "ArgumentError", "Bundle", "DEFAULT_BLOCK", "DTypeError", "KNOWN_TARGETS", "LauncherError",
     "Layer", "LayerInfo", "Module", "QMatError", "SCHEMES", "ToolError", "ToolNotFoundError",
-    "compile", "emit_module", "find_cuda", "find_tool", "load_library", "load_mlir",
+    "compile", "emit_module", "find_cuda", "find_tool", "import_checkpoint", "load_library",
+    "load_mlir",
 ]
 
-_LAZY_MODULES = ("reference", "torch", "launcher")
+_LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint")
+
+
+def import_checkpoint(checkpoint, out_dir, **options):
+    """A quantized Hugging Face checkpoint directory into qmat's module,
+    bundle, weights and manifest (qmat.checkpoint.import_checkpoint;
+    docs/checkpoints.md)."""
+    from .checkpoint import import_checkpoint as run
+    return run(checkpoint, out_dir, **options)
 
 
 def load_library(source, prefix=None):

@@ -1,0 +1,17 @@
+"""Importing quantized Hugging Face checkpoints into qmat's layout
+(docs/checkpoints.md): ModelOpt NVFP4, compressed-tensors nvfp4-pack-quantized
+and pack-quantized int4, GPTQ, AWQ and block-scaled FP8."""
+from .errors import (CheckpointError, InexactError, MissingTensorError, ShapeError,
+                     UnsupportedFormatError)
+from .importer import (FORMATS, ImportedCheckpoint, ImportResult, detect_format,
+                       import_checkpoint, open_imported)
+from .safetensors_io import (SafetensorsError, SafetensorsFile, SafetensorsWriter, read_file,
+                             write_file)
+from .source import Checkpoint
+
+__all__ = [
+    "Checkpoint", "CheckpointError", "FORMATS", "ImportResult", "ImportedCheckpoint",
+    "InexactError", "MissingTensorError", "SafetensorsError", "SafetensorsFile",
+    "SafetensorsWriter", "ShapeError", "UnsupportedFormatError", "detect_format",
+    "import_checkpoint", "open_imported", "read_file", "write_file",
+]

@@ -1,0 +1,362 @@
+"""qmat.import_checkpoint: a quantized Hugging Face checkpoint directory
+into a qmat module, its bundle, the weights in qmat's layout and a manifest
+that maps the model's linear layers onto them (docs/checkpoints.md)."""
+import json
+import os
+import re
+import sys
+import time
+
+from ..errors import ArgumentError
+from ..layers import DEFAULT_BLOCK, Layer, emit_module, normalize_act
+from . import awq, compressed_tensors, fp8_block, gptq, modelopt
+from .errors import CheckpointError, UnsupportedFormatError
+from .safetensors_io import SafetensorsWriter
+from .source import Checkpoint
+
+FORMATS = {
+    "modelopt": modelopt,
+    "compressed-tensors": compressed_tensors,
+    "gptq": gptq,
+    "awq": awq,
+    "fp8": fp8_block,
+}
+MANIFEST_VERSION = 1
+ROLES = ("codes", "scales", "global_scale", "zero_points", "bias")
+# The launcher's operand name of each imported tensor.
+OPERAND = {"codes": "weights", "scales": "scales", "global_scale": "global_scale",
+           "zero_points": "zero_points", "bias": "bias"}
+
+
+def detect_format(ckpt):
+    """The format key of FORMATS for a checkpoint, from its configs."""
+    if modelopt.quant_config(ckpt) is not None:
+        return "modelopt"
+    qc = ckpt.config.get("quantization_config")
+    if isinstance(qc, dict):
+        method = str(qc.get("quant_method", "")).lower()
+        if method in FORMATS:
+            return method
+        raise UnsupportedFormatError(
+            f"config.json quantization_config: quant_method {qc.get('quant_method')!r}; qmat "
+            f"imports {', '.join(sorted(FORMATS))}")
+    if ckpt.json("quantize_config.json") is not None:
+        return "gptq"
+    raise UnsupportedFormatError(
+        f"{ckpt.directory}: no quantization config (config.json quantization_config, "
+        f"hf_quant_config.json or quantize_config.json)")
+
+
+def natural_key(name):
+    """Sort key that orders model.layers.2 before model.layers.10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def layer_name(key):
+    scheme, n, k, block, zero_points, act, bias = key
+    name = f"{scheme}_{n}x{k}"
+    if block != DEFAULT_BLOCK[scheme]:
+        name += f"_b{block}"
+    if zero_points:
+        name += "_zp"
+    if bias:
+        name += "_bias"
+    return name
+
+
+class Progress:
+    def __init__(self, stream, total):
+        self.stream, self.total, self.done = stream, total, 0
+        self.width = len(str(total))
+
+    def __call__(self, text):
+        self.done += 1
+        if self.stream is not None:
+            self.stream.write(f"[{self.done:>{self.width}}/{self.total}] {text}\n")
+            self.stream.flush()
+
+
+class ImportResult:
+    """What import_checkpoint wrote: `manifest` (the parsed JSON) and its
+    path, the module's path, the Bundle (None with bundle=False)."""
+
+    def __init__(self, out_dir, manifest_path, manifest, module_path, bundle, layers):
+        self.directory = out_dir
+        self.manifest_path = manifest_path
+        self.manifest = manifest
+        self.module_path = module_path
+        self.bundle = bundle
+        self.layers = layers
+
+    def __repr__(self):
+        return (f"qmat.checkpoint.ImportResult({self.directory!r}, "
+                f"{len(self.manifest['linears'])} linears, {len(self.layers)} layers)")
+
+
+def _shards(tensors, max_shard_bytes, prefix):
+    """Greedy split of (OutTensor or passthrough) entries into files."""
+    groups, current, size = [], [], 0
+    for entry in tensors:
+        nbytes = entry[3]
+        if current and size + nbytes > max_shard_bytes:
+            groups.append(current)
+            current, size = [], 0
+        current.append(entry)
+        size += nbytes
+    groups.append(current)
+    if len(groups) == 1:
+        return [(f"{prefix}.safetensors", groups[0])]
+    count = len(groups)
+    return [(f"{prefix}-{i + 1:05d}-of-{count:05d}.safetensors", g) for i, g in enumerate(groups)]
+
+
+def _nbytes(dtype, shape):
+    from .safetensors_io import STORAGE
+    count = 1
+    for d in shape:
+        count *= int(d)
+    return count * STORAGE[dtype].itemsize
+
+
+def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, prefix="model",
+                      bundle=True, format=None, check_config=True, include_unquantized=True,
+                      max_shard_bytes=4 << 30, chunk_bytes=64 << 20, quiet=False, stream=None,
+                      qmat_aot=None, emit_ptx=False, prepared_weights=False):
+    """Imports a checkpoint directory into `out_dir` (docs/checkpoints.md):
+
+    * <prefix>.mlir: one qmat layer per distinct (scheme, N, K, block,
+      zero points, bias, activation type);
+    * bundle/: qmat-aot's bundle for `targets` (skipped with bundle=False);
+    * <prefix>.safetensors (or shards and <prefix>.safetensors.index.json):
+      per linear M the tensors M.codes, M.scales and, where the scheme has
+      them, M.global_scale, M.zero_points, M.bias in qmat's layout; with
+      include_unquantized, every tensor that is not part of a quantized
+      linear, unchanged;
+    * <prefix>.checkpoint.json: the manifest.
+
+    `format`: modelopt, compressed-tensors, gptq, awq or fp8 (detected from
+    the configs by default). `act`: 'bf16' or 'f16' (default: the int4
+    scales' dtype, else config.json's torch_dtype, else bf16). Anything that
+    cannot be carried exactly raises a CheckpointError naming the tensor and
+    the rule, before any output is written. Progress goes to `stream`
+    (default stderr) unless `quiet`.
+    """
+    from ..layers import is_identifier
+    if not is_identifier(prefix):
+        raise ArgumentError(f"prefix must be a C identifier, got {prefix!r}")
+    if max_shard_bytes <= 0 or chunk_bytes <= 0:
+        raise ArgumentError("max_shard_bytes and chunk_bytes must be positive")
+    stream = None if quiet else (stream or sys.stderr)
+    ckpt = Checkpoint(checkpoint)
+    out_dir = os.path.abspath(os.fspath(out_dir))
+    if out_dir == ckpt.directory:
+        raise ArgumentError(f"the output directory is the checkpoint directory ({out_dir})")
+    key = format or detect_format(ckpt)
+    if key not in FORMATS:
+        raise ArgumentError(f"unknown format {key!r} (expected one of {', '.join(FORMATS)})")
+    handler = FORMATS[key]
+    qc = handler.parse_config(ckpt)
+    act = normalize_act(act) if act is not None else _default_act(ckpt, handler, qc)
+    ctx = {"act": act, "check_config": check_config}
+
+    modules = sorted(handler.find_linears(ckpt, qc), key=natural_key)
+    if not modules:
+        raise CheckpointError(f"{ckpt.directory}: no quantized linear layers of the {key} format "
+                              f"found")
+    started = time.monotonic()
+    if stream:
+        stream.write(f"qmat import: {ckpt.directory} ({key}, {len(modules)} quantized linears, "
+                     f"act {act})\n")
+    plans = [handler.plan(ckpt, module, qc, ctx) for module in modules]
+
+    # Layers, in order of first use.
+    names, layers = {}, []
+    for plan in plans:
+        if plan.key() not in names:
+            name = layer_name(plan.key())
+            names[plan.key()] = name
+            layers.append(Layer(name, plan.scheme, plan.n, plan.k, block=plan.block, act=plan.act,
+                                bias=plan.bias, zero_points=plan.zero_points))
+    consumed = set()
+    for plan in plans:
+        consumed.update(plan.sources)
+        consumed.update(plan.ignored)
+    passthrough = sorted((name for name in ckpt.tensors if name not in consumed),
+                         key=natural_key) if include_unquantized else []
+
+    os.makedirs(out_dir, exist_ok=True)
+    module_path = os.path.join(out_dir, f"{prefix}.mlir")
+    with open(module_path, "w", encoding="utf-8") as f:
+        f.write(emit_module(layers))
+    built = None
+    if bundle:
+        from ..bundle import compile as qmat_compile
+        if stream:
+            stream.write(f"qmat import: compiling {len(layers)} layers for {', '.join(targets) if not isinstance(targets, str) else targets}\n")
+        built = qmat_compile(layers, targets=targets, out_dir=os.path.join(out_dir, "bundle"),
+                             prefix=prefix, emit_ptx=emit_ptx, prepared_weights=prepared_weights,
+                             qmat_aot=qmat_aot)
+
+    # (kind, name, dtype, nbytes, payload) in the order they are written.
+    entries = []
+    for plan in plans:
+        for role in ROLES:
+            if role in plan.outputs:
+                t = plan.outputs[role]
+                entries.append(("linear", t.name, t.dtype, _nbytes(t.dtype, t.shape), (plan, t)))
+    for name in passthrough:
+        info = ckpt.info(name)
+        entries.append(("copy", name, info.dtype, info.nbytes, info))
+    taken = set()
+    for entry in entries:
+        if entry[1] in taken:
+            raise CheckpointError(f"{entry[1]}: the imported name of a quantized tensor is also a "
+                                  f"tensor of the checkpoint")
+        taken.add(entry[1])
+    shards = _shards(entries, max_shard_bytes, prefix)
+    progress = Progress(stream, len(plans) + len(passthrough))
+    file_of = {}
+    for file_name, group in shards:
+        declared = []
+        for kind, name, dtype, nbytes, payload in group:
+            shape = payload[1].shape if kind == "linear" else payload.shape
+            declared.append((name, dtype, shape))
+            file_of[name] = file_name
+        with SafetensorsWriter(os.path.join(out_dir, file_name), declared,
+                               metadata={"format": "qmat", "source": key}) as writer:
+            for kind, name, dtype, nbytes, payload in group:
+                if kind == "linear":
+                    plan, tensor = payload
+                    _write_rows(writer, tensor, chunk_bytes)
+                    if tensor is plan.outputs[[r for r in ROLES if r in plan.outputs][-1]]:
+                        progress(f"{plan.module}: {plan.scheme} {plan.n}x{plan.k} "
+                                 f"-> {names[plan.key()]}")
+                else:
+                    _copy(writer, ckpt, payload, chunk_bytes)
+                    progress(f"{name}: copied ({dtype} {list(payload.shape)})")
+    if len(shards) > 1:
+        index = {"metadata": {"total_size": sum(e[3] for e in entries)},
+                 "weight_map": {name: file_of[name] for name in file_of}}
+        with open(os.path.join(out_dir, f"{prefix}.safetensors.index.json"), "w") as f:
+            json.dump(index, f, indent=1)
+
+    symbols = {info.name: info.symbol for info in built.layers} if built else {}
+    manifest = {
+        "format": "qmat-checkpoint",
+        "version": MANIFEST_VERSION,
+        "source": {"directory": ckpt.directory, "format": key,
+                   "quantization": {k: v for k, v in qc.items() if k != "groups"}},
+        "act": act,
+        "prefix": prefix,
+        "module": os.path.basename(module_path),
+        "bundle": {"directory": "bundle", "targets": list(built.targets),
+                   "manifest": os.path.relpath(built.manifest_path, out_dir),
+                   "prepared_weights": bool(prepared_weights)} if built else None,
+        "weights": [name for name, _ in shards],
+        "layers": [{"name": l.name, "scheme": l.scheme, "n": l.n, "k": l.k, "block": l.block,
+                    "act": l.act, "bias": l.bias, "zero_points": l.zero_points,
+                    "symbol": symbols.get(l.name, l.name)} for l in layers],
+        "linears": {},
+        "unquantized": passthrough,
+    }
+    for plan in plans:
+        manifest["linears"][plan.module] = {
+            "layer": names[plan.key()],
+            "format": plan.format,
+            "file": file_of[plan.outputs["codes"].name],
+            "tensors": {OPERAND[role]: plan.outputs[role].name
+                        for role in ROLES if role in plan.outputs},
+            "source_tensors": plan.sources,
+            "ignored_tensors": plan.ignored,
+            **({"notes": plan.notes} if plan.notes else {}),
+        }
+    manifest_path = os.path.join(out_dir, f"{prefix}.checkpoint.json")
+    with open(manifest_path, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    if stream:
+        stream.write(f"qmat import: {len(plans)} linears in {len(layers)} layers, "
+                     f"{len(passthrough)} tensors copied, {time.monotonic() - started:.1f} s -> "
+                     f"{manifest_path}\n")
+    return ImportResult(out_dir, manifest_path, manifest, module_path, built, layers)
+
+
+def _default_act(ckpt, handler, qc):
+    hinted = handler.default_act(ckpt, qc)
+    if hinted:
+        return hinted
+    cfg = ckpt.text_config()
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or ckpt.config.get("torch_dtype")
+                or "bfloat16").replace("torch.", "")
+    return {"float16": "f16", "half": "f16", "bfloat16": "bf16"}.get(dtype, "bf16")
+
+
+def _write_rows(writer, tensor, chunk_bytes):
+    rows = tensor.rows
+    per_row = max(1, tensor.row_bytes, _nbytes(tensor.dtype, tensor.shape[1:]))
+    step = max(1, chunk_bytes // per_row)
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        data = tensor.chunk(r0, r1)
+        expected = (r1 - r0,) + tuple(tensor.shape[1:]) if tensor.shape else ()
+        if tuple(data.shape) != expected and not (len(tensor.shape) == 1 and data.size == r1 - r0):
+            raise CheckpointError(f"{tensor.name}: produced rows of shape {list(data.shape)}, "
+                                  f"expected {list(expected)}")
+        writer.write(tensor.name, data)
+
+
+def _copy(writer, ckpt, info, chunk_bytes):
+    array = ckpt.get(info.name)
+    if array.ndim == 0 or array.size == 0:
+        if array.size:
+            writer.write(info.name, array.reshape(1))
+        return
+    per_row = max(1, array.nbytes // array.shape[0])
+    step = max(1, chunk_bytes // per_row)
+    for r0 in range(0, array.shape[0], step):
+        writer.write(info.name, array[r0:r0 + step])
+
+
+def open_imported(directory, prefix=None):
+    """An imported directory: (manifest, weights) where weights(module)
+    returns {operand: numpy array} of one linear (bit patterns for bf16 and
+    fp8 tensors) and its qmat.Layer."""
+    return ImportedCheckpoint(directory, prefix)
+
+
+class ImportedCheckpoint:
+    """Reads what import_checkpoint wrote: `manifest`, `layer(name)`,
+    `linear(module)` -> (qmat.Layer, {operand: numpy array})."""
+
+    def __init__(self, directory, prefix=None):
+        from .safetensors_io import SafetensorsFile
+        self.directory = os.path.abspath(os.fspath(directory))
+        if prefix is None:
+            found = [n for n in os.listdir(self.directory) if n.endswith(".checkpoint.json")]
+            if len(found) != 1:
+                raise CheckpointError(f"{self.directory}: expected one *.checkpoint.json, found "
+                                      f"{', '.join(found) or 'none'}")
+            prefix = found[0][:-len(".checkpoint.json")]
+        with open(os.path.join(self.directory, f"{prefix}.checkpoint.json"),
+                  encoding="utf-8") as f:
+            self.manifest = json.load(f)
+        self.files = {name: SafetensorsFile(os.path.join(self.directory, name))
+                      for name in self.manifest["weights"]}
+        self.layers = {entry["name"]: Layer(entry["name"], entry["scheme"], entry["n"],
+                                            entry["k"], block=entry["block"], act=entry["act"],
+                                            bias=entry["bias"], zero_points=entry["zero_points"])
+                       for entry in self.manifest["layers"]}
+
+    def layer(self, name):
+        return self.layers[name]
+
+    def linear(self, module):
+        entry = self.manifest["linears"][module]
+        f = self.files[entry["file"]]
+        return self.layers[entry["layer"]], {op: f.get(name) for op, name in entry["tensors"].items()}
+
+    def tensor(self, name):
+        for f in self.files.values():
+            if name in f.tensors:
+                return f.get(name)
+        raise KeyError(name)

@@ -1,0 +1,85 @@
+"""The qmat command line: `qmat import CHECKPOINT -o OUT` (also
+`python -m qmat import ...`)."""
+import argparse
+import sys
+
+from .errors import QMatError
+
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1000, "KIB": 1 << 10, "M": 1 << 20,
+               "MB": 1000 ** 2, "MIB": 1 << 20, "G": 1 << 30, "GB": 1000 ** 3, "GIB": 1 << 30}
+
+
+def _size(text):
+    number = text.strip().upper()
+    unit = number.lstrip("0123456789.")
+    value = number[:len(number) - len(unit)]
+    if unit not in _SIZE_UNITS or not value:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4GiB, 500MB)")
+    size = int(float(value) * _SIZE_UNITS[unit])
+    if size <= 0:
+        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
+    return size
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="qmat", description="qmat's command-line tools.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    imp = commands.add_parser(
+        "import", help="import a quantized Hugging Face checkpoint",
+        description="Reads a quantized Hugging Face checkpoint directory (ModelOpt NVFP4, "
+                    "compressed-tensors nvfp4-pack-quantized / pack-quantized, GPTQ, AWQ, "
+                    "block-scaled FP8) and writes the qmat module, its bundle, the weights in "
+                    "qmat's layout and a manifest (docs/checkpoints.md).")
+    imp.add_argument("checkpoint", help="the checkpoint directory (config.json, *.safetensors)")
+    imp.add_argument("-o", "--output", required=True, help="the output directory")
+    imp.add_argument("--target", default="sm_90",
+                     help="comma-separated GPU targets of the bundle (default sm_90)")
+    imp.add_argument("--act", choices=("bf16", "f16"),
+                     help="activation type (default: the int4 scales' dtype, else config.json's "
+                          "torch_dtype)")
+    imp.add_argument("--prefix", default="model",
+                     help="name of the module, bundle and weight files (a C identifier)")
+    imp.add_argument("--format", choices=("modelopt", "compressed-tensors", "gptq", "awq", "fp8"),
+                     help="the checkpoint's format (detected from its configs by default)")
+    imp.add_argument("--no-bundle", action="store_true",
+                     help="write the module, weights and manifest but do not run qmat-aot")
+    imp.add_argument("--no-config-check", action="store_true",
+                     help="do not compare the linear shapes with config.json")
+    imp.add_argument("--no-unquantized", action="store_true",
+                     help="leave out the tensors that are not quantized linears (embeddings, "
+                          "norms, ...)")
+    imp.add_argument("--max-shard-size", type=_size, default=4 << 30,
+                     help="largest weight file before sharding (default 4GiB)")
+    imp.add_argument("--emit-ptx", action="store_true", help="also embed PTX in the bundle")
+    imp.add_argument("--prepared-weights", action="store_true",
+                     help="compile the bundle for the prepared code layout (the imported codes "
+                          "stay in the checkpoint layout; prepare them at load)")
+    imp.add_argument("--qmat-aot", help="the qmat-aot executable (default: found as qmat.compile "
+                                        "finds it)")
+    imp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command != "import":
+        parser.print_help(sys.stderr)
+        return 2
+    from .checkpoint import import_checkpoint
+    try:
+        result = import_checkpoint(
+            args.checkpoint, args.output, targets=args.target, act=args.act, prefix=args.prefix,
+            bundle=not args.no_bundle, format=args.format, check_config=not args.no_config_check,
+            include_unquantized=not args.no_unquantized, max_shard_bytes=args.max_shard_size,
+            quiet=args.quiet, qmat_aot=args.qmat_aot, emit_ptx=args.emit_ptx,
+            prepared_weights=args.prepared_weights)
+    except QMatError as e:
+        sys.stderr.write(f"qmat import: error: {e}\n")
+        return 1
+    print(result.manifest_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
