@@ -11,9 +11,9 @@ Makefile):
   PATCH: the experiment's patch file (git keeps the recorded ones in the
   history of bench/gemv/experiments/)
   LAYER: scheme,block,zero_points(0|1),act,n,k  e.g. nvfp4,16,0,bf16,248320,5120
-Then on the device: bash bench/gemv/ab.sh $OUT OUT/a OUT/b
+Then on a machine with the GPU: bash bench/gemv/ab.sh $OUT OUT/a OUT/b
 (the carveout patch is read by the launcher at run time: set its switch in
-the device command instead, e.g. QMAT_EXP_CARVEOUT=40 bash bench/gemv/ab.sh ...).
+the GPU machine's command instead, e.g. QMAT_EXP_CARVEOUT=40 bash bench/gemv/ab.sh ...).
 """
 import argparse
 import glob
@@ -69,7 +69,7 @@ def main():
         write_bundle(aot_b, os.path.join(args.out, "b"), args.layers,
                      prefix="exp",
                      env=dict(os.environ, **{switch: value if has_value else "1"}))
-        # The launchers embed the cubins; the carry stays small without them.
+        # The launchers embed the cubins: less to copy to the GPU machine.
         for path in glob.glob(os.path.join(args.out, "*", "*.cubin")):
             os.remove(path)
     finally:
