@@ -103,7 +103,7 @@ def exact_float32(array, dtype, name, rule):
         bad = ~((narrow.astype(np.float64) == values) | (np.isnan(values)))
         if bad.any():
             where = _first(bad)
-            raise InexactError(f"{name}: F64 value {values[tuple(np.argwhere(bad)[0])]!r} at "
+            raise InexactError(f"{name}: F64 value {float(values[tuple(np.argwhere(bad)[0])])!r} at "
                                f"{where} is not exactly a float32 ({rule})")
         values = narrow
     return values
@@ -114,7 +114,7 @@ def to_act_bits(array, dtype, act, name, rule, offset=0):
     value (sign of zero included) the activation type cannot hold exactly.
     `offset` is added to the reported row index (for row chunks)."""
     if ACT_DTYPE[act] == dtype:
-        return np.asarray(array, dtype=np.uint16).copy()
+        return np.array(array).view(np.uint16)  # the bits themselves (F16 is stored as float16)
     values = exact_float32(array, dtype, name, rule)
     bits = ref.round_to_act(values, act)
     bad = ~_same_bits(ref.to_float32(bits, act), values)
