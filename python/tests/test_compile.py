@@ -185,7 +185,7 @@ print(json.dumps(out))
 def test_launcher_loads_and_reports_through_ctypes(small_bundle, small_library_path):
     """The real launcher through qmat.load_library: the workspace query, and
     statuses turned into LauncherError with <prefix>_last_error()'s text,
-    against the CUDA stub library (this machine has no driver)."""
+    against the CUDA stub library (for a machine without the CUDA driver)."""
     stub = os.path.join(CUDA_ROOT, "lib64", "stubs", "libcuda.so")
     if not os.path.isfile(stub):
         pytest.skip(f"no stub libcuda at {stub}")
