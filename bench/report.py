@@ -273,7 +273,7 @@ def markdown(fused, gemv, prefill, sources):
             out.append(f"| {r['scheme']} | {r['act']} | {shape_label(r['n'], r['k'])} | "
                        f"{r['m']} | {r['over_cublas']:.2f} | `{r['source']}` |")
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def _log2_axis(ax, ms):
