@@ -123,7 +123,7 @@ inline std::vector<uint16_t> dequantizeParallel(const QuantizedWeight &w) {
 
 /// `count` activations drawn from N(0, 1), rounded to `act` (bit patterns).
 /// Timing takes them too: zeros can run faster than real data
-/// (bench/README.md, the zero-vs-random activations row).
+/// (bench/README.md, the "zeros against random activations" row).
 inline std::vector<uint16_t> randomActivations(ActType act, size_t count,
                                                uint64_t seed) {
   std::mt19937 rng{uint32_t(seed)};
