@@ -19,8 +19,14 @@ NIBBLE_OF_COLUMN = tuple(ORDER.index(j) for j in range(8))
 
 
 def parse_config(ckpt):
-    qc = ckpt.config.get("quantization_config") or ckpt.json("quant_config.json") or {}
+    qc = ckpt.config.get("quantization_config")
     source = "config.json quantization_config"
+    if not (isinstance(qc, dict) and str(qc.get("quant_method", "")).lower() == "awq"):
+        qc, source = ckpt.json("quant_config.json"), "quant_config.json"
+        if not isinstance(qc, dict):
+            raise UnsupportedFormatError(
+                f"{ckpt.directory}: no AWQ quantization config (config.json quantization_config "
+                f"with quant_method awq, or quant_config.json)")
     bits = qc.get("bits", qc.get("w_bit"))
     if bits != 4:
         raise UnsupportedFormatError(f"{source}: bits {bits}; qmat reads 4-bit AWQ only")

@@ -31,6 +31,10 @@ FORMATS = ("nvfp4-pack-quantized", "pack-quantized")
 
 def parse_config(ckpt):
     qc = ckpt.config.get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != "compressed-tensors":
+        raise UnsupportedFormatError(
+            f"{ckpt.directory}: config.json has no quantization_config with quant_method "
+            f"compressed-tensors")
     groups = qc.get("config_groups") or {}
     if not isinstance(groups, dict) or not groups:
         raise UnsupportedFormatError("config.json quantization_config: no config_groups")

@@ -19,6 +19,10 @@ NAME = "fp8-block"
 
 def parse_config(ckpt):
     qc = ckpt.config.get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != "fp8":
+        raise UnsupportedFormatError(
+            f"{ckpt.directory}: config.json has no quantization_config with quant_method "
+            f"fp8")
     source = "config.json quantization_config"
     fmt = str(qc.get("fmt", "e4m3")).lower()
     if fmt != "e4m3":

@@ -30,6 +30,10 @@ def quant_config(ckpt):
 
 def parse_config(ckpt):
     qc = quant_config(ckpt)
+    if qc is None:
+        raise UnsupportedFormatError(
+            f"{ckpt.directory}: no GPTQ quantization config (config.json quantization_config "
+            f"with quant_method gptq, or quantize_config.json)")
     source = qc["_source"]
     bits = qc.get("bits")
     if bits != 4:

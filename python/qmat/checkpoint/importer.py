@@ -42,6 +42,8 @@ def detect_format(ckpt):
             f"imports {', '.join(sorted(FORMATS))}")
     if ckpt.json("quantize_config.json") is not None:
         return "gptq"
+    if isinstance(ckpt.json("quant_config.json"), dict):
+        return "awq"   # AutoAWQ's own file
     raise UnsupportedFormatError(
         f"{ckpt.directory}: no quantization config (config.json quantization_config, "
         f"hf_quant_config.json or quantize_config.json)")

@@ -34,6 +34,10 @@ def quant_config(ckpt):
 
 def parse_config(ckpt):
     qc = quant_config(ckpt)
+    if qc is None:
+        raise UnsupportedFormatError(
+            f"{ckpt.directory}: no ModelOpt quantization config (hf_quant_config.json, or "
+            f"config.json quantization_config with quant_method modelopt)")
     algo = str(qc.get("quant_algo", "")).upper()
     if algo != "NVFP4":
         raise UnsupportedFormatError(
