@@ -9,7 +9,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import qmat
 from qmat import checkpoint as ck, cli
 from qmat.launcher import check_operands
 from conftest import PYTHON_DIR

@@ -1,6 +1,5 @@
 """NVFP4 checkpoints: ModelOpt and compressed-tensors nvfp4-pack-quantized,
 imported and compared bit for bit with each format's own dequantization."""
-import json
 
 import numpy as np
 import pytest

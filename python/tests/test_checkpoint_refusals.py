@@ -258,3 +258,25 @@ def test_fp8_tile_grid_not_matching(tmp_path):
     refused(tmp_path, tensors, config, ck.ShapeError,
             f"{Q}.weight_scale_inv: shape [2, 2], expected [2, 4] ([ceil(N/128), ceil(K/64)] for "
             f"weight [256, 256] and weight_block_size [128, 64])")
+
+
+def test_compressed_tensors_actorder(tmp_path):
+    rng = np.random.default_rng(0)
+    w = {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 128,
+         "actorder": "group"}
+    tensors = {f"{Q}.weight_packed": pack_words(rng.integers(0, 16, (256, 256)), axis=1),
+               f"{Q}.weight_shape": np.array([256, 256], np.int32),
+               f"{Q}.weight_scale": np.full((256, 2), 0.5, np.float16),
+               f"{Q}.weight_g_idx": (np.arange(256) % 2).astype(np.int32)}
+    config = dict(CONFIG, quantization_config={
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": w}}})
+    refused(tmp_path, tensors, config, ck.UnsupportedFormatError,
+            f"{Q}.weight_g_idx: act-order (actorder, config group group_0) puts k = 1 in group 1, "
+            f"not 1 // 128 = 0; qmat's blocks are runs of 128 consecutive k (quantize without "
+            f"act-order, or with static groups)")
+    tensors[f"{Q}.weight_g_idx"] = (np.arange(256) // 128).astype(np.int32)   # trivial: read
+    write_checkpoint(tmp_path / "trivial", tensors, config)
+    result = ck.import_checkpoint(tmp_path / "trivial", tmp_path / "out", bundle=False,
+                                  quiet=True)
+    assert f"{Q}.weight_g_idx" in result.manifest["linears"][Q]["source_tensors"]

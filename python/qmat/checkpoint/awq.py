@@ -11,7 +11,7 @@ import numpy as np
 from .bias import add_bias
 from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape, pack_u4, require,
                      to_act_bits, unpack_int32_nibbles)
-from .errors import InexactError, UnsupportedFormatError
+from .errors import UnsupportedFormatError
 
 NAME = "awq"
 ORDER = (0, 2, 4, 6, 1, 3, 5, 7)                      # nibble i holds column ORDER[i]

@@ -102,9 +102,9 @@ def exact_float32(array, dtype, name, rule):
         narrow = values.astype(np.float32)
         bad = ~((narrow.astype(np.float64) == values) | (np.isnan(values)))
         if bad.any():
-            where = _first(bad)
-            raise InexactError(f"{name}: F64 value {float(values[tuple(np.argwhere(bad)[0])])!r} at "
-                               f"{where} is not exactly a float32 ({rule})")
+            value = float(values[tuple(np.argwhere(bad)[0])])
+            raise InexactError(f"{name}: F64 value {value!r} at {_first(bad)} is not exactly a "
+                               f"float32 ({rule})")
         values = narrow
     return values
 
@@ -194,9 +194,10 @@ def nvfp4_global_scale(present, effective, g0, act, name, rule):
                 return g, step
         got = ref.round_to_act((product * g0).astype(np.float32), act)
     bad = np.argwhere(got != want)[0]
+    code, byte = int(codes[bad[0]]), int(bytes_[bad[1]])
     raise InexactError(
         f"{name}: no fp32 global scale within 16 steps of {float(g0)!r} gives this format's "
-        f"weights exactly: e2m1 code {int(codes[bad[0]])} with scale byte 0x{int(bytes_[bad[1]]):02x} "
+        f"weights exactly: e2m1 code {code} with scale byte 0x{byte:02x} "
         f"is {act} 0x{int(want[tuple(bad)]):04x} in the format but 0x{int(got[tuple(bad)]):04x} "
         f"in qmat's rne(e2m1 * scale * global) ({rule})")
 

@@ -22,7 +22,7 @@ from .bias import add_bias
 from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape,
                      nvfp4_global_scale, pack_u4, require, scalar, scale_bytes_present,
                      to_act_bits, unpack_int32_nibbles)
-from .errors import InexactError, ShapeError, UnsupportedFormatError
+from .errors import ShapeError, UnsupportedFormatError
 
 NAME_NVFP4 = "compressed-tensors-nvfp4"
 NAME_INT4 = "compressed-tensors-int4"
@@ -98,20 +98,19 @@ def plan(ckpt, module, qc, ctx):
     if bits != 4:
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has num_bits {bits}; "
                                      f"qmat's schemes are 4-bit (nvfp4, int4)")
-    _check_g_idx(ckpt, module, w)
     if fmt == "nvfp4-pack-quantized":
         return _plan_nvfp4(ckpt, module, w, where, ctx)
     return _plan_int4(ckpt, module, w, where, ctx)
 
 
-def _check_g_idx(ckpt, module, w):
+def _check_g_idx(ckpt, module, group, where):
+    """A weight_g_idx (actorder) is read only when it is the trivial k // G."""
     name = f"{module}.weight_g_idx"
     if name not in ckpt:
         return
     from .gptq import check_trivial_g_idx
-    info = require(ckpt, name, ("I32", "I64"), 1)
-    group = w.get("group_size")
-    check_trivial_g_idx(ckpt.get(name), group, info.name, "actorder")
+    require(ckpt, name, ("I32", "I64"), 1, "the group of each k")
+    check_trivial_g_idx(ckpt.get(name), group, name, f"actorder, {where}")
 
 
 def _plan_nvfp4(ckpt, module, w, where, ctx):
@@ -141,6 +140,7 @@ def _plan_nvfp4(ckpt, module, w, where, ctx):
     expect_shape(scale, (n, cols), "[N, K/16] for weight_packed [N, K/2]")
     if ctx["check_config"]:
         check_config_shape(module, n, k, ckpt, packed.name)
+    _check_g_idx(ckpt, module, 16, where)
     gs_name = f"{module}.weight_global_scale"
     gs = scalar(ckpt, gs_name, ("F32", "BF16", "F16"), "the inverted fp32 tensor scale")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -195,6 +195,7 @@ def _plan_int4(ckpt, module, w, where, ctx):
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has strategy "
                                      f"{strategy!r}; qmat reads group, channel and tensor")
     cols = -(-k // block)
+    _check_g_idx(ckpt, module, block, where)
     scale = require(ckpt, f"{module}.weight_scale", ("F16", "BF16", "F32", "F64"),
                     why="the int4 scales")
     tensor_scale = strategy == "tensor"
@@ -208,12 +209,9 @@ def _plan_int4(ckpt, module, w, where, ctx):
             f"the scales' dtype")
     zp_name = f"{module}.weight_zero_point"
     symmetric = w.get("symmetric", True)
-    if symmetric and zp_name in ckpt:
-        zp_info = ckpt.info(zp_name)
-        zero = np.asarray(ckpt.get(zp_name))
-        if zp_info.dtype != "I32" and np.any(zero != 0):
-            raise UnsupportedFormatError(f"{zp_name}: non-zero zero points in a symmetric group "
-                                         f"({where})")
+    if symmetric and zp_name in ckpt and np.any(np.asarray(ckpt.get(zp_name)) != 0):
+        raise UnsupportedFormatError(f"{zp_name}: non-zero zero points in a symmetric group "
+                                     f"({where})")
     has_zp = not symmetric
     if has_zp:
         if tensor_scale:
@@ -251,6 +249,6 @@ def _plan_int4(ckpt, module, w, where, ctx):
     if has_zp:
         p.add("zero_points", "U8", (n, -(-cols // 2)), zero_rows, row_bytes=cols)
     if f"{module}.weight_g_idx" in ckpt:
-        p.ignored.append(f"{module}.weight_g_idx")
+        p.sources.append(f"{module}.weight_g_idx")
     add_bias(p, ckpt)
     return p

@@ -194,7 +194,8 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     if bundle:
         from ..bundle import compile as qmat_compile
         if stream:
-            stream.write(f"qmat import: compiling {len(layers)} layers for {', '.join(targets) if not isinstance(targets, str) else targets}\n")
+            chips = targets if isinstance(targets, str) else ", ".join(targets)
+            stream.write(f"qmat import: compiling {len(layers)} layers for {chips}\n")
         built = qmat_compile(layers, targets=targets, out_dir=os.path.join(out_dir, "bundle"),
                              prefix=prefix, emit_ptx=emit_ptx, prepared_weights=prepared_weights,
                              qmat_aot=qmat_aot)
@@ -355,7 +356,8 @@ class ImportedCheckpoint:
     def linear(self, module):
         entry = self.manifest["linears"][module]
         f = self.files[entry["file"]]
-        return self.layers[entry["layer"]], {op: f.get(name) for op, name in entry["tensors"].items()}
+        tensors = {op: f.get(name) for op, name in entry["tensors"].items()}
+        return self.layers[entry["layer"]], tensors
 
     def tensor(self, name):
         for f in self.files.values():

@@ -11,7 +11,7 @@ import numpy as np
 
 from .common import (LinearPlan, check_config_shape, expect_shape, nvfp4_global_scale,
                      require, scalar, scale_bytes_present)
-from .errors import ShapeError, UnsupportedFormatError
+from .errors import UnsupportedFormatError
 from .bias import add_bias
 
 NAME = "modelopt-nvfp4"
