@@ -280,3 +280,31 @@ def test_compressed_tensors_actorder(tmp_path):
     result = ck.import_checkpoint(tmp_path / "trivial", tmp_path / "out", bundle=False,
                                   quiet=True)
     assert f"{Q}.weight_g_idx" in result.manifest["linears"][Q]["source_tensors"]
+
+
+def test_config_shapes_of_experts_and_latent_attention(tmp_path):
+    """Experts take moe_intermediate_size, DeepSeek's shared experts
+    moe_intermediate_size * n_shared_experts; latent-attention configs skip
+    the head products."""
+    from qmat.checkpoint.common import check_config_shape
+
+    class Fake:
+        def __init__(self, config):
+            self.config = config
+
+        def text_config(self):
+            return self.config
+
+    ds = Fake(dict(CONFIG, moe_intermediate_size=64, n_shared_experts=2, kv_lora_rank=512,
+                   qk_nope_head_dim=128))
+    check_config_shape("model.layers.1.mlp.experts.3.up_proj", 64, 256, ds, "w")
+    check_config_shape("model.layers.1.mlp.shared_experts.up_proj", 128, 256, ds, "w")
+    check_config_shape("model.layers.1.mlp.up_proj", 512, 256, ds, "w")
+    check_config_shape("model.layers.0.self_attn.q_proj", 3072, 256, ds, "w")
+    with pytest.raises(ck.ShapeError) as caught:
+        check_config_shape("model.layers.1.mlp.experts.3.down_proj", 256, 512, ds, "w")
+    assert str(caught.value) == (
+        "w: down_proj has K = 512, but config.json gives moe_intermediate_size = 64 (pass "
+        "check_config=False / --no-config-check for an architecture whose down_proj differs)")
+    qwen = Fake(dict(CONFIG, shared_expert_intermediate_size=768))
+    check_config_shape("model.layers.0.mlp.shared_expert.gate_proj", 768, 256, qwen, "w")

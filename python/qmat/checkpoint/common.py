@@ -226,17 +226,29 @@ def _config_value(cfg, expression, module):
     }
     values["head_dim"] = cfg.get("head_dim") or (
         values["hidden_size"] // heads if values["hidden_size"] and heads else None)
-    if ".experts." in module and cfg.get("moe_intermediate_size"):
-        values["intermediate_size"] = cfg["moe_intermediate_size"]
-    elif ".shared_expert." in module and cfg.get("shared_expert_intermediate_size"):
-        values["intermediate_size"] = cfg["shared_expert_intermediate_size"]
+    names = {}
+    if ".shared_experts." in module:   # DeepSeek: n_shared_experts experts side by side
+        moe, shared = cfg.get("moe_intermediate_size"), cfg.get("n_shared_experts")
+        values["intermediate_size"] = moe * shared if isinstance(moe, int) and isinstance(
+            shared, int) else None
+        names["intermediate_size"] = "moe_intermediate_size * n_shared_experts"
+    elif ".shared_expert." in module:  # Qwen-MoE
+        values["intermediate_size"] = cfg.get("shared_expert_intermediate_size")
+        names["intermediate_size"] = "shared_expert_intermediate_size"
+    elif ".experts." in module:
+        values["intermediate_size"] = cfg.get("moe_intermediate_size")
+        names["intermediate_size"] = "moe_intermediate_size"
+    if "kv_lora_rank" in cfg or "qk_nope_head_dim" in cfg:
+        # Multi-head latent attention: q_proj is heads * (nope + rope head dims), o_proj's K
+        # heads * v_head_dim; not the usual products.
+        values["head_dim"] = None
     result = 1
     for factor in expression.split(" * "):
         value = values.get(factor)
         if not isinstance(value, int) or isinstance(value, bool):
-            return None
+            return None, expression
         result *= value
-    return result
+    return result, " * ".join(names.get(f, f) for f in expression.split(" * "))
 
 
 def check_config_shape(module, n, k, ckpt, source_tensor):
@@ -249,9 +261,7 @@ def check_config_shape(module, n, k, ckpt, source_tensor):
     leaf = module.rsplit(".", 1)[-1]
     if leaf not in _LINEAR_SHAPES:
         return
-    want = []
-    for expression in _LINEAR_SHAPES[leaf]:
-        want.append((expression, _config_value(cfg, expression, module)))
+    want = [_config_value(cfg, expression, module)[::-1] for expression in _LINEAR_SHAPES[leaf]]
     for (expression, value), got, dim in zip(want, (n, k), "NK"):
         if value is not None and value != got:
             raise ShapeError(
