@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import qmat
 from qmat import checkpoint as ck, cli
 from qmat.launcher import check_operands
 from conftest import PYTHON_DIR
@@ -155,3 +156,24 @@ def test_real_bundle_for_sm_90(qmat_aot, tmp_path):
                      "bf16")
     assert result.manifest["linears"][down]["format"] == "compressed-tensors-int4"
     assert result.manifest["linears"][q_proj]["format"] == "compressed-tensors-nvfp4"
+
+
+def test_reimport_replaces_earlier_weight_files(modelopt_ckpt, tmp_path):
+    ckpt, tensors = modelopt_ckpt
+    out = tmp_path / "out"
+    assert cli.main(["import", str(ckpt), "-o", str(out), "--no-bundle", "-q",
+                     "--max-shard-size", "100KiB"]) == 0
+    assert len([f for f in os.listdir(out) if f.endswith(".safetensors")]) > 2
+    assert cli.main(["import", str(ckpt), "-o", str(out), "--no-bundle", "-q"]) == 0
+    assert sorted(os.listdir(out)) == ["model.checkpoint.json", "model.mlir",
+                                       "model.safetensors"]
+    check_modelopt(tensors, ck.open_imported(out), "bf16")
+
+
+def test_bad_target_refused_before_import(modelopt_ckpt, tmp_path):
+    ckpt, _ = modelopt_ckpt
+    with pytest.raises(qmat.ArgumentError) as caught:
+        ck.import_checkpoint(ckpt, tmp_path / "out", targets=("sm_75",), quiet=True)
+    assert str(caught.value) == ("unknown target 'sm_75' (expected one of sm_80, sm_89, sm_90, "
+                                 "sm_100, sm_120, gfx942, gfx950)")
+    assert not os.path.exists(tmp_path / "out")

@@ -157,6 +157,12 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     if key not in FORMATS:
         raise ArgumentError(f"unknown format {key!r} (expected one of {', '.join(FORMATS)})")
     handler = FORMATS[key]
+    aot = None
+    if bundle:   # wrong targets or a missing qmat-aot fail before the long part
+        from ..bundle import _check_targets
+        from ..tools import find_tool
+        targets = _check_targets(targets)
+        aot = find_tool("qmat-aot", qmat_aot)
     qc = handler.parse_config(ckpt)
     act = normalize_act(act) if act is not None else _default_act(ckpt, handler, qc)
     ctx = {"act": act, "check_config": check_config}
@@ -194,11 +200,11 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     if bundle:
         from ..bundle import compile as qmat_compile
         if stream:
-            chips = targets if isinstance(targets, str) else ", ".join(targets)
-            stream.write(f"qmat import: compiling {len(layers)} layers for {chips}\n")
+            stream.write(f"qmat import: compiling {len(layers)} layers for "
+                         f"{', '.join(targets)}\n")
         built = qmat_compile(layers, targets=targets, out_dir=os.path.join(out_dir, "bundle"),
                              prefix=prefix, emit_ptx=emit_ptx, prepared_weights=prepared_weights,
-                             qmat_aot=qmat_aot)
+                             qmat_aot=aot)
 
     # (kind, name, dtype, nbytes, payload) in the order they are written.
     entries = []
@@ -217,6 +223,11 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
                                   f"tensor of the checkpoint")
         taken.add(entry[1])
     shards = _shards(entries, max_shard_bytes, prefix)
+    # Weight files of an earlier import into this directory would contradict the manifest.
+    for stale in os.listdir(out_dir):
+        if re.fullmatch(re.escape(prefix) + r"(-\d{5}-of-\d{5})?\.safetensors(\.index\.json)?",
+                        stale):
+            os.unlink(os.path.join(out_dir, stale))
     progress = Progress(stream, len(plans) + len(passthrough))
     file_of = {}
     for file_name, group in shards:
