@@ -28,9 +28,11 @@ def _parser():
         "import", help="import a quantized Hugging Face checkpoint",
         description="Reads a quantized Hugging Face checkpoint directory (ModelOpt NVFP4, "
                     "compressed-tensors nvfp4-pack-quantized / pack-quantized, GPTQ, AWQ, "
-                    "block-scaled FP8) and writes the qmat module, its bundle, the weights in "
-                    "qmat's layout and a manifest (docs/checkpoints.md).")
-    imp.add_argument("checkpoint", help="the checkpoint directory (config.json, *.safetensors)")
+                    "block-scaled FP8) or an ONNX model with MatMulNBits nodes and writes the "
+                    "qmat module, its bundle, the weights in qmat's layout and a manifest "
+                    "(docs/checkpoints.md).")
+    imp.add_argument("checkpoint", help="the checkpoint directory (config.json, *.safetensors), "
+                                        "or an .onnx model with MatMulNBits nodes")
     imp.add_argument("-o", "--output", required=True, help="the output directory")
     imp.add_argument("--target", default="sm_90",
                      help="comma-separated GPU targets of the bundle (default sm_90)")
@@ -39,7 +41,8 @@ def _parser():
                           "torch_dtype)")
     imp.add_argument("--prefix", default="model",
                      help="name of the module, bundle and weight files (a C identifier)")
-    imp.add_argument("--format", choices=("modelopt", "compressed-tensors", "gptq", "awq", "fp8"),
+    imp.add_argument("--format", choices=("modelopt", "compressed-tensors", "gptq", "awq", "fp8",
+                                             "onnx"),
                      help="the checkpoint's format (detected from its configs by default)")
     imp.add_argument("--no-bundle", action="store_true",
                      help="write the module, weights and manifest but do not run qmat-aot")

@@ -9,7 +9,7 @@ import time
 
 from ..errors import ArgumentError
 from ..layers import DEFAULT_BLOCK, Layer, emit_module, normalize_act
-from . import awq, compressed_tensors, fp8_block, gptq, modelopt
+from . import awq, compressed_tensors, fp8_block, gptq, modelopt, onnx_nbits
 from .errors import CheckpointError, UnsupportedFormatError
 from .safetensors_io import SafetensorsWriter
 from .source import Checkpoint
@@ -20,6 +20,7 @@ FORMATS = {
     "gptq": gptq,
     "awq": awq,
     "fp8": fp8_block,
+    "onnx": onnx_nbits,
 }
 MANIFEST_VERSION = 1
 ROLES = ("codes", "scales", "global_scale", "zero_points", "bias")
@@ -28,8 +29,24 @@ OPERAND = {"codes": "weights", "scales": "scales", "global_scale": "global_scale
            "zero_points": "zero_points", "bias": "bias"}
 
 
+def open_source(path):
+    """A checkpoint directory (Checkpoint), or an ONNX model (an .onnx
+    file, or a directory holding one .onnx file and no safetensors)."""
+    path = os.fspath(path)
+    if onnx_nbits.is_onnx(path):
+        return onnx_nbits.OnnxSource(path)
+    if os.path.isdir(path):
+        names = os.listdir(path)
+        models = [n for n in names if n.endswith(".onnx")]
+        if len(models) == 1 and not any(n.endswith(".safetensors") for n in names):
+            return onnx_nbits.OnnxSource(os.path.join(path, models[0]))
+    return Checkpoint(path)
+
+
 def detect_format(ckpt):
     """The format key of FORMATS for a checkpoint, from its configs."""
+    if isinstance(ckpt, onnx_nbits.OnnxSource):
+        return "onnx"
     if modelopt.quant_config(ckpt) is not None:
         return "modelopt"
     qc = ckpt.config.get("quantization_config")
@@ -39,7 +56,7 @@ def detect_format(ckpt):
             return method
         raise UnsupportedFormatError(
             f"config.json quantization_config: quant_method {qc.get('quant_method')!r}; qmat "
-            f"imports {', '.join(sorted(FORMATS))}")
+            f"imports {', '.join(sorted(set(FORMATS) - {'onnx'}))}")
     if ckpt.json("quantize_config.json") is not None:
         return "gptq"
     if isinstance(ckpt.json("quant_config.json"), dict):
@@ -136,9 +153,11 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
       linear, unchanged;
     * <prefix>.checkpoint.json: the manifest.
 
-    `format`: modelopt, compressed-tensors, gptq, awq or fp8 (detected from
-    the configs by default). `act`: 'bf16' or 'f16' (default: the int4
-    scales' dtype, else config.json's torch_dtype, else bf16). Anything that
+    `checkpoint`: a Hugging Face checkpoint directory, or an ONNX model
+    with MatMulNBits nodes (an .onnx file). `format`: modelopt,
+    compressed-tensors, gptq, awq, fp8 or onnx (detected by default).
+    `act`: 'bf16' or 'f16' (default: the int4 scales' dtype, else
+    config.json's torch_dtype, else bf16). Anything that
     cannot be carried exactly raises a CheckpointError naming the tensor and
     the rule, before any output is written. Progress goes to `stream`
     (default stderr) unless `quiet`.
@@ -149,7 +168,7 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     if max_shard_bytes <= 0 or chunk_bytes <= 0:
         raise ArgumentError("max_shard_bytes and chunk_bytes must be positive")
     stream = None if quiet else (stream or sys.stderr)
-    ckpt = Checkpoint(checkpoint)
+    ckpt = open_source(checkpoint)
     out_dir = os.path.abspath(os.fspath(out_dir))
     if out_dir == ckpt.directory:
         raise ArgumentError(f"the output directory is the checkpoint directory ({out_dir})")
@@ -191,6 +210,12 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
         consumed.update(plan.ignored)
     passthrough = sorted((name for name in ckpt.tensors if name not in consumed),
                          key=natural_key) if include_unquantized else []
+    from .safetensors_io import STORAGE
+    for name in passthrough:
+        if ckpt.info(name).dtype not in STORAGE:
+            raise UnsupportedFormatError(f"{name}: {ckpt.info(name).dtype} has no safetensors "
+                                         f"dtype to copy it as (import with "
+                                         f"include_unquantized=False / --no-unquantized)")
 
     os.makedirs(out_dir, exist_ok=True)
     module_path = os.path.join(out_dir, f"{prefix}.mlir")
@@ -259,7 +284,8 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
         "format": "qmat-checkpoint",
         "version": MANIFEST_VERSION,
         "source": {"directory": ckpt.directory, "format": key,
-                   "quantization": {k: v for k, v in qc.items() if k != "groups"}},
+                   "quantization": {k: v for k, v in qc.items()
+                                    if k not in ("groups", "nodes")}},
         "act": act,
         "prefix": prefix,
         "module": os.path.basename(module_path),
