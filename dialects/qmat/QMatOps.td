@@ -185,13 +185,17 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     tensor-core `qmat.gemv`, straight into the A operand of the warp matrix
     instruction; the activations are its B operand. `split_k` warps share
     one tile's K range and reduce in shared memory in a fixed order, so the
-    result does not depend on scheduling.
+    result does not depend on scheduling. With `stages` > 1 the main loop is
+    a software pipeline: the activations of the next `stages` - 1 K steps
+    are in flight as asynchronous copies into workgroup memory while a step
+    is multiplied, and the next step's weights are loaded into registers
+    before the current step's are decoded.
 
     ```mlir
     qmat.fused_gemm <nvfp4, block = 16>
         ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
         global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
-        m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2
+        m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 3
     ```
   }];
   let arguments = (ins
@@ -204,6 +208,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       Arg<Optional<AnyMemRef>, "bias [N]", [MemRead]>:$bias,
       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
       I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
+      DefaultValuedAttr<I64Attr, "1">:$stages,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights);
   let assemblyFormat = [{
@@ -214,8 +219,9 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     `outs` `(` $y `:` type($y) `)`
     `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
-    `col_tiles` `=` $col_tiles (`decode` `=` $decode^)?
-    (`prepared_weights` $prepared_weights^)? attr-dict
+    `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
+    (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
+    attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -225,12 +231,14 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static ArrayRef<int64_t> getMTileChoices();
     static ArrayRef<int64_t> getWarpsNChoices();
     static ArrayRef<int64_t> getSplitKChoices();
-    /// Bytes of workgroup memory a block needs: the staged activations of
-    /// split_k K steps (m_tile rows of 128 elements each), which the
-    /// split-K reduction reuses after the loop (every warp parks 4 fp32
-    /// sums per lane per 16 x 8 tile).
+    static ArrayRef<int64_t> getStagesChoices();
+    /// Bytes of workgroup memory a block needs: `stages` tiles of staged
+    /// activations, each split_k K steps of m_tile rows of 128 elements,
+    /// which the split-K reduction reuses after the loop (every warp parks
+    /// 4 fp32 sums per lane per 16 x 8 tile).
     static int64_t getWorkgroupBytes(int64_t mTile, int64_t warpsN,
-                                     int64_t splitK, int64_t colTiles);
+                                     int64_t splitK, int64_t colTiles,
+                                     int64_t stages);
   }];
 }
 

@@ -176,7 +176,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   rb, loc, op.getScheme(), op.getA(), op.getWeights(),
                   op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
-                  v.colTiles, DecodeMethodAttr(), plan.getPreparedWeights());
+                  v.colTiles, v.stages, DecodeMethodAttr(),
+                  plan.getPreparedWeights());
             });
         if (failed(rest))
           return signalPassFailure();

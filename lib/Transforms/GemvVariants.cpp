@@ -95,8 +95,8 @@ ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
   // The tilings the launcher's policy (FusedGemmPolicy.h) takes, each the
   // best or within 10 % of the best of 20 timed on the H200 for every
   // layer of the example model at M = 16 .. 128 (bench/README.md).
-  static const int64_t values[] = {16, 1, 4, 2, 16, 2, 2, 2,
-                                   32, 2, 2, 2, 64, 4, 1, 2};
+  static const int64_t values[] = {16, 1, 4, 2, 1, 16, 2, 2, 2, 1,
+                                   32, 2, 2, 2, 1, 64, 4, 1, 2, 1};
   return values;
 }
 
@@ -108,14 +108,15 @@ mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
     return variants;
   if (tiles.empty())
     tiles = getDefaultFusedGemmTiles();
-  if (tiles.size() % 4 != 0) {
-    error = "fused-variants takes (m_tile, warps_n, split_k, col_tiles) "
-            "quadruples, got " +
+  if (tiles.size() % kFusedTilingNumbers != 0) {
+    error = "fused-variants takes (m_tile, warps_n, split_k, col_tiles, "
+            "stages) quintuples, got " +
             std::to_string(tiles.size()) + " numbers";
     return failure();
   }
-  for (size_t i = 0; i < tiles.size(); i += 4) {
-    FusedGemmVariant v{tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3]};
+  for (size_t i = 0; i < tiles.size(); i += kFusedTilingNumbers) {
+    FusedGemmVariant v{tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3],
+                       tiles[i + 4]};
     bool legal =
         llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
         llvm::is_contained(FusedGemmOp::getWarpsNChoices(), v.warpsN) &&
@@ -123,13 +124,15 @@ mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
         llvm::is_contained(GemvOp::getColTileChoices(), v.colTiles) &&
         32 * v.warpsN * v.splitK <= kMaxFusedBlockThreads &&
         v.colTiles * v.mTile / 2 <= kMaxFusedAccumulators &&
+        llvm::is_contained(FusedGemmOp::getStagesChoices(), v.stages) &&
         FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK,
-                                       v.colTiles) <= kMaxFusedSharedBytes;
+                                       v.colTiles,
+                                       v.stages) <= kMaxFusedSharedBytes;
     if (!legal) {
       error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
-                            "split_k = {2}, col_tiles = {3}) is not a legal "
-                            "qmat.fused_gemm tiling",
-                            v.mTile, v.warpsN, v.splitK, v.colTiles)
+                            "split_k = {2}, col_tiles = {3}, stages = {4}) "
+                            "is not a legal qmat.fused_gemm tiling",
+                            v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages)
                   .str();
       return failure();
     }

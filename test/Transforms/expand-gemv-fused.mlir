@@ -1,12 +1,12 @@
 // The fused dispatch of qmat-expand-gemv: M above gemv_max_m up to
 // fused_max_m switches over the compiled qmat.fused_gemm variants.
-// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=1 fused-variants=16,4,1,2,64,2,2,1" | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=1 fused-variants=16,4,1,2,1,32,2,2,1,3" | FileCheck %s --enable-var-scope
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
-// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,4,1" 2>&1 | FileCheck %s --check-prefix=TRIPLE
-// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,8,4,1" 2>&1 | FileCheck %s --check-prefix=ILLEGAL
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,4,1,2" 2>&1 | FileCheck %s --check-prefix=FOUR
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=16,8,4,1,1" 2>&1 | FileCheck %s --check-prefix=ILLEGAL
 
-// TRIPLE: error: 'qmat.matmul' op fused-variants takes (m_tile, warps_n, split_k, col_tiles) quadruples, got 3 numbers
-// ILLEGAL: error: 'qmat.matmul' op fused variant (m_tile = 16, warps_n = 8, split_k = 4, col_tiles = 1) is not a legal qmat.fused_gemm tiling
+// FOUR: error: 'qmat.matmul' op fused-variants takes (m_tile, warps_n, split_k, col_tiles, stages) quintuples, got 4 numbers
+// ILLEGAL: error: 'qmat.matmul' op fused variant (m_tile = 16, warps_n = 8, split_k = 4, col_tiles = 1, stages = 1) is not a legal qmat.fused_gemm tiling
 
 // The GEMV's else side holds the second dispatch, on its own index
 // argument; the prefill matmul is left for M above fused_max_m.
@@ -25,9 +25,9 @@
 // CHECK-NEXT: case 0 {
 // CHECK-NEXT: qmat.fused_gemm <nvfp4, block = 16> {{.*}} global_scale({{.*}}) outs(%[[Y]] : memref<?x48xbf16>) m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
 // CHECK: case 1 {
-// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 1 stages = 3{{$}}
 // CHECK: default {
-// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 2 split_k = 2 col_tiles = 1{{$}}
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 1 stages = 3{{$}}
 // CHECK: } else {
 // CHECK-NEXT: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<{{.*}}>}{{$}}
 // CHECK-NEXT: }

@@ -29,7 +29,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   ListOption<int64_t> fusedVariants{
       *this, "fused-variants",
       llvm::cl::desc("Fused GEMM tilings compiled, as (m_tile, warps_n, "
-                     "split_k, col_tiles) quadruples")};
+                     "split_k, col_tiles, stages) quintuples")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

@@ -129,6 +129,24 @@ public:
   virtual Value emitStreamingLoad16(OpBuilder &builder, Location loc,
                                     Value address) const;
 
+  /// Whether threads can copy global memory into workgroup memory
+  /// asynchronously (emitAsyncCopy16 and its groups).
+  virtual bool hasAsyncCopy() const { return false; }
+  /// Starts a copy of 16 bytes (`elements` elements of the memrefs' type)
+  /// from `src`[srcIndices] (global) to `dst`[dstIndices] (workgroup),
+  /// both 16-byte aligned, that bypasses L1. The copies a thread started
+  /// since its last emitAsyncCommit form a group.
+  virtual void emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
+                               ValueRange dstIndices, Value src,
+                               ValueRange srcIndices, int64_t elements) const;
+  /// Closes the thread's current group of copies (possibly empty).
+  virtual void emitAsyncCommit(OpBuilder &builder, Location loc) const;
+  /// Waits until at most `pending` of the thread's most recent groups are
+  /// still in flight; the others' bytes are then visible to this thread
+  /// (a barrier makes them visible to the block).
+  virtual void emitAsyncWait(OpBuilder &builder, Location loc,
+                             int64_t pending) const;
+
   /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
   /// instructions.
   virtual void

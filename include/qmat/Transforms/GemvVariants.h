@@ -52,19 +52,23 @@ ArrayRef<int64_t> getDefaultGemvColTiles();
 
 /// One compiled fused dequant-GEMM variant (qmat.fused_gemm).
 struct FusedGemmVariant {
-  int64_t mTile = 16, warpsN = 1, splitK = 1, colTiles = 1;
+  int64_t mTile = 16, warpsN = 1, splitK = 1, colTiles = 1, stages = 1;
 };
+
+/// Numbers per tiling in a fused-variants list.
+constexpr size_t kFusedTilingNumbers = 5;
 
 /// The fused variants of a `scheme` layer with K = `k` planned as `plan`
 /// (empty when the plan has no fused path): `tiles` holds (m_tile,
-/// warps_n, split_k, col_tiles) quadruples, or is empty for the default
-/// set; quadruples qmat.fused_gemm's verifier refuses for this K are left
-/// out. Fails with a message when `tiles` is not a list of quadruples.
+/// warps_n, split_k, col_tiles, stages) quintuples, or is empty for the
+/// default set; tilings whose split_k does not divide this K's steps are
+/// left out. Fails with a message when `tiles` is not a list of quintuples
+/// or holds a tiling qmat.fused_gemm's verifier refuses.
 FailureOr<SmallVector<FusedGemmVariant>>
 getFusedGemmVariants(PlanAttr plan, int64_t k, ArrayRef<int64_t> tiles,
                      std::string &error);
 
-/// The default (m_tile, warps_n, split_k, col_tiles) quadruples.
+/// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();
 
 } // namespace mlir::qmat

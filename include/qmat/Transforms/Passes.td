@@ -77,7 +77,7 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "Column tiles per block compiled (default 1,2,4)">,
     ListOption<"fusedVariants", "fused-variants", "int64_t",
                "Fused GEMM tilings compiled, as (m_tile, warps_n, split_k, "
-               "col_tiles) quadruples (default: the built-in set)">,
+               "col_tiles, stages) quintuples (default: the built-in set)">,
   ];
 }
 

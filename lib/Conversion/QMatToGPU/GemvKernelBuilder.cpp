@@ -123,6 +123,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, DecodeMethod defaultDecode) {
   spec.tensorCore = true;
   spec.mTiled = true;
   spec.warpsN = op.getWarpsN();
+  spec.stages = op.getStages();
   return spec;
 }
 
@@ -137,7 +138,8 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 
 int64_t GemvKernelSpec::getSharedBytes() const {
   if (mTiled)
-    return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles);
+    return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles,
+                                          stages);
   return tensorCore
              ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM, wholeLines)
              : 0;
@@ -200,10 +202,11 @@ std::string GemvKernelSpec::getKernelName() const {
   if (mTiled)
     return llvm::formatv(
                "fused_{0}_bs{1}_k{2}_{3}_{4}{5}{6}_mt{7}_w{8}_s{9}_c{10}{11}{"
-               "12}",
+               "12}{13}",
                stringifySchemeKind(scheme.getKind()), scheme.getBlockSize(), k,
                act, stringifyDecodeMethod(decode), hasZeroPoints ? "_zp" : "",
                hasBias ? "_bias" : "", maxM, warpsN, splitK, colTiles,
+               stages > 1 ? "_p" + std::to_string(stages) : std::string(),
                preparedWeights ? "_prepared" : "",
                wholeBlocksOnly ? "_full" : "")
         .str();
@@ -422,10 +425,22 @@ private:
   /// row group).
   SmallVector<Value> stagedWordOffsets;
   /// spec.mTiled: copies the block's activations of K steps `firstStep` ..
-  /// + split_k - 1 (rows firstM .., clamped to lastM) into the staged tile,
-  /// between barriers: every thread loads its 16-byte chunks, then stores
-  /// them in the swizzled order the reads expect.
+  /// + split_k - 1 (rows firstM .., clamped to lastM) into the staged tile
+  /// at element `tileBase`, in the swizzled order the reads expect. Each
+  /// thread copies its 16-byte chunks, as asynchronous copies (`async`) or
+  /// as loads followed by stores; no barrier.
+  void copyActivations(Value firstStep, Value firstM, Value lastM,
+                       Value tileBase, bool async);
+  /// copyActivations into the only tile, between barriers.
   void stageActivations(Value firstStep, Value firstM, Value lastM);
+  /// spec.stages > 1: the element where the tile read this step starts.
+  Value stagedTileBase;
+  /// A step's loads as loop-carried values, and back: the codes, then each
+  /// chunk's distinct scales and zero-point bytes in order of first use.
+  /// unflattenStep rebuilds the chunks of `shape` (a step's loads) from
+  /// `values`, with the scale blocks of K offset `kc`.
+  SmallVector<Value> flattenStep(const StepLoads &loads);
+  StepLoads unflattenStep(const StepLoads &shape, ValueRange values, Value kc);
   /// computeStepWith for spec.mTiled: word by word, each word's weights
   /// decoded (packed decodes) and every row group's activation word loaded
   /// just before the two k16 instructions that take them. Each sum receives
@@ -1022,13 +1037,20 @@ void TensorCoreGemvEmitter::computeStepWith(
 
 void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
                                              Value lastM) {
+  // The previous step's reads are done before the tile is overwritten.
+  gpu::BarrierOp::create(b, loc);
+  copyActivations(firstStep, firstM, lastM, cIdx(0), /*async=*/false);
+  gpu::BarrierOp::create(b, loc);
+}
+
+void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
+                                            Value lastM, Value tileBase,
+                                            bool async) {
   int64_t threads = spec.getThreads(kMmaLanes);
   int64_t tileChunks = spec.maxM * kStagedRowChunks;
   int64_t chunks = spec.splitK * tileChunks;
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   auto actWord = VectorType::get({8}, act);
-  // The previous step's reads are done before the tile is overwritten.
-  gpu::BarrierOp::create(b, loc);
   SmallVector<std::pair<Value, Value>> words; // (value, staged offset)
   for (int64_t first = 0; first < chunks; first += threads) {
     Value linear = arith::AddIOp::create(b, loc, thread, cIdx(first));
@@ -1045,10 +1067,6 @@ void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
         arith::MulIOp::create(b, loc, chunk, cIdx(8)));
     Value m = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
-    Value value =
-        vector::LoadOp::create(b, loc, actWord, buffers.a, ValueRange{m, k},
-                               /*nontemporal=*/false,
-                               /*alignment=*/llvm::MaybeAlign(16));
     // Chunk c of row r goes to c ^ 2 (c / 8) ^ (r % 2).
     Value swizzled = arith::XOrIOp::create(
         b, loc, chunk,
@@ -1070,13 +1088,69 @@ void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
                 cIdx(kStagedRowChunks)),
             swizzled),
         cIdx(8));
+    offset = arith::AddIOp::create(b, loc, offset, tileBase);
+    if (async) {
+      target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
+                             ValueRange{offset}, buffers.a, ValueRange{m, k},
+                             /*elements=*/8);
+      continue;
+    }
+    Value value =
+        vector::LoadOp::create(b, loc, actWord, buffers.a, ValueRange{m, k},
+                               /*nontemporal=*/false,
+                               /*alignment=*/llvm::MaybeAlign(16));
     words.push_back({value, offset});
   }
+  // Every load of the copy is issued before the first store waits for one.
   for (auto [value, offset] : words)
     vector::StoreOp::create(b, loc, value, buffers.stagedActivations,
                             ValueRange{offset}, /*nontemporal=*/false,
                             /*alignment=*/llvm::MaybeAlign(16));
-  gpu::BarrierOp::create(b, loc);
+}
+
+SmallVector<Value>
+TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
+  SmallVector<Value> values;
+  for (const RowChunk &chunk : loads.chunks)
+    values.push_back(chunk.codes);
+  for (const RowChunk &chunk : loads.chunks)
+    for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
+      if (w > 0 && raw == chunk.rawScales[w - 1])
+        continue;
+      values.push_back(raw);
+      if (Value zeroPoint = chunk.rawZeroPoints[w])
+        values.push_back(zeroPoint);
+    }
+  return values;
+}
+
+TensorCoreGemvEmitter::StepLoads
+TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
+                                     Value kc) {
+  StepLoads loads;
+  SmallVector<Value> blocks = wordBlocks(kc);
+  auto next = values.begin();
+  for (const RowChunk &chunk : shape.chunks) {
+    RowChunk carried;
+    carried.codes = *next++;
+    carried.blocks = blocks;
+    loads.chunks.push_back(carried);
+  }
+  // A chunk's words repeat their block's scale (loadRowChunk), which the
+  // decode recognises by identity: repeat the carried one alike.
+  for (auto [chunk, carried] : llvm::zip(shape.chunks, loads.chunks))
+    for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
+      if (w > 0 && raw == chunk.rawScales[w - 1]) {
+        carried.rawScales.push_back(carried.rawScales.back());
+        carried.rawZeroPoints.push_back(carried.rawZeroPoints.back());
+        continue;
+      }
+      carried.rawScales.push_back(*next++);
+      carried.rawZeroPoints.push_back(chunk.rawZeroPoints[w] ? *next++
+                                                             : Value());
+    }
+  assert(next == values.end() && "every carried value is used");
+  return loads;
 }
 
 void TensorCoreGemvEmitter::computeStepByWord(
@@ -1100,10 +1174,12 @@ void TensorCoreGemvEmitter::computeStepByWord(
     for (int64_t r = 0; r < groups; ++r) {
       // Row 8r + g of the staged tile, chunk 4t + w (loop-invariant
       // addresses: the tile is refilled in place every step).
+      Value offset = arith::AddIOp::create(
+          b, loc, stagedWordOffsets[w], cIdx(8 * kStagedRowChunks * 8 * r));
+      if (stagedTileBase)
+        offset = arith::AddIOp::create(b, loc, offset, stagedTileBase);
       Value word = vector::LoadOp::create(
-          b, loc, actWord, buffers.stagedActivations,
-          ValueRange{arith::AddIOp::create(b, loc, stagedWordOffsets[w],
-                                           cIdx(8 * kStagedRowChunks * 8 * r))},
+          b, loc, actWord, buffers.stagedActivations, ValueRange{offset},
           /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16));
       SmallVector<Value> actPairs = activationPairs(word);
       for (int64_t half = 0; half < 2; ++half) {
@@ -1294,7 +1370,72 @@ void TensorCoreGemvEmitter::emit() {
   // arithmetic. (Carrying the next step's loads through the loop was
   // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
   // at M = 1, bench/results/2026-11-30-gemv-sm90-prefetch.json.)
+  // The fused GEMM's software pipeline (spec.stages > 1): iteration i
+  // waits for its tile of activations (copied stages - 1 iterations ago),
+  // then, behind one barrier that also frees the tile read in iteration
+  // i - 1, starts the copy of iteration i + stages - 1 into that tile and
+  // the loads of its own next weights, and multiplies. Copies and loads
+  // past the last iteration repeat the last one's, so that every thread
+  // takes the same branch-free path and commits one group per iteration.
+  auto emitPipelinedLoop = [&](ArrayRef<Value> weightRows) {
+    int64_t iterations = spec.k / warpStepK / spec.splitK;
+    int64_t stages = spec.stages;
+    int64_t tileElements = spec.splitK * spec.maxM * kWarpStepK;
+    Value lastIteration = cIdx(iterations - 1);
+    auto copyIteration = [&](Value iteration) {
+      Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
+      Value slot = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+      copyActivations(arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)),
+                      firstM, lastM,
+                      arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
+                      /*async=*/true);
+      target.emitAsyncCommit(b, loc);
+    };
+    auto stepOf = [&](Value iteration) {
+      return arith::AddIOp::create(
+          b, loc, kWarp,
+          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
+    };
+    for (int64_t i = 0; i + 1 < stages; ++i)
+      copyIteration(cIdx(i));
+    StepLoads first = loadStep(stepK(kWarp), weightRows, {});
+    SmallVector<Value> init(zeros);
+    llvm::append_range(init, flattenStep(first));
+    auto loop =
+        scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations), cIdx(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value iteration = loop.getInductionVar();
+      ValueRange args = loop.getRegionIterArgs();
+      SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
+      target.emitAsyncWait(b, loc, stages - 2);
+      gpu::BarrierOp::create(b, loc);
+      copyIteration(
+          arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
+      Value nextIteration = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(1)),
+          lastIteration);
+      StepLoads next = loadStep(stepK(stepOf(nextIteration)), weightRows, {});
+      StepLoads loads = unflattenStep(first, args.drop_front(accumulators),
+                                      stepK(stepOf(iteration)));
+      loads.staged = true;
+      stagedTileBase = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, iteration, cIdx(stages)),
+          cIdx(tileElements));
+      computeStep(loads, acc);
+      stagedTileBase = Value();
+      SmallVector<Value> yielded(acc);
+      llvm::append_range(yielded, flattenStep(next));
+      scf::YieldOp::create(b, loc, yielded);
+    }
+    // The copies past the last iteration land before the memory is reused.
+    target.emitAsyncWait(b, loc, 0);
+    return SmallVector<Value>(loop.getResults().take_front(accumulators));
+  };
   auto emitLoop = [&](ArrayRef<Value> weightRows) {
+    if (spec.mTiled && spec.stages > 1)
+      return emitPipelinedLoop(weightRows);
     auto loop = scf::ForOp::create(b, loc, kWarp, cIdx(spec.k / warpStepK),
                                    cIdx(spec.splitK), zeros);
     OpBuilder::InsertionGuard guard(b);

@@ -161,11 +161,16 @@ struct QMatLowerGemvToGPUPass
                             << target << " lacks";
   }
   LogicalResult checkMatrixInstruction(FusedGemmOp op, const TargetInfo &info) {
-    if (info.usesWarpMmaGemv())
-      return success();
-    return op.emitOpError() << "the fused GEMM needs the 16x8x16 warp matrix "
-                               "instruction, which "
-                            << target << " lacks";
+    if (!info.usesWarpMmaGemv())
+      return op.emitOpError() << "the fused GEMM needs the 16x8x16 warp "
+                                 "matrix instruction, which "
+                              << target << " lacks";
+    if (op.getStages() > 1 && !info.hasAsyncCopy())
+      return op.emitOpError() << "stages = " << op.getStages()
+                              << " needs asynchronous copies to workgroup "
+                                 "memory, which "
+                              << target << " lacks";
+    return success();
   }
 
   /// The launch grid: N blocks, and for the fused GEMM M tiles first.

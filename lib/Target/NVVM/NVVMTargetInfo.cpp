@@ -3,11 +3,13 @@
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -101,7 +103,8 @@ public:
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<NVVM::NVVMDialect, LLVM::LLVMDialect>();
+    registry.insert<NVVM::NVVMDialect, LLVM::LLVMDialect,
+                    nvgpu::NVGPUDialect>();
   }
 
   bool hasWarpMma16x8x16() const override { return true; }
@@ -195,6 +198,28 @@ public:
         builder, loc, VectorType::get({16}, builder.getI8Type()), vector);
   }
 
+  /// cp.async (sm_80 and later), through nvgpu's ops where they say it:
+  /// nvgpu.device_async_wait takes the token of the group to wait for, but
+  /// a pipelined loop waits for a group committed one iteration earlier,
+  /// so the wait is NVVM's own.
+  bool hasAsyncCopy() const override { return true; }
+  void emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
+                       ValueRange dstIndices, Value src, ValueRange srcIndices,
+                       int64_t elements) const override {
+    nvgpu::DeviceAsyncCopyOp::create(builder, loc, dst, dstIndices, src,
+                                     srcIndices,
+                                     builder.getIndexAttr(elements),
+                                     /*srcElements=*/Value(),
+                                     /*bypassL1=*/builder.getUnitAttr());
+  }
+  void emitAsyncCommit(OpBuilder &builder, Location loc) const override {
+    NVVM::CpAsyncCommitGroupOp::create(builder, loc);
+  }
+  void emitAsyncWait(OpBuilder &builder, Location loc,
+                     int64_t pending) const override {
+    NVVM::CpAsyncWaitGroupOp::create(builder, loc, pending);
+  }
+
   /// The full mask: the GEMV calls it where the whole warp runs (its
   /// matrix instructions need that too).
   Value emitWarpAll(OpBuilder &builder, Location loc,
@@ -264,6 +289,8 @@ public:
   void buildGpuModuleToLLVMPipeline(OpPassManager &pm) const override {
     ConvertGpuOpsToNVVMOpsOptions options;
     options.indexBitwidth = 64;
+    // nvgpu's ops first: their NVVM forms then lower with everything else.
+    pm.nest<gpu::GPUModuleOp>().addPass(createConvertNVGPUToNVVMPass());
     addGpuModuleLowering(pm, createConvertGpuOpsToNVVMOps(options));
   }
 

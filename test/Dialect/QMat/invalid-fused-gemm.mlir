@@ -129,3 +129,29 @@ func.func @fused_prepared(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: mem
       m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 prepared_weights
   return
 }
+
+// -----
+
+// Rule: tiles of activations in the main loop's pipeline.
+func.func @fused_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{stages must be one of 1, 2, 3, 4, got 5}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 stages = 5
+  return
+}
+
+// -----
+
+// Rule: every stage's tile counts against the workgroup memory (4 x 16 KB).
+func.func @fused_stages_shared(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                               %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block may have}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 1 stages = 4
+  return
+}

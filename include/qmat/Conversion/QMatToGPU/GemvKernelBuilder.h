@@ -64,6 +64,11 @@ struct GemvKernelSpec {
   /// word is multiplied, which keeps one word per row group live.
   bool mTiled = false;
   int64_t warpsN = 1;
+  /// mTiled: tiles of staged activations in the main loop's pipeline
+  /// (qmat.fused_gemm's `stages`); above 1 they are filled by asynchronous
+  /// copies stages - 1 K steps ahead, and each step's weights are loaded
+  /// one step ahead into registers.
+  int64_t stages = 1;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
   static GemvKernelSpec get(FusedGemmOp op, DecodeMethod defaultDecode);

@@ -423,7 +423,7 @@ LogicalResult FusedGemmOp::verify() {
                          << problem->k
                          << ", block = " << getScheme().getBlockSize();
   int64_t mTile = getMTile(), warpsN = getWarpsN(), splitK = getSplitK(),
-          colTiles = getColTiles();
+          colTiles = getColTiles(), stages = getStages();
   if (!llvm::is_contained(getMTileChoices(), mTile))
     return emitNotAmong(*this, "m_tile", getMTileChoices(), mTile);
   if (!llvm::is_contained(getWarpsNChoices(), warpsN))
@@ -433,6 +433,8 @@ LogicalResult FusedGemmOp::verify() {
   if (!llvm::is_contained(GemvOp::getColTileChoices(), colTiles))
     return emitNotAmong(*this, "col_tiles", GemvOp::getColTileChoices(),
                         colTiles);
+  if (!llvm::is_contained(getStagesChoices(), stages))
+    return emitNotAmong(*this, "stages", getStagesChoices(), stages);
   if (32 * warpsN * splitK > kMaxFusedBlockThreads)
     return emitOpError() << "warps_n x split_k x 32 threads must be at most "
                          << kMaxFusedBlockThreads << ", got "
@@ -442,7 +444,7 @@ LogicalResult FusedGemmOp::verify() {
                             "must be at most "
                          << kMaxFusedAccumulators << ", got "
                          << colTiles * mTile / 2;
-  int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles);
+  int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages);
   if (shared > kMaxFusedSharedBytes)
     return emitOpError() << "the staged activations and split-K sums need "
                          << shared
@@ -476,13 +478,19 @@ ArrayRef<int64_t> FusedGemmOp::getSplitKChoices() {
   return values;
 }
 
+ArrayRef<int64_t> FusedGemmOp::getStagesChoices() {
+  static const int64_t values[] = {1, 2, 3, 4};
+  return values;
+}
+
 int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
-                                       int64_t splitK, int64_t colTiles) {
+                                       int64_t splitK, int64_t colTiles,
+                                       int64_t stages) {
   int64_t lanes = 32, sumsPerLane = 4, stepK = 128, actBytes = 2;
   int64_t partials = splitK == 1 ? 0
                                  : splitK * warpsN * colTiles * (mTile / 8) *
                                        lanes * sumsPerLane * 4;
-  return std::max(partials, splitK * mTile * stepK * actBytes);
+  return std::max(partials, stages * splitK * mTile * stepK * actBytes);
 }
 
 //===----------------------------------------------------------------------===//
