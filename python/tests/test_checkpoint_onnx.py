@@ -159,3 +159,17 @@ def test_onnx_refusals(tmp_path):
             f"S: F32 value {float(np.float32(s.reshape(-1)[0]) * np.float32(1.001))!r} at "
             f"[0, 0] is not exactly a bf16 value (qmat's int4 scales are bf16, the activation "
             f"type; import with act matching the scales' dtype)", ck.InexactError)
+
+
+def test_onnx_missing_external_data(tmp_path):
+    rng = np.random.default_rng(52)
+    b, s, _, _, _ = nbits_layer(rng, 64, 256, 128, zero=None)
+    data = str(tmp_path / "weights.data")
+    inits = [tensor("B", b, store="external", external=(data, 0)), tensor("S", s.reshape(-1))]
+    (tmp_path / "model.onnx").write_bytes(
+        model([node("mm", ["x", "B", "S"], {"K": 256, "N": 64, "block_size": 128})], inits))
+    os.unlink(data)
+    with pytest.raises(ck.MissingTensorError) as caught:
+        ck.import_checkpoint(tmp_path, tmp_path / "out", bundle=False, quiet=True)  # the directory
+    assert str(caught.value) == f"B: its external data ({data}, bytes 0..{b.nbytes}) is missing"
+    assert not os.path.exists(tmp_path / "out")

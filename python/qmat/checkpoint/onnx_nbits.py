@@ -296,6 +296,7 @@ def plan(src, module, qc, ctx):
     if b.dtype != "U8" or tuple(b.shape) != (n, cols, bs // 2):
         raise ShapeError(f"{b_name}: {b.dtype} {list(b.shape)}, expected U8 [{n}, {cols}, "
                          f"{bs // 2}] (N, ceil(K/block_size), block_size/2) for {where}")
+    src.get(b_name)   # a missing external-data file is refused before anything is written
     s = src.info(s_name)
     if s.dtype not in ("F16", "BF16", "F32") or int(np.prod(s.shape)) != n * cols:
         raise ShapeError(f"{s_name}: {s.dtype} {list(s.shape)}, expected N * ceil(K/block_size) "
