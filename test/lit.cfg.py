@@ -21,6 +21,10 @@ config.substitutions.append(("%cxx", "g++"))
 config.substitutions.append(("%cc", "gcc"))
 # clang-22 (make deps installs it) for the launchers' second compiler.
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
+# Compiler flags of the tests that run a generated launcher under
+# AddressSanitizer and UBSan; every UB report is an error.
+config.substitutions.append(("%asan_ubsan_flags", "-g -fsanitize=address,undefined "
+                             "-fno-sanitize-recover=undefined -fno-omit-frame-pointer"))
 config.substitutions.append(("%nvcc", os.path.join(config.cuda_path, "bin", "nvcc")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

@@ -14,6 +14,27 @@ static void report(const char *what, qmat_status status) {
   printf("%s: %d %s\n", what, (int)status, status ? args_last_error() : "ok");
 }
 
+/* Calls the layer with one of its pointer arguments moved by 1, 2, 4 and 8
+ * bytes and prints the four statuses. */
+static void misalign(const char *path, int64_t m, size_t workspace) {
+  static const char *const names[] = {"a", "weights", "scales", "global_scale", "y", "workspace"};
+  for (int which = 0; which < 6; ++which) {
+    int statuses[4];
+    for (int i = 0; i < 4; ++i) {
+      uintptr_t shift = (uintptr_t)1 << i;
+      char *p[6] = {AT(0x3000000), AT(0), AT(0x1000000), AT(0x6000000), AT(0x2000000),
+                    m > 8 ? AT(0x5000000) : NULL};
+      if (!p[which])
+        p[which] = AT(0x5000000); /* a workspace the GEMV does not need */
+      p[which] += shift;
+      statuses[i] = (int)args_gate_run((CUstream)AT(0x7000000), m, p[0], p[1], p[2],
+                                       (const float *)p[3], NULL, NULL, p[4], p[5], workspace);
+    }
+    printf("misaligned %s %s: +1=%d +2=%d +4=%d +8=%d\n", path, names[which], statuses[0],
+           statuses[1], statuses[2], statuses[3]);
+  }
+}
+
 int main(void) {
   /* M <= 8 takes the decode GEMV, which needs no workspace. */
   printf("workspace m<=8: %zu\n", args_gate_workspace_size(8));
@@ -56,5 +77,29 @@ int main(void) {
   report("override off", args_set_gemv_override(0, 0));
   report("gemv m=1", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
   report("gemv m=8", args_gate_run(stream, 8, a, w, s, global, NULL, NULL, y, NULL, 0));
+
+  /* The edges of m and of the workspace. */
+  report("m=2^40", args_gate_run(stream, (int64_t)1 << 40, a, w, s, global, NULL, NULL, y, ws, need));
+  report("m=INT64_MIN", args_gate_run(stream, INT64_MIN, a, w, s, global, NULL, NULL, y, ws, need));
+  report("null scales", args_gate_run(stream, 64, a, w, NULL, global, NULL, NULL, y, ws, need));
+  report("workspace of 0 bytes", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, 0));
+  report("workspace of 1 byte", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, 1));
+  printf("workspace m=2^40: %zu m=0: %zu m=-1: %zu\n", args_gate_workspace_size((int64_t)1 << 40),
+         args_gate_workspace_size(0), args_gate_workspace_size(-1));
+  /* Each pointer moved by 1, 2, 4 and 8 bytes on the prefill path (m = 64)
+   * and the GEMV's (m = 4): the statuses, in that order, after whatever
+   * the calls that pass launch on the mock. */
+  misalign("prefill", 64, need);
+  misalign("gemv", 4, 0);
+
+  /* Unloading twice is allowed; a call after it loads the module again. */
+  report("unload", args_unload());
+  report("unload again", args_unload());
+  report("override after unload", args_set_gemv_override(2, 4));
+  report("override off after unload", args_set_gemv_override(0, 0));
+  report("gemv after unload", args_gate_run(stream, 1, a, w, s, global, NULL, NULL, y, NULL, 0));
+  report("prefill after unload", args_gate_run(stream, 64, a, w, s, global, NULL, NULL, y, ws, need));
+  report("m=0 after unload", args_gate_run(stream, 0, a, w, s, global, NULL, NULL, y, ws, need));
+  report("final unload", args_unload());
   return 0;
 }
