@@ -294,6 +294,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       return failure();
 
     for (StringRef format : {"bin", "isa"}) {
+      if (!options.serialize)
+        break;
       // Portable PTX has no AMD counterpart: an hsaco runs on its chip only.
       if (format == "isa" && (!options.emitPtx || vendor == Vendor::hip))
         break;

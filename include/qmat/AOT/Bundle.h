@@ -104,6 +104,10 @@ struct BundleOptions {
   /// (qmat-select-strategy's prepared-weights).
   bool preparedWeights = false;
   std::string prefix = "qmat";
+  /// Serialize each target's kernels (ptxas or the AMD linker). Off, the
+  /// bundle is complete but for its binaries (TargetBinary::cubin and ptx
+  /// stay empty): the front end alone, as the fuzz targets run it.
+  bool serialize = true;
 };
 
 /// Compiles `module` (not modified) for every target. Diagnostics go to the
