@@ -17,7 +17,7 @@ APT_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 \
 PIP_PACKAGES := numpy ml_dtypes pytest
 
 .PHONY: all deps apt-deps py-deps configure build check check-lit check-unit \
-  check-python run format clean
+  check-python run format clean fuzz fuzz-deps fuzz-build build-sanitize check-sanitize
 
 all: build
 
@@ -71,6 +71,73 @@ check: build
 	$(LLVM_DIR)/bin/lit -s -v $(BUILD_DIR)/test || rc=1; \
 	QMAT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests || rc=1; \
 	(cd $(BUILD_DIR) && ctest --output-on-failure) || rc=1; \
+	exit $$rc
+
+# libFuzzer targets (fuzz/README.md) in a clang build of their own; each
+# runs FUZZ_SECONDS. Assertions stay on (no -DNDEBUG): a cast<> to the wrong
+# op is then a report, not silent undefined behaviour.
+FUZZ_DIR := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+# The sanitizer runtimes of clang-22; the default build does not need them.
+fuzz-deps: deps
+	@$(MAKE) --no-print-directory apt-deps APT_PACKAGES="clang-22 libclang-rt-22-dev"
+
+$(FUZZ_DIR)/build.ninja: CMakeLists.txt fuzz/CMakeLists.txt | fuzz-deps
+	cmake -G Ninja -S . -B $(FUZZ_DIR) \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g" \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g" \
+	  -DQMAT_ENABLE_FUZZERS=ON
+
+fuzz-build: $(FUZZ_DIR)/build.ninja
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target qmat-fuzzers
+
+fuzz: fuzz-build
+	bash fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# qmat's code and unit tests under AddressSanitizer and UBSan (g++, as the
+# default build), then lit (its site config is build-asan's, so every RUN
+# line runs the sanitized tools) and ctest. libMLIR.so is not instrumented;
+# its calls into qmat's code are.
+SAN_DIR := build-asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer
+# detect_leaks=0: MLIR keeps process-lifetime allocations (the pass and
+# option registries, the uniquer's arenas of the contexts that
+# mlir-opt's main releases at exit without freeing) that LeakSanitizer
+# reports at every tool's exit. allow_user_poisoning=0: LLVM's
+# BumpPtrAllocator poisons its slabs in the instrumented inline code of
+# qmat's files and unpoisons what it hands out only there, so the
+# uninstrumented copy in libMLIR.so hands out poisoned memory (a false
+# use-after-poison). halt_on_error: a report fails the test that made it.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:halt_on_error=1:abort_on_error=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+$(SAN_DIR)/build.ninja: CMakeLists.txt | deps
+	cmake -G Ninja -S . -B $(SAN_DIR) \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  -DQMAT_PYTHON=$(PYTHON) \
+	  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+	  -DCMAKE_C_FLAGS="$(SAN_FLAGS)" -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="$(SAN_FLAGS)"
+
+build-sanitize: deps $(SAN_DIR)/build.ninja
+	cmake --build $(SAN_DIR) -j $(JOBS)
+
+check-sanitize: build-sanitize
+	@rc=0; \
+	$(SAN_ENV) $(LLVM_DIR)/bin/lit -s -v $(SAN_DIR)/test || rc=1; \
+	(cd $(SAN_DIR) && $(SAN_ENV) ctest --output-on-failure) || rc=1; \
 	exit $$rc
 
 run: build
