@@ -1,6 +1,7 @@
 //===- CompileBundle.cpp - Compile layers for every target ----------------===//
 
 #include "qmat/AOT/Bundle.h"
+#include "qmat/AOT/Targets.h"
 #include "qmat/Pipelines/Pipelines.h"
 #include "qmat/Target/TargetInfo.h"
 
@@ -8,10 +9,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <map>
@@ -235,6 +238,44 @@ LogicalResult collectLaunches(ModuleOp lowered,
 
 } // namespace
 
+namespace {
+
+/// Points every gpu.module of `module` at `target` for serialization: the
+/// kernels were built by the code generator of its kernel class, whose
+/// #nvvm.target names that class.
+void retargetGpuModules(ModuleOp module, const NvidiaTarget &target) {
+  MLIRContext *context = module.getContext();
+  auto attr = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                        "nvptx64-nvidia-cuda", target.name,
+                                        target.ptxFeature);
+  module.walk([&](gpu::GPUModuleOp gpuModule) {
+    gpuModule.setTargetsAttr(ArrayAttr::get(context, {attr}));
+  });
+}
+
+/// One line of progress, when asked for.
+void report(const BundleOptions &options, const Twine &line) {
+  if (options.progress)
+    *options.progress << "qmat-aot: " << line << "\n";
+}
+
+std::string describeLayer(const Layer &layer) {
+  std::string smallM = "prefill";
+  if (!layer.gemvVariants.empty())
+    smallM = std::to_string(layer.gemvVariants.size()) +
+             (layer.gemvVariants.front().tensorCore ? " tensor-core"
+                                                    : " scalar") +
+             " GEMV variants";
+  if (!layer.fusedVariants.empty())
+    smallM += ", " + std::to_string(layer.fusedVariants.size()) + " fused";
+  return llvm::formatv("{0}/{1} {2} x {3}, tile {4} rows, small M: {5}",
+                       stringifySchemeKind(layer.scheme), layer.blockSize,
+                       layer.n, layer.k, layer.plan.getTileRows(), smallM)
+      .str();
+}
+
+} // namespace
+
 FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
                                             const BundleOptions &options) {
   Bundle bundle;
@@ -243,9 +284,41 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     if (llvm::is_contained(ArrayRef(options.targets).take_front(i), target))
       return module.emitError()
              << "qmat-aot: target '" << target << "' is listed twice";
-  for (const std::string &target : options.targets) {
+  auto runPipeline = [&](PassManager &pm, ModuleOp op) -> LogicalResult {
+    if (options.configurePassManager &&
+        failed(options.configurePassManager(pm)))
+      return failure();
+    return pm.run(op);
+  };
+  for (auto [targetIndex, target] : llvm::enumerate(options.targets)) {
+    std::string error = checkTargetName(target);
+    if (!error.empty())
+      return module.emitError() << "qmat-aot: " << error;
+    const NvidiaTarget *nvidia = lookupNvidiaTarget(target);
+    Vendor vendor = nvidia ? Vendor::cuda : Vendor::hip;
+    if (bundle.targets.empty())
+      bundle.vendor = vendor;
+    else if (vendor != bundle.vendor)
+      return module.emitError() << "qmat-aot: one bundle cannot mix NVIDIA "
+                                   "and AMD targets ('"
+                                << target << "')";
+    TargetBinary binary;
+    binary.chip = target;
+    binary.kernelClass =
+        nvidia ? stringifyChip(nvidia->kernelClass).str() : target;
+    if (nvidia) {
+      binary.computeCapability = nvidia->computeCapability;
+      binary.archSpecific = nvidia->archSpecific;
+    }
+    std::string step =
+        llvm::formatv("[{0}/{1}] {2}", targetIndex + 1, options.targets.size(),
+                      target)
+            .str();
+    if (binary.kernelClass != target)
+      report(options, step + ": " + binary.kernelClass + "-class kernels");
+
     GpuPipelineOptions pipeline;
-    pipeline.target = target;
+    pipeline.target = binary.kernelClass;
     pipeline.gemvMaxM = options.gemvMaxM;
     pipeline.fusedMaxM = options.fusedMaxM;
     pipeline.fusedVariants = ArrayRef<int64_t>(options.fusedVariants);
@@ -258,7 +331,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
     PassManager planPm(module.getContext());
     buildStrategyPipeline(planPm, pipeline);
-    if (failed(planPm.run(*lowered)))
+    if (failed(runPipeline(planPm, *lowered)))
       return failure();
     FailureOr<std::vector<Layer>> layers = collectLayers(*lowered, options);
     if (failed(layers))
@@ -268,30 +341,19 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
                                    "layer";
     if (bundle.layers.empty())
       bundle.layers = *layers;
-
-    TargetBinary binary;
-    binary.chip = target;
-    std::optional<Chip> chip = symbolizeChip(target);
-    if (!chip)
-      return module.emitError()
-             << "qmat-aot: unknown target '" << target << "'";
-    Vendor vendor = isNVIDIAChip(*chip) ? Vendor::cuda : Vendor::hip;
-    if (bundle.targets.empty())
-      bundle.vendor = vendor;
-    else if (vendor != bundle.vendor)
-      return module.emitError() << "qmat-aot: one bundle cannot mix NVIDIA "
-                                   "and AMD targets ('"
-                                << target << "')";
-    if (vendor == Vendor::cuda)
-      binary.computeCapability = std::stoi(target.substr(3));
+    for (const Layer &layer : *layers)
+      report(options, step + ": layer " + layer.name + ": " +
+                          describeLayer(layer));
 
     // Lower once; serialize that module once per requested format.
     PassManager lowerPm(module.getContext());
     buildPlannedToLLVMPipeline(lowerPm, pipeline);
-    if (failed(lowerPm.run(*lowered)))
+    if (failed(runPipeline(lowerPm, *lowered)))
       return failure();
     if (failed(collectLaunches(*lowered, bundle.layers, binary)))
       return failure();
+    if (nvidia)
+      retargetGpuModules(*lowered, *nvidia);
 
     for (StringRef format : {"bin", "isa"}) {
       if (!options.serialize)
@@ -299,15 +361,25 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       // Portable PTX has no AMD counterpart: an hsaco runs on its chip only.
       if (format == "isa" && (!options.emitPtx || vendor == Vendor::hip))
         break;
+      report(options, step + ": " +
+                          (format == "isa" ? StringRef("PTX")
+                           : nvidia        ? StringRef("cubin")
+                                           : StringRef("hsaco")) +
+                          " of " + Twine(bundle.layers.size()) + " layer" +
+                          (bundle.layers.size() == 1 ? "" : "s"));
       OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
       PassManager binaryPm(module.getContext());
       GpuModuleToBinaryPassOptions binaryOptions;
       binaryOptions.compilationTarget = format.str();
-      std::string error;
-      if (auto info = lookupTargetInfo(target, error))
+      std::string lookupError;
+      if (auto info = lookupTargetInfo(binary.kernelClass, lookupError))
         binaryOptions.toolkitPath = info->getBinaryToolkitPath();
+      const std::string &toolkit =
+          nvidia ? options.cudaToolkitPath : options.rocmToolkitPath;
+      if (!toolkit.empty())
+        binaryOptions.toolkitPath = toolkit;
       binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
-      if (failed(binaryPm.run(*serialized)))
+      if (failed(runPipeline(binaryPm, *serialized)))
         return failure();
       auto gpuBinary = serialized->lookupSymbol<gpu::BinaryOp>("qmat_kernels");
       if (!gpuBinary || gpuBinary.getObjects().size() != 1)
@@ -333,7 +405,10 @@ mlir::qmat::compileBundles(ModuleOp module, const BundleOptions &options) {
   for (const std::string &target : options.targets) {
     // An unknown name goes with the NVIDIA group: compiling it reports it.
     std::optional<Chip> chip = symbolizeChip(target);
-    vendorTargets[chip && !isNVIDIAChip(*chip) ? 1 : 0].push_back(target);
+    vendorTargets[!lookupNvidiaTarget(target) && chip && !isNVIDIAChip(*chip)
+                      ? 1
+                      : 0]
+        .push_back(target);
   }
   bool mixed = !vendorTargets[0].empty() && !vendorTargets[1].empty();
   std::vector<Bundle> bundles;

@@ -1,11 +1,14 @@
 //===- EmitLauncher.cpp - Launcher sources, manifest and summary ----------===//
 
+#include "qmat/AOT/BinarySelection.h"
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+
+#include "qmat/Version.h"
 
 #include <optional>
 
@@ -28,6 +31,9 @@ const char *kGemvPolicy =
     ;
 const char *kFusedPolicy =
 #include "FusedGemmPolicySource.inc"
+    ;
+const char *kBinarySelection =
+#include "BinarySelectionSource.inc"
     ;
 const char *kPreparedWeights =
 #include "PreparedWeightsSource.inc"
@@ -113,6 +119,43 @@ size_t fusedKernelCount(const Bundle &bundle) {
 }
 
 std::string upper(StringRef s) { return s.upper(); }
+
+std::string formatCapability(int capability) {
+  return std::to_string(capability / 10) + "." +
+         std::to_string(capability % 10);
+}
+
+/// Of the known NVIDIA devices (BinarySelection.h), those that load the
+/// cubin and those that compile the PTX of the bundle's target `index`.
+std::pair<std::vector<std::string>, std::vector<std::string>>
+getLoadingDevices(const Bundle &bundle, size_t index) {
+  std::vector<qmat_select::BinaryDesc> binaries;
+  for (const TargetBinary &t : bundle.targets)
+    binaries.push_back({t.computeCapability, t.archSpecific, !t.ptx.empty()});
+  std::pair<std::vector<std::string>, std::vector<std::string>> devices;
+  for (int device : qmat_select::KnownDevices::values) {
+    qmat_select::Selection selection = qmat_select::selectBinary(
+        device, binaries.data(), static_cast<int>(binaries.size()));
+    if (selection.index != static_cast<int>(index))
+      continue;
+    (selection.kind == qmat_select::BinaryKind::cubin ? devices.first
+                                                      : devices.second)
+        .push_back(formatCapability(device));
+  }
+  return devices;
+}
+
+/// Where a target's cubin runs at all, as a phrase.
+std::string describeCubinRange(const TargetBinary &t) {
+  std::string own = formatCapability(t.computeCapability);
+  if (t.archSpecific)
+    return own + " only";
+  return own + " and later " + std::to_string(t.computeCapability / 10) + ".x";
+}
+
+std::string joinDevices(const std::vector<std::string> &devices) {
+  return devices.empty() ? "none" : llvm::join(devices, ", ");
+}
 
 bool isHip(const Bundle &bundle) { return bundle.vendor == Vendor::hip; }
 const char *streamType(const Bundle &bundle) {
@@ -256,8 +299,21 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
                          "every device.\n"
                        : "/// Unloads the modules and cuBLASLt handles of "
                          "every context.\n")
-     << "qmat_status " << bundle.prefix << "_unload(void);\n"
-     << "/// For benchmarking: run the small-M path with this compiled GEMV\n"
+     << "qmat_status " << bundle.prefix << "_unload(void);\n";
+  if (!isHip(bundle))
+    os << "/// Which binary of this bundle a device of compute capability\n"
+       << "/// major.minor loads: in *target the name of its target (\"sm_86\"),\n"
+       << "/// in *from_ptx (may be null) 1 when the driver compiles that\n"
+       << "/// target's PTX, 0 for its cubin. QMAT_ERROR_UNSUPPORTED_DEVICE "
+          "when\n"
+       << "/// none runs there: a cubin runs on devices of its major version "
+          "and\n"
+       << "/// a minor at or above its own (sm_XYa ones on X.Y only), PTX on\n"
+       << "/// its compute capability and every later one.\n"
+       << "qmat_status " << bundle.prefix
+       << "_selected_binary(int major, int minor, const char **target, int "
+          "*from_ptx);\n";
+  os << "/// For benchmarking: run the small-M path with this compiled GEMV\n"
      << "/// variant instead of the policy's choice; (0, 0) restores the\n"
      << "/// policy. Applies to every layer and thread.\n"
      << "qmat_status " << bundle.prefix
@@ -322,7 +378,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     os << "struct TargetDesc {\n  const char *chip;\n  int computeCapability;\n"
        << "  const unsigned char *cubin;\n  size_t cubinSize;\n"
        << "  const char *ptx;  // null unless built with --emit=ptx\n"
-       << "  bool archSpecific;  // sm_100a-style code runs on that chip "
+       << "  bool archSpecific;  // sm_90a-style code runs on that chip "
           "only\n};\n\n";
   os << "struct GemvKernelDesc {\n  const char *symbol;\n  int threads;\n"
      << "  int rowsPerBlock;\n};\n\n"
@@ -343,6 +399,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "}  // namespace\n\n"
      << kGemvPolicy << "\n"
      << kFusedPolicy << "\n"
+     << (isHip(bundle) ? "" : kBinarySelection) << "\n"
      << kPreparedWeights << "\n\nnamespace {\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
@@ -375,9 +432,19 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
           "    {{\"{0}\", {1}, kCubin_{0}, sizeof(kCubin_{0}), {2}, {3}},\n",
           target.chip, target.computeCapability,
           target.ptx.empty() ? "nullptr" : "kPtx_" + target.chip,
-          target.computeCapability >= 100 ? "true" : "false");
+          target.archSpecific ? "true" : "false");
   os << "};\nconstexpr size_t kNumTargets = " << bundle.targets.size()
-     << ";\nconstexpr size_t kNumKernels = " << bundle.layers.size() << ";\n\n"
+     << ";\n";
+  if (!isHip(bundle)) {
+    os << "// What a device may load of each target (BinarySelection.h).\n"
+       << "const qmat_select::BinaryDesc kBinaries[kNumTargets] = {\n";
+    for (const TargetBinary &target : bundle.targets)
+      os << llvm::formatv("    {{{0}, {1}, {2}},\n", target.computeCapability,
+                          target.archSpecific ? "true" : "false",
+                          target.ptx.empty() ? "false" : "true");
+    os << "};\n";
+  }
+  os << "constexpr size_t kNumKernels = " << bundle.layers.size() << ";\n\n"
      << "// Per target, the dequantization kernel of each layer, as lowered.\n"
      << "const KernelDesc kKernels[kNumTargets][kNumKernels] = {\n";
   for (const TargetBinary &target : bundle.targets) {
@@ -466,6 +533,11 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
        << "    if (result != CUDA_SUCCESS && status == QMAT_OK)\n"
        << "      status = cudaFailure(result, \"cuModuleUnload\");\n"
        << "  }\n  states.clear();\n  return status;\n}\n\n";
+  if (!isHip(bundle))
+    os << "qmat_status " << bundle.prefix
+       << "_selected_binary(int major, int minor, const char **target, int "
+          "*from_ptx) {\n"
+       << "  return selectedBinary(major, minor, target, from_ptx);\n}\n\n";
   os << "qmat_status " << bundle.prefix
      << "_set_gemv_override(int split_k, int col_tiles) {\n"
      << "  return setGemvOverride(split_k, col_tiles);\n}\n\n"
@@ -521,11 +593,29 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
           {"chip", t.chip},
           {"hsaco_bytes", static_cast<int64_t>(t.cubin.size())}});
     else
-      targets.push_back(llvm::json::Object{
+    {
+      size_t index = &t - bundle.targets.data();
+      auto [cubinDevices, ptxDevices] = getLoadingDevices(bundle, index);
+      llvm::json::Object target{
           {"chip", t.chip},
           {"compute_capability", t.computeCapability},
+          {"arch_specific", t.archSpecific},
+          {"kernel_class", t.kernelClass},
           {"cubin_bytes", static_cast<int64_t>(t.cubin.size())},
-          {"ptx_bytes", static_cast<int64_t>(t.ptx.size())}});
+          {"ptx_bytes", static_cast<int64_t>(t.ptx.size())},
+          {"cubin_runs_on", describeCubinRange(t)},
+          // The known devices for which the launcher picks this target's
+          // cubin, and those for which it has the driver compile its PTX.
+          {"loaded_by",
+           llvm::json::Object{
+               {"cubin", llvm::json::Array(cubinDevices)},
+               {"ptx", llvm::json::Array(ptxDevices)}}}};
+      if (!t.ptx.empty())
+        target["ptx_runs_on"] =
+            formatCapability(t.computeCapability) +
+            (t.archSpecific ? std::string(" only") : " and later");
+      targets.push_back(std::move(target));
+    }
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
     llvm::json::Object kernels;
@@ -610,6 +700,8 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
   }
   llvm::json::Object root{{"prefix", bundle.prefix},
                           {"generator", "qmat-aot"},
+                          {"generator_version", QMAT_VERSION
+                           " (" QMAT_GIT_DESCRIBE ")"},
                           {"runtime", isHip(bundle) ? "hip" : "cuda"},
                           {"targets", std::move(targets)},
                           {"layers", std::move(layers)}};
@@ -639,10 +731,19 @@ void mlir::qmat::emitSummary(const Bundle &bundle, llvm::raw_ostream &os) {
         l.name, scheme, l.n, l.k, l.bf16 ? "bf16" : "f16", l.plan.getTileRows(),
         tileCount(l), mib, smallM, bundle.targets.front().launches[i].symbol);
   }
-  for (const TargetBinary &t : bundle.targets)
+  for (auto [index, t] : llvm::enumerate(bundle.targets)) {
     os << llvm::formatv(
         "target {0}: {1} {2} bytes{3}\n", t.chip, getBinaryExtension(bundle),
         t.cubin.size(),
         t.ptx.empty() ? std::string()
                       : ", ptx " + std::to_string(t.ptx.size()) + " bytes");
+    if (isHip(bundle))
+      continue;
+    auto [cubinDevices, ptxDevices] = getLoadingDevices(bundle, index);
+    os << "  " << t.kernelClass << "-class kernels; cubin runs on "
+       << describeCubinRange(t) << "; loaded by " << joinDevices(cubinDevices);
+    if (!t.ptx.empty())
+      os << "; PTX compiled by " << joinDevices(ptxDevices);
+    os << "\n";
+  }
 }

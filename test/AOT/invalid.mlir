@@ -12,14 +12,14 @@
 // RUN: not qmat-aot %S/Inputs/matmul-in-if.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NESTED
 // RUN: not qmat-aot %S/Inputs/tensor-core-layer.mlir -o %t --gemv-max-m=64 --gemv-split-k=16 --gemv-col-tiles=4 2>&1 | FileCheck %s --check-prefix=MAXM
 
-// TARGET: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
-// PREFIX: qmat-aot: --prefix must be a C identifier, got '9lives'
-// EMIT: qmat-aot: --emit takes 'ptx', got 'sass'
+// TARGET: qmat-aot: for the --target option: unknown target 'sm_75' (expected sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, sm_121, sm_121a, gfx942, gfx950)
+// PREFIX: qmat-aot: for the --prefix option: must be a C identifier, got '9lives'
+// EMIT: qmat-aot: for the --emit option: Cannot find option named 'sass'!
 // MISSING: qmat-aot: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
 // TWO: two-layers-one-func.mlir:3:1: error: qmat-aot needs one qmat.matmul per function (one launcher entry per layer), found 2
 // NONE: no-layers.mlir:0:0: error: qmat-aot: the module holds no qmat.matmul layer
-// PREFIX-DASH: qmat-aot: --prefix must be a C identifier, got 'my-bundle'
-// TWICE: qmat-aot: target 'sm_90' is listed twice
+// PREFIX-DASH: qmat-aot: for the --prefix option: must be a C identifier, got 'my-bundle'
+// TWICE: qmat-aot: for the --target option: 'sm_90' is listed twice
 // COLLIDE: colliding-names.mlir:7:1: error: layers 'layers.0' and 'layers_0' both become the C name 'layers_0'
 // NESTED: matmul-in-if.mlir:4:5: error: 'qmat.matmul' op qmat-aot needs each qmat.matmul directly in the body of its function, not inside 'scf.if'
 // MAXM: tensor-core-layer.mlir:3:3: error: 'qmat.matmul' op gemv-max-m = 64 needs a GEMV variant of 64 rows, but gemv-split-k 16 and gemv-col-tiles 4 compile none beyond 8 rows (a variant takes at most 48 KiB of shared memory, 512 threads, and col_tiles * rows / 8 <= 4 when col_tiles > 1)

@@ -30,7 +30,7 @@
 // CHECK-NEXT: misaligned workspace: 1 gate: workspace must be 256-byte aligned
 // CHECK-NEXT: misaligned y: 1 gate: a, y and bias must be 2-byte aligned, global_scale 4-byte aligned
 // CHECK-NEXT: small workspace: 3 gate: the workspace needs 78643200 bytes, got 78643199
-// CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90)
+// CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90 (cubin)); a cubin runs on devices of its major version and a minor at or above its own, an sm_XYa one on X.Y only, PTX (qmat-aot --emit=ptx) on X.Y and every later device
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_nvfp4_bs16_k2048_f16_vec8_lookup_u1_t256
 // The 21 compiled GEMV variants: the whole-line tier (M <= 4, split-K

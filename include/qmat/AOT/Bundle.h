@@ -17,9 +17,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
 
 namespace mlir::qmat {
 
@@ -53,8 +58,12 @@ enum class Vendor { cuda, hip };
 
 /// One compiled target of a bundle.
 struct TargetBinary {
-  std::string chip;                   // "sm_90", "gfx942"
+  std::string chip;                   // "sm_90a", "gfx942"
   int computeCapability = 0;          // 90 (NVIDIA only)
+  bool archSpecific = false;          // sm_90a-style (NVIDIA only)
+  /// The qmat chip whose code generator built the kernels ("sm_90" for
+  /// sm_100; the chip itself on AMD).
+  std::string kernelClass;
   std::string cubin;                  // ELF bytes: cubin or hsaco
   std::string ptx;                    // empty unless --emit=ptx
   std::vector<KernelLaunch> launches; // one per layer, in layer order
@@ -108,6 +117,14 @@ struct BundleOptions {
   /// bundle is complete but for its binaries (TargetBinary::cubin and ptx
   /// stay empty): the front end alone, as the fuzz targets run it.
   bool serialize = true;
+  /// The toolkits gpu-module-to-binary takes ptxas (<cuda>/bin/ptxas) and
+  /// ld.lld (<rocm>/llvm/bin/ld.lld) from; empty: the target's default.
+  std::string cudaToolkitPath, rocmToolkitPath;
+  /// Where a line per target and layer reports progress; none when null.
+  llvm::raw_ostream *progress = nullptr;
+  /// Called on every pass manager before it runs (the tool's debugging
+  /// options: IR printing, timing); a failure stops the compilation.
+  std::function<LogicalResult(PassManager &)> configurePassManager;
 };
 
 /// Compiles `module` (not modified) for every target. Diagnostics go to the

@@ -64,9 +64,22 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice
   return CUDA_SUCCESS;
 }
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
-  // An ELF image starts with 0x7f 'E' 'L' 'F'; PTX is text.
+  // An ELF image starts with 0x7f 'E' 'L' 'F'; PTX is text. Each is followed
+  // by the architecture it was built for: a cubin's from its ELF header
+  // (e_flags bits 8-15 from ELF ABI version 8 on, bits 0-7 before; no `a`
+  // suffix, which the header does not tell), PTX's from its .target line.
   const unsigned char *bytes = static_cast<const unsigned char *>(image);
-  std::printf("load %s\n", bytes[0] == 0x7f && bytes[1] == 'E' ? "cubin" : "ptx");
+  if (bytes[0] == 0x7f && bytes[1] == 'E') {
+    uint32_t flags;
+    std::memcpy(&flags, bytes + 48, sizeof flags);
+    unsigned sm = bytes[8] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+    std::printf("load cubin sm_%u\n", sm);
+  } else {
+    const char *text = static_cast<const char *>(image);
+    const char *target = std::strstr(text, "\n.target ");
+    int length = target ? int(std::strcspn(target + 9, " \n,")) : 0;
+    std::printf("load ptx %.*s\n", length, target ? target + 9 : "");
+  }
   *module = reinterpret_cast<CUmodule>(&fakeModule);
   return CUDA_SUCCESS;
 }
