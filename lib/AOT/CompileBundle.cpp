@@ -245,9 +245,9 @@ namespace {
 /// #nvvm.target names that class.
 void retargetGpuModules(ModuleOp module, const NvidiaTarget &target) {
   MLIRContext *context = module.getContext();
-  auto attr = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
-                                        "nvptx64-nvidia-cuda", target.name,
-                                        target.ptxFeature);
+  auto attr =
+      NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                target.name, target.ptxFeature);
   module.walk([&](gpu::GPUModuleOp gpuModule) {
     gpuModule.setTargetsAttr(ArrayAttr::get(context, {attr}));
   });
@@ -262,10 +262,10 @@ void report(const BundleOptions &options, const Twine &line) {
 std::string describeLayer(const Layer &layer) {
   std::string smallM = "prefill";
   if (!layer.gemvVariants.empty())
-    smallM = std::to_string(layer.gemvVariants.size()) +
-             (layer.gemvVariants.front().tensorCore ? " tensor-core"
-                                                    : " scalar") +
-             " GEMV variants";
+    smallM =
+        std::to_string(layer.gemvVariants.size()) +
+        (layer.gemvVariants.front().tensorCore ? " tensor-core" : " scalar") +
+        " GEMV variants";
   if (!layer.fusedVariants.empty())
     smallM += ", " + std::to_string(layer.fusedVariants.size()) + " fused";
   return llvm::formatv("{0}/{1} {2} x {3}, tile {4} rows, small M: {5}",
@@ -310,10 +310,9 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       binary.computeCapability = nvidia->computeCapability;
       binary.archSpecific = nvidia->archSpecific;
     }
-    std::string step =
-        llvm::formatv("[{0}/{1}] {2}", targetIndex + 1, options.targets.size(),
-                      target)
-            .str();
+    std::string step = llvm::formatv("[{0}/{1}] {2}", targetIndex + 1,
+                                     options.targets.size(), target)
+                           .str();
     if (binary.kernelClass != target)
       report(options, step + ": " + binary.kernelClass + "-class kernels");
 
@@ -342,8 +341,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     if (bundle.layers.empty())
       bundle.layers = *layers;
     for (const Layer &layer : *layers)
-      report(options, step + ": layer " + layer.name + ": " +
-                          describeLayer(layer));
+      report(options,
+             step + ": layer " + layer.name + ": " + describeLayer(layer));
 
     // Lower once; serialize that module once per requested format.
     PassManager lowerPm(module.getContext());

@@ -302,7 +302,8 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "qmat_status " << bundle.prefix << "_unload(void);\n";
   if (!isHip(bundle))
     os << "/// Which binary of this bundle a device of compute capability\n"
-       << "/// major.minor loads: in *target the name of its target (\"sm_86\"),\n"
+       << "/// major.minor loads: in *target the name of its target "
+          "(\"sm_86\"),\n"
        << "/// in *from_ptx (may be null) 1 when the driver compiles that\n"
        << "/// target's PTX, 0 for its cubin. QMAT_ERROR_UNSUPPORTED_DEVICE "
           "when\n"
@@ -433,8 +434,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
           target.chip, target.computeCapability,
           target.ptx.empty() ? "nullptr" : "kPtx_" + target.chip,
           target.archSpecific ? "true" : "false");
-  os << "};\nconstexpr size_t kNumTargets = " << bundle.targets.size()
-     << ";\n";
+  os << "};\nconstexpr size_t kNumTargets = " << bundle.targets.size() << ";\n";
   if (!isHip(bundle)) {
     os << "// What a device may load of each target (BinarySelection.h).\n"
        << "const qmat_select::BinaryDesc kBinaries[kNumTargets] = {\n";
@@ -592,8 +592,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
       targets.push_back(llvm::json::Object{
           {"chip", t.chip},
           {"hsaco_bytes", static_cast<int64_t>(t.cubin.size())}});
-    else
-    {
+    else {
       size_t index = &t - bundle.targets.data();
       auto [cubinDevices, ptxDevices] = getLoadingDevices(bundle, index);
       llvm::json::Object target{
@@ -607,9 +606,8 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
           // The known devices for which the launcher picks this target's
           // cubin, and those for which it has the driver compile its PTX.
           {"loaded_by",
-           llvm::json::Object{
-               {"cubin", llvm::json::Array(cubinDevices)},
-               {"ptx", llvm::json::Array(ptxDevices)}}}};
+           llvm::json::Object{{"cubin", llvm::json::Array(cubinDevices)},
+                              {"ptx", llvm::json::Array(ptxDevices)}}}};
       if (!t.ptx.empty())
         target["ptx_runs_on"] =
             formatCapability(t.computeCapability) +
@@ -698,13 +696,13 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
              {"bytes", getScratchBytes(l) + kGemmWorkspaceBytes}}},
         {"kernels", std::move(kernels)}});
   }
-  llvm::json::Object root{{"prefix", bundle.prefix},
-                          {"generator", "qmat-aot"},
-                          {"generator_version", QMAT_VERSION
-                           " (" QMAT_GIT_DESCRIBE ")"},
-                          {"runtime", isHip(bundle) ? "hip" : "cuda"},
-                          {"targets", std::move(targets)},
-                          {"layers", std::move(layers)}};
+  llvm::json::Object root{
+      {"prefix", bundle.prefix},
+      {"generator", "qmat-aot"},
+      {"generator_version", QMAT_VERSION " (" QMAT_GIT_DESCRIBE ")"},
+      {"runtime", isHip(bundle) ? "hip" : "cuda"},
+      {"targets", std::move(targets)},
+      {"layers", std::move(layers)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
 

@@ -38,9 +38,7 @@ const NvidiaTarget kNvidiaTargets[] = {
 
 } // namespace
 
-ArrayRef<NvidiaTarget> mlir::qmat::getNvidiaTargets() {
-  return kNvidiaTargets;
-}
+ArrayRef<NvidiaTarget> mlir::qmat::getNvidiaTargets() { return kNvidiaTargets; }
 
 const NvidiaTarget *mlir::qmat::lookupNvidiaTarget(StringRef name) {
   for (const NvidiaTarget &target : kNvidiaTargets)

@@ -60,10 +60,9 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
 cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
                                cl::value_desc("dir"), cl::Required,
                                cl::cat(qmatCategory));
-cl::list<std::string> targets(
-    "target", cl::CommaSeparated, cl::value_desc("target,..."),
-    cl::desc(targetHelp),
-    cl::cat(qmatCategory));
+cl::list<std::string> targets("target", cl::CommaSeparated,
+                              cl::value_desc("target,..."),
+                              cl::desc(targetHelp), cl::cat(qmatCategory));
 cl::opt<EmitKind> emit(
     "emit", cl::desc("Also embed (default: nothing more)"),
     cl::values(clEnumValN(EmitKind::ptx, "ptx",
@@ -213,16 +212,15 @@ FailureOr<std::string> findCudaToolkit() {
     if (hasPtxas(given))
       return given.str();
     llvm::errs() << "qmat-aot: no ptxas in "
-                 << (!cudaRoot.empty() ? "--cuda-root=" : "CUDA_ROOT=")
-                 << given << " (looked for " << given
+                 << (!cudaRoot.empty() ? "--cuda-root=" : "CUDA_ROOT=") << given
+                 << " (looked for " << given
                  << "/bin/ptxas); NVIDIA targets need the CUDA toolkit's "
                     "ptxas: point "
                  << (!cudaRoot.empty() ? "--cuda-root" : "CUDA_ROOT")
                  << " at the toolkit's directory\n";
     return failure();
   }
-  if (llvm::ErrorOr<std::string> ptxas =
-          llvm::sys::findProgramByName("ptxas"))
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
     return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
         .str();
   if (hasPtxas(QMAT_DEFAULT_CUDA_PATH))

@@ -94,8 +94,8 @@ inline Selection selectBinary(int device, const BinaryDesc *targets,
 /// oldest first: the devices the manifest lists for each binary. (A class
 /// member, so that a launcher that never reads it is not warned about it.)
 struct KnownDevices {
-  static constexpr int values[] = {80, 86, 87, 88, 89, 90, 100, 103, 110, 120,
-                                   121};
+  static constexpr int values[] = {80,  86,  87,  88,  89, 90,
+                                   100, 103, 110, 120, 121};
 };
 
 } // namespace qmat_select

@@ -58,9 +58,9 @@ enum class Vendor { cuda, hip };
 
 /// One compiled target of a bundle.
 struct TargetBinary {
-  std::string chip;                   // "sm_90a", "gfx942"
-  int computeCapability = 0;          // 90 (NVIDIA only)
-  bool archSpecific = false;          // sm_90a-style (NVIDIA only)
+  std::string chip;          // "sm_90a", "gfx942"
+  int computeCapability = 0; // 90 (NVIDIA only)
+  bool archSpecific = false; // sm_90a-style (NVIDIA only)
   /// The qmat chip whose code generator built the kernels ("sm_90" for
   /// sm_100; the chip itself on AMD).
   std::string kernelClass;
