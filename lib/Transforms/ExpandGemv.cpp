@@ -43,7 +43,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                      ArrayRef<int64_t> choices) -> LogicalResult {
       for (int64_t v : values)
         if (!llvm::is_contained(choices, v)) {
-          InFlightDiagnostic diag = anchor->emitError()
+          InFlightDiagnostic diag = emitError(anchor->getLoc())
                                     << name << " values must be among ";
           llvm::interleaveComma(choices, diag);
           return diag << ", got " << v;

@@ -390,7 +390,7 @@ struct QMatRewriteDecodePass
     if (force != "auto") {
       forcedMethod = symbolizeDecodeMethod(force);
       if (!forcedMethod) {
-        getOperation()->emitError()
+        emitError(getOperation()->getLoc())
             << "unknown decode method '" << force
             << "' (expected auto, arith, lookup, magic_bias or native)";
         return signalPassFailure();

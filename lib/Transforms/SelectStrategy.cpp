@@ -34,7 +34,7 @@ struct QMatSelectStrategyPass
     MLIRContext *context = &getContext();
     std::optional<Chip> chip = symbolizeChip(target);
     if (!chip) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "unknown target '" << target
           << "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or "
              "gfx950)";
@@ -44,20 +44,20 @@ struct QMatSelectStrategyPass
     std::string error;
     auto info = lookupTargetInfo(target, error);
     if (!info) {
-      getOperation()->emitError() << error;
+      emitError(getOperation()->getLoc()) << error;
       return signalPassFailure();
     }
     // 2^20 MiB (1 TiB) keeps the byte count far from int64 overflow and is
     // beyond any device's memory.
     if (gemvMaxM < 0 || gemvMaxM > 64 || scratchCapMiB <= 0 ||
         scratchCapMiB > (int64_t(1) << 20)) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, "
              "1048576]";
       return signalPassFailure();
     }
     if (fusedMaxM < -1 || fusedMaxM > kMaxFusedMaxM) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "fused-max-m must be -1 (the target's default), 0 (no fused "
              "GEMM) or in [1, "
           << kMaxFusedMaxM << "], got " << fusedMaxM;
@@ -66,14 +66,15 @@ struct QMatSelectStrategyPass
     std::optional<DequantKernel> forcedKernel;
     if (forceDequant != "auto" &&
         !(forcedKernel = symbolizeDequantKernel(forceDequant))) {
-      getOperation()->emitError() << "unknown dequant kernel '" << forceDequant
-                                  << "' (expected auto, vec8 or scalar)";
+      emitError(getOperation()->getLoc())
+          << "unknown dequant kernel '" << forceDequant
+          << "' (expected auto, vec8 or scalar)";
       return signalPassFailure();
     }
     std::optional<DecodeMethod> forcedDecode;
     if (forceDecode != "auto" &&
         !(forcedDecode = symbolizeDecodeMethod(forceDecode))) {
-      getOperation()->emitError()
+      emitError(getOperation()->getLoc())
           << "unknown decode method '" << forceDecode
           << "' (expected auto, arith, lookup, magic_bias or native)";
       return signalPassFailure();

@@ -19,8 +19,9 @@ struct QMatVectorizeDequantPass
   void runOnOperation() override {
     std::optional<DequantKernel> forced;
     if (force != "auto" && !(forced = symbolizeDequantKernel(force))) {
-      getOperation()->emitError() << "unknown dequant kernel '" << force
-                                  << "' (expected auto, vec8 or scalar)";
+      emitError(getOperation()->getLoc())
+          << "unknown dequant kernel '" << force
+          << "' (expected auto, vec8 or scalar)";
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](DequantizeOp op) {
