@@ -12,6 +12,13 @@
 // RUN: %t/run | FileCheck %s
 // RUN: env MOCK_RESIDENT_WARPS=16 %t/run | FileCheck %s --check-prefix=RESIDENT16
 // RUN: env MOCK_FAIL_OCCUPANCY=1 %t/run | FileCheck %s --check-prefix=OCCUPANCY
+// The same driver, launcher and mock under AddressSanitizer and UBSan (leak
+// checking on): every bad call returns its status without a report.
+// RUN: %cc -std=c99 -Wall -Wextra -Werror %asan_ubsan_flags -I%t -I%cuda_path/include -c %S/Inputs/args_driver.c -o %t/driver.san.o
+// RUN: %cxx -std=c++17 -Wall -Wextra -Werror %asan_ubsan_flags -I%t -I%cuda_path/include -c %t/args.cpp -o %t/args.san.o
+// RUN: %cxx -std=c++17 %asan_ubsan_flags -I%cuda_path/include -c %S/Inputs/mock_cuda.cpp -o %t/mock.san.o
+// RUN: %cxx %asan_ubsan_flags %t/driver.san.o %t/args.san.o %t/mock.san.o -o %t/run.san
+// RUN: env ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 %t/run.san | FileCheck %s
 // RUN: %nvcc -std=c++17 -I%t -c %t/args.cpp -o %t/args.nvcc.o
 // RUN: %cxx %t/driver.o %t/args.nvcc.o -L%cuda_path/lib64/stubs -L%cuda_path/lib64 -lcuda -lcublasLt -o %t/linked
 
@@ -62,6 +69,40 @@
 // of 4).
 // CHECK-NEXT: launch grid=(344,1,1) block=(256,1,1) view0=+318767104 rows=8
 // CHECK-NEXT: gemv m=8: 0 ok
+// CHECK-NEXT: m=2^40: 1 gate: m must be at most 2147483647, got 1099511627776
+// CHECK-NEXT: m=INT64_MIN: 1 gate: m must be positive, got -9223372036854775808
+// CHECK-NEXT: null scales: 1 gate: scales must not be null
+// CHECK-NEXT: workspace of 0 bytes: 3 gate: the workspace needs 78643200 bytes, got 0
+// CHECK-NEXT: workspace of 1 byte: 3 gate: the workspace needs 78643200 bytes, got 1
+// The scratch does not grow with M; M <= 8 (and M <= 0) takes the GEMV.
+// CHECK-NEXT: workspace m=2^40: 78643200 m=0: 0 m=-1: 0
+// The prefill path: a and y 2-byte aligned, weights and global_scale 4,
+// the workspace 256; scales (fp8) have no requirement. Calls that pass
+// launch on the mock in between.
+// CHECK: misaligned prefill a: +1=1 +2=0 +4=0 +8=0
+// CHECK: misaligned prefill weights: +1=1 +2=1 +4=0 +8=0
+// CHECK: misaligned prefill scales: +1=0 +2=0 +4=0 +8=0
+// CHECK: misaligned prefill global_scale: +1=1 +2=1 +4=0 +8=0
+// CHECK: misaligned prefill y: +1=1 +2=0 +4=0 +8=0
+// CHECK: misaligned prefill workspace: +1=1 +2=1 +4=1 +8=1
+// The GEMV: a and weights 16-byte aligned, its scales 2; no workspace read.
+// CHECK: misaligned gemv a: +1=1 +2=1 +4=1 +8=1
+// CHECK-NEXT: misaligned gemv weights: +1=1 +2=1 +4=1 +8=1
+// CHECK: misaligned gemv scales: +1=1 +2=0 +4=0 +8=0
+// CHECK: misaligned gemv global_scale: +1=1 +2=1 +4=0 +8=0
+// CHECK: misaligned gemv y: +1=1 +2=0 +4=0 +8=0
+// CHECK: misaligned gemv workspace: +1=0 +2=0 +4=0 +8=0
+// CHECK-NEXT: unload
+// CHECK-NEXT: unload: 0 ok
+// CHECK-NEXT: unload again: 0 ok
+// CHECK-NEXT: override after unload: 0 ok
+// CHECK-NEXT: override off after unload: 0 ok
+// CHECK-NEXT: load cubin
+// CHECK: gemv after unload: 0 ok
+// CHECK: prefill after unload: 0 ok
+// CHECK-NEXT: m=0 after unload: 1 gate: m must be positive, got 0
+// CHECK-NEXT: unload
+// CHECK-NEXT: final unload: 0 ok
 
 // With 16 resident warps per SM split 8 needs 2 rounds of 2, split 4 one of
 // 4: a tie the smaller split wins.
