@@ -107,15 +107,15 @@ fuzz: fuzz-build
 SAN_DIR := build-asan
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer
-# detect_leaks=0: MLIR keeps process-lifetime allocations (the pass and
-# option registries, the uniquer's arenas of the contexts that
-# mlir-opt's main releases at exit without freeing) that LeakSanitizer
-# reports at every tool's exit. allow_user_poisoning=0: LLVM's
-# BumpPtrAllocator poisons its slabs in the instrumented inline code of
-# qmat's files and unpoisons what it hands out only there, so the
-# uninstrumented copy in libMLIR.so hands out poisoned memory (a false
-# use-after-poison). halt_on_error: a report fails the test that made it.
-SAN_ENV := ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:halt_on_error=1:abort_on_error=0 \
+# -O1 without -DNDEBUG: assertions stay on (a cast<> to the wrong op is a
+# report). LeakSanitizer stays on: MLIR's registries and contexts are freed at exit
+# (qmat-opt and qmat-aot, on success and on diagnostics, report no leak).
+# allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs in the
+# instrumented inline code of qmat's files and unpoisons what it hands out
+# only there, so the uninstrumented copy in libMLIR.so hands out poisoned
+# memory (a false use-after-poison). halt_on_error: a report fails the test
+# that made it.
+SAN_ENV := ASAN_OPTIONS=allow_user_poisoning=0:halt_on_error=1:abort_on_error=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 $(SAN_DIR)/build.ninja: CMakeLists.txt | deps
