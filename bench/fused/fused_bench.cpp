@@ -34,7 +34,7 @@ using namespace bench;
 namespace {
 
 struct Variant {
-  int mTile, warpsN, splitK, colTiles;
+  int mTile, warpsN, splitK, colTiles, stages;
 };
 
 /// Every fused tiling compiled into the bundle (make_bundle.py writes them
@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
           const Variant *var = v >= 0 ? &kVariants[v] : nullptr;
           if (var &&
               bench_set_fused_override(var->mTile, var->warpsN, var->splitK,
-                                       var->colTiles) != QMAT_OK)
+                                       var->colTiles, var->stages) != QMAT_OK)
             continue;
           std::vector<uint16_t> first(size_t(m) * shape.n),
               second(first.size());
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
             CUDA_CHECK(cudaMemcpy((pass ? second : first).data(), y,
                                   first.size() * 2, cudaMemcpyDeviceToHost));
           }
-          bench_set_fused_override(0, 0, 0, 0);
+          bench_set_fused_override(0, 0, 0, 0, 0);
           if (!ok) {
             if (!var)
               allWithin = false;
@@ -201,8 +201,9 @@ int main(int argc, char **argv) {
           allWithin &= within;
           char variant[64] = "policy";
           if (var)
-            std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d",
-                          var->mTile, var->warpsN, var->splitK, var->colTiles);
+            std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d",
+                          var->mTile, var->warpsN, var->splitK, var->colTiles,
+                          var->stages);
           std::printf("%-26s m=%5ld %-16s err %.2e %s%s\n", l.name, long(m),
                       variant, err, within ? "ok" : "OUT OF BOUND",
                       same ? "" : " NONDETERMINISTIC");
@@ -247,27 +248,27 @@ int main(int argc, char **argv) {
         int timed = 0;
         for (const Variant &v : kVariants) {
           if (bench_set_fused_override(v.mTile, v.warpsN, v.splitK,
-                                       v.colTiles) != QMAT_OK)
+                                       v.colTiles, v.stages) != QMAT_OK)
             continue;
           if (run(m, 0) != QMAT_OK) {
-            bench_set_fused_override(0, 0, 0, 0);
+            bench_set_fused_override(0, 0, 0, 0, 0);
             continue;
           }
           double ms = timeLauncher();
           char name[64];
-          std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d", v.mTile,
-                        v.warpsN, v.splitK, v.colTiles);
+          std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d_p%d", v.mTile,
+                        v.warpsN, v.splitK, v.colTiles, v.stages);
           variants << (timed++ ? ", " : "") << "\"" << name << "\": " << ms;
           if (ms < bestMs) {
             bestMs = ms;
             best = name;
           }
         }
-        bench_set_fused_override(-1, 0, 0, 0);
+        bench_set_fused_override(-1, 0, 0, 0, 0);
         double dequantMs = -1;
         if (wsBytes >= l.workspace(m) && run(m, 0) == QMAT_OK)
           dequantMs = timeLauncher();
-        bench_set_fused_override(0, 0, 0, 0);
+        bench_set_fused_override(0, 0, 0, 0, 0);
         cudaDataType_t t =
             shape.act == ActType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
         float one = 1.f, zero = 0.f;

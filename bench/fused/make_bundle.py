@@ -7,7 +7,7 @@ per layer) and OUT_DIR/variants.inc (every fused tiling compiled, which
 bench/fused/fused_bench.cpp times one by one).
 
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
-       [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,...] [-- QMAT_AOT_FLAGS]
+       [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...] [-- QMAT_AOT_FLAGS]
 """
 import os
 import sys
@@ -47,12 +47,12 @@ def main():
     seen = []
     for layer in manifest["layers"]:
         for v in layer["strategy"]["fused_variants"]:
-            t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"])
+            t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1))
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
-            f.write("{%d, %d, %d, %d},\n" % t)
+            f.write("{%d, %d, %d, %d, %d},\n" % t)
 
 
 if __name__ == "__main__":

@@ -320,13 +320,13 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "qmat_status " << bundle.prefix
      << "_set_gemv_override(int split_k, int col_tiles);\n"
      << "/// For benchmarking: run M above the GEMV with this compiled fused\n"
-     << "/// GEMM variant instead of the policy's choice; (0, 0, 0, 0) "
+     << "/// GEMM variant instead of the policy's choice; (0, 0, 0, 0, 0) "
         "restores\n"
      << "/// the policy, m_tile = -1 sends every such M to the dequantize +\n"
      << "/// GEMM path. Applies to every layer and thread.\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
-        "col_tiles);\n\n";
+        "col_tiles, int stages);\n\n";
   for (const Layer &layer : bundle.layers) {
     std::string title = layer.symbol;
     if (layer.symbol != layer.name)
@@ -492,10 +492,10 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::FusedVariantDesc kFusedVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const FusedGemmVariant &v : layer.fusedVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}},\n", v.mTile, v.warpsN,
-                          v.splitK, v.colTiles);
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.mTile,
+                          v.warpsN, v.splitK, v.colTiles, v.stages);
   if (fusedCount == 0)
-    os << "    {0, 0, 0, 0},\n";
+    os << "    {0, 0, 0, 0, 0},\n";
   os << "};\n";
   // The HIP runtime has no fused path (its layers have none).
   if (!isHip(bundle)) {
@@ -543,9 +543,9 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "  return setGemvOverride(split_k, col_tiles);\n}\n\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
-        "col_tiles) {\n"
-     << "  return setFusedOverride(m_tile, warps_n, split_k, "
-        "col_tiles);\n}\n\n";
+        "col_tiles, int stages) {\n"
+     << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
+        "stages);\n}\n\n";
   size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
@@ -653,6 +653,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"warps_n", variant.warpsN},
                                          {"split_k", variant.splitK},
                                          {"col_tiles", variant.colTiles},
+                                         {"stages", variant.stages},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : p.getFusedMaxM();

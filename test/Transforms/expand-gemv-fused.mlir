@@ -38,11 +38,11 @@
 // DEFAULT-LABEL: func.func @gemv_then_fused(
 // DEFAULT: arith.constant 1024 : index
 // DEFAULT: case 0 {
-// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 2{{$}}
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2{{$}}
 // DEFAULT: case 1 {
-// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2{{$}}
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2{{$}}
 // DEFAULT: case 2 {
-// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 2 stages = 2{{$}}
 // DEFAULT-NOT: case 3
 func.func @gemv_then_fused(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                            %g: memref<f32>, %y: memref<?x48xbf16>) {

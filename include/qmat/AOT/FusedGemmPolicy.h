@@ -16,12 +16,13 @@ namespace qmat_policy {
 
 /// One compiled fused dequant-GEMM variant: a block owns warpsN x colTiles
 /// 16-row weight tiles and mTile activation rows; splitK warps share each
-/// tile's K range.
+/// tile's K range; `stages` tiles of activations are in its pipeline.
 struct FusedVariantDesc {
   int mTile;
   int warpsN;
   int splitK;
   int colTiles;
+  int stages;
 };
 
 /// Blocks per SM from which a variant of that M tile is taken: a larger M
@@ -44,7 +45,8 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// The largest M tile (up to the one that holds m) whose grid has enough
 /// blocks per SM (the thresholds above; the 16-row tile always qualifies),
 /// and within it the variant of the most warps over N that qualifies,
-/// then the one of most weight rows per block, then the smaller split.
+/// then the one of most weight rows per block, then the smaller split,
+/// then the deeper pipeline.
 /// `m`, `n` and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
@@ -92,8 +94,9 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                   : qualified != chosenQualified ? qualified
                   : v.warpsN != c.warpsN
                       ? (qualified ? v.warpsN > c.warpsN : v.warpsN < c.warpsN)
-                  : rows != chosenRows ? rows > chosenRows
-                                       : v.splitK < c.splitK;
+                  : rows != chosenRows   ? rows > chosenRows
+                  : v.splitK != c.splitK ? v.splitK < c.splitK
+                                         : v.stages > c.stages;
     if (better)
       chosen = i;
   }

@@ -1,10 +1,11 @@
 //===- DequantKernelBuilder.cpp - One thread's dequantization -------------===//
 //
-// Semantics (brief §2): w = rne(decode(code) * scale [* global]) computed in
-// fp32 left to right, or rne((q - zp) * scale) for int4. The decoded code is
-// exact in f16 for every format, so decoding through f16 and widening to fp32
-// changes no bit. A magic-bias decode yields code * 2^-14; the factor 2^14 is
-// restored by a power-of-two multiply that is exact in the scale's range.
+// Semantics (docs/numerics.md): w = rne(decode(code) * scale [* global])
+// computed in fp32 left to right, or rne((q - zp) * scale) for int4. The
+// decoded code is exact in f16 for every format, so decoding through f16 and
+// widening to fp32 changes no bit. A magic-bias decode yields code * 2^-14; the
+// factor 2^14 is restored by a power-of-two multiply that is exact in the
+// scale's range.
 //
 //===----------------------------------------------------------------------===//
 
@@ -393,7 +394,7 @@ void mlir::qmat::emitDequantWorkItems(OpBuilder &builder, Location loc,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// A magic-bias e2m1 decode to fp32 yields code * 2^-126 (brief §2: the
+/// A magic-bias e2m1 decode to fp32 yields code * 2^-126 (docs/numerics.md: the
 /// bias must come back exactly; see emitCodesToF32()).
 constexpr int64_t kMagicBiasF32Exponent = 126;
 } // namespace

@@ -1,7 +1,7 @@
 //===- GemvKernelBuilder.cpp - Decode-path GEMV kernels -------------------===//
 //
-// Tensor-core mapping (brief §3): a warp owns 16 weight rows per column tile
-// and walks K in steps of 128. Lane l = 4g + t loads 32 consecutive K
+// Tensor-core mapping (docs/design.md): a warp owns 16 weight rows per column
+// tile and walks K in steps of 128. Lane l = 4g + t loads 32 consecutive K
 // elements (16 bytes of packed codes) of rows g and g + 8, and the same 32
 // activations of rows g (+ 8 per row group). The matrix instruction only
 // needs A and B to agree on which logical K sits at each physical position,
@@ -312,7 +312,7 @@ protected:
   /// multiple of 32).
   SmallVector<Value> wordBlocks(Value kc);
   RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
-  /// The chunk's weights as the reference rounds them (brief §2), one
+  /// The chunk's weights as the reference rounds them (docs/numerics.md), one
   /// vector<8 x act> per 8-element word.
   SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);
 
@@ -846,7 +846,7 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
 
 SmallVector<Value>
 GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk) {
-  // The reference's element value (brief §2), rounded once to the
+  // The reference's element value (docs/numerics.md), rounded once to the
   // activation type: the product then equals a GEMM on the dequantized W.
   Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
                                 spec.decode, chunk.codes, kLaneK);
@@ -1108,8 +1108,7 @@ void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
                             /*alignment=*/llvm::MaybeAlign(16));
 }
 
-SmallVector<Value>
-TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
+SmallVector<Value> TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
   SmallVector<Value> values;
   for (const RowChunk &chunk : loads.chunks)
     values.push_back(chunk.codes);
@@ -1174,8 +1173,8 @@ void TensorCoreGemvEmitter::computeStepByWord(
     for (int64_t r = 0; r < groups; ++r) {
       // Row 8r + g of the staged tile, chunk 4t + w (loop-invariant
       // addresses: the tile is refilled in place every step).
-      Value offset = arith::AddIOp::create(
-          b, loc, stagedWordOffsets[w], cIdx(8 * kStagedRowChunks * 8 * r));
+      Value offset = arith::AddIOp::create(b, loc, stagedWordOffsets[w],
+                                           cIdx(8 * kStagedRowChunks * 8 * r));
       if (stagedTileBase)
         offset = arith::AddIOp::create(b, loc, offset, stagedTileBase);
       Value word = vector::LoadOp::create(
@@ -1411,8 +1410,7 @@ void TensorCoreGemvEmitter::emit() {
       SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
       target.emitAsyncWait(b, loc, stages - 2);
       gpu::BarrierOp::create(b, loc);
-      copyIteration(
-          arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
+      copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
       Value nextIteration = arith::MinUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(1)),
           lastIteration);

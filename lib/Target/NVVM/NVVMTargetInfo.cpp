@@ -103,8 +103,8 @@ public:
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<NVVM::NVVMDialect, LLVM::LLVMDialect,
-                    nvgpu::NVGPUDialect>();
+    registry
+        .insert<NVVM::NVVMDialect, LLVM::LLVMDialect, nvgpu::NVGPUDialect>();
   }
 
   bool hasWarpMma16x8x16() const override { return true; }
@@ -207,8 +207,7 @@ public:
                        ValueRange dstIndices, Value src, ValueRange srcIndices,
                        int64_t elements) const override {
     nvgpu::DeviceAsyncCopyOp::create(builder, loc, dst, dstIndices, src,
-                                     srcIndices,
-                                     builder.getIndexAttr(elements),
+                                     srcIndices, builder.getIndexAttr(elements),
                                      /*srcElements=*/Value(),
                                      /*bypassL1=*/builder.getUnitAttr());
   }

@@ -20,7 +20,7 @@ namespace {
 
 /// The default set, in its compiled order.
 const std::vector<FusedVariantDesc> kDefault = {
-    {16, 1, 4, 2}, {16, 2, 2, 2}, {32, 2, 2, 2}, {64, 4, 1, 2}};
+    {16, 1, 4, 2, 1}, {16, 2, 2, 2, 1}, {32, 2, 2, 2, 1}, {64, 4, 1, 2, 1}};
 
 std::string chosen(int64_t n, int64_t k, int64_t m,
                    const std::vector<FusedVariantDesc> &table = kDefault,
@@ -30,7 +30,8 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
     return "none";
   const FusedVariantDesc &v = table[i];
   return "mt" + std::to_string(v.mTile) + "_w" + std::to_string(v.warpsN) +
-         "_s" + std::to_string(v.splitK) + "_c" + std::to_string(v.colTiles);
+         "_s" + std::to_string(v.splitK) + "_c" + std::to_string(v.colTiles) +
+         (v.stages > 1 ? "_p" + std::to_string(v.stages) : "");
 }
 
 } // namespace
@@ -86,9 +87,9 @@ TEST(FusedGemmPolicy, LargeM) {
 // A table without the 16-row tiles still answers; an empty one or a
 // non-positive shape has none.
 TEST(FusedGemmPolicy, RestrictedTables) {
-  std::vector<FusedVariantDesc> only64 = {{64, 4, 1, 2}};
+  std::vector<FusedVariantDesc> only64 = {{64, 4, 1, 2, 1}};
   EXPECT_EQ(chosen(64, 5120, 9, only64), "mt64_w4_s1_c2");
-  std::vector<FusedVariantDesc> large = {{32, 2, 2, 2}, {64, 4, 1, 2}};
+  std::vector<FusedVariantDesc> large = {{32, 2, 2, 2, 1}, {64, 4, 1, 2, 1}};
   // The smallest compiled tile always qualifies, however few its blocks.
   EXPECT_EQ(chosen(64, 5120, 100, large), "mt32_w2_s2_c2");
   EXPECT_EQ(chosen(64, 5120, 9, {}), "none");
@@ -98,9 +99,12 @@ TEST(FusedGemmPolicy, RestrictedTables) {
 }
 
 // Ties in the M tile and warps go to the most rows per block, then the
-// smaller split.
+// smaller split, then the deeper pipeline.
 TEST(FusedGemmPolicy, Ties) {
   std::vector<FusedVariantDesc> table = {
-      {16, 1, 4, 1}, {16, 1, 4, 2}, {16, 1, 2, 2}};
+      {16, 1, 4, 1, 1}, {16, 1, 4, 2, 1}, {16, 1, 2, 2, 1}};
   EXPECT_EQ(chosen(6144, 5120, 16, table), "mt16_w1_s2_c2");
+  std::vector<FusedVariantDesc> pipelined = {
+      {16, 1, 2, 2, 3}, {16, 1, 2, 2, 1}, {16, 1, 2, 2, 2}};
+  EXPECT_EQ(chosen(6144, 5120, 16, pipelined), "mt16_w1_s2_c2_p3");
 }
