@@ -43,7 +43,7 @@ mlir::qmat::lookupTargetInfoOrEmit(Operation *anchor, StringRef name) {
   std::string error;
   auto info = lookupTargetInfo(name, error);
   if (!info)
-    anchor->emitError() << error;
+    emitError(anchor->getLoc()) << error;
   return info;
 }
 
@@ -53,9 +53,9 @@ mlir::qmat::lookupGpuTargetInfoOrEmit(Operation *anchor, StringRef name,
   std::string error;
   auto info = lookupTargetInfo(name, error);
   if (!info)
-    anchor->emitError() << error;
+    emitError(anchor->getLoc()) << error;
   else if (!info->getChip())
-    anchor->emitError() << pass << " needs a GPU target";
+    emitError(anchor->getLoc()) << pass << " needs a GPU target";
   return info && info->getChip() ? std::move(info) : nullptr;
 }
 

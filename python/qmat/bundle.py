@@ -20,7 +20,10 @@ from .tools import find_tool, run_tool
 # The chips qmat-aot compiles for. The package drives CUDA bundles only:
 # _check_targets refuses the AMD ones (gfx942, gfx950) with a message that
 # points to qmat-aot, which writes their HIP bundles (docs/amd.md).
-KNOWN_TARGETS = ("sm_80", "sm_89", "sm_90", "sm_100", "sm_120", "gfx942", "gfx950")
+# What qmat-aot's --target accepts (lib/AOT/Targets.cpp).
+KNOWN_TARGETS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100",
+                 "sm_100a", "sm_103", "sm_103a", "sm_110", "sm_110a", "sm_120", "sm_120a",
+                 "sm_121", "sm_121a", "gfx942", "gfx950")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -174,6 +174,8 @@ def test_bad_target_refused_before_import(modelopt_ckpt, tmp_path):
     ckpt, _ = modelopt_ckpt
     with pytest.raises(qmat.ArgumentError) as caught:
         ck.import_checkpoint(ckpt, tmp_path / "out", targets=("sm_75",), quiet=True)
-    assert str(caught.value) == ("unknown target 'sm_75' (expected one of sm_80, sm_89, sm_90, "
-                                 "sm_100, sm_120, gfx942, gfx950)")
+    assert str(caught.value) == (
+        "unknown target 'sm_75' (expected one of sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, "
+        "sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, sm_121, "
+        "sm_121a, gfx942, gfx950)")
     assert not os.path.exists(tmp_path / "out")

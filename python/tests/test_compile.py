@@ -66,8 +66,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
 
 @pytest.mark.parametrize("kwargs,error,message", [
     (dict(targets=("sm_75",)), qmat.ArgumentError,
-     "unknown target 'sm_75' (expected one of sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, "
-     "gfx950)"),
+     "unknown target 'sm_75' (expected one of sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, "
+     "sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, sm_121, "
+     "sm_121a, gfx942, gfx950)"),
     (dict(targets=()), qmat.ArgumentError, "at least one target is needed"),
     (dict(prefix="9lives"), qmat.ArgumentError, "prefix must be a C identifier, got '9lives'"),
     (dict(scratch_cap_mib=0), qmat.ArgumentError,

@@ -9,8 +9,9 @@ M.scales F16 [ceil(K/G), N]; w[n, k] = (q[k, n] - zero[k / G, n]) * scale[k / G,
 import numpy as np
 
 from .bias import add_bias
-from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape, pack_u4, require,
-                     to_act_bits, unpack_int32_nibbles)
+from .common import (ACT_DTYPE, LinearPlan, check_config_shape, default_act_from_scales,
+                     expect_shape, find_qweight_linears, pack_u4, require, to_act_bits,
+                     unpack_int32_nibbles)
 from .errors import UnsupportedFormatError
 
 NAME = "awq"
@@ -44,14 +45,11 @@ def parse_config(ckpt):
 
 
 def find_linears(ckpt, qc):
-    return sorted(name[:-len(".qweight")] for name in ckpt.tensors if name.endswith(".qweight"))
+    return find_qweight_linears(ckpt)
 
 
 def default_act(ckpt, qc):
-    for module in find_linears(ckpt, qc):
-        if f"{module}.scales" in ckpt:
-            return {"F16": "f16", "BF16": "bf16"}.get(ckpt.info(f"{module}.scales").dtype)
-    return None
+    return default_act_from_scales(ckpt, find_linears(ckpt, qc))
 
 
 def _columns(words):

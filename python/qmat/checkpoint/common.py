@@ -268,3 +268,16 @@ def check_config_shape(module, n, k, ckpt, source_tensor):
                 f"{source_tensor}: {leaf} has {dim} = {got}, but config.json gives "
                 f"{expression} = {value} (pass check_config=False / --no-config-check for an "
                 f"architecture whose {leaf} differs)")
+
+
+def find_qweight_linears(ckpt):
+    """The modules holding a packed `qweight` (GPTQ and AWQ), sorted."""
+    return sorted(name[:-len(".qweight")] for name in ckpt.tensors if name.endswith(".qweight"))
+
+
+def default_act_from_scales(ckpt, modules):
+    """The activation type of the first module's f16 / bf16 `scales`."""
+    for module in modules:
+        if f"{module}.scales" in ckpt:
+            return {"F16": "f16", "BF16": "bf16"}.get(ckpt.info(f"{module}.scales").dtype)
+    return None

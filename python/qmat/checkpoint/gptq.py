@@ -11,8 +11,9 @@ itself; w[n, k] = (q[k, n] - zero[g_idx[k], n]) * scale[g_idx[k], n].
 import numpy as np
 
 from .bias import add_bias
-from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape, pack_u4, require,
-                     to_act_bits, unpack_int32_nibbles)
+from .common import (ACT_DTYPE, LinearPlan, check_config_shape, default_act_from_scales,
+                     expect_shape, find_qweight_linears, pack_u4, require, to_act_bits,
+                     unpack_int32_nibbles)
 from .errors import InexactError, UnsupportedFormatError
 
 NAME = "gptq"
@@ -50,14 +51,11 @@ def parse_config(ckpt):
 
 
 def find_linears(ckpt, qc):
-    return sorted(name[:-len(".qweight")] for name in ckpt.tensors if name.endswith(".qweight"))
+    return find_qweight_linears(ckpt)
 
 
 def default_act(ckpt, qc):
-    for module in find_linears(ckpt, qc):
-        if f"{module}.scales" in ckpt:
-            return {"F16": "f16", "BF16": "bf16"}.get(ckpt.info(f"{module}.scales").dtype)
-    return None
+    return default_act_from_scales(ckpt, find_linears(ckpt, qc))
 
 
 def check_trivial_g_idx(g_idx, group, name, option):
