@@ -15,8 +15,8 @@ docs/python.md for why and how it is found.
 import importlib
 
 from .bundle import KNOWN_TARGETS, Bundle, LayerInfo, compile, find_cuda
-from .errors import (ArgumentError, DTypeError, LauncherError, QMatError, ToolError,
-                     ToolNotFoundError)
+from .errors import (ArgumentError, DTypeError, LauncherError, QMatError, ShardError,
+                     ToolError, ToolNotFoundError)
 from .layers import DEFAULT_BLOCK, SCHEMES, Layer, Module, emit_module, load_mlir
 from .tools import find_tool
 
@@ -24,12 +24,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArgumentError", "Bundle", "DEFAULT_BLOCK", "DTypeError", "KNOWN_TARGETS", "LauncherError",
-    "Layer", "LayerInfo", "Module", "QMatError", "SCHEMES", "ToolError", "ToolNotFoundError",
+    "Layer", "LayerInfo", "Module", "QMatError", "SCHEMES", "ShardError", "ToolError", "ToolNotFoundError",
     "compile", "emit_module", "find_cuda", "find_tool", "import_checkpoint", "load_library",
     "load_mlir",
 ]
 
-_LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint")
+_LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint", "shard")
 
 
 def import_checkpoint(checkpoint, out_dir, **options):

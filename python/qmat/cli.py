@@ -59,6 +59,10 @@ def _parser():
                           "stay in the checkpoint layout; prepare them at load)")
     imp.add_argument("--qmat-aot", help="the qmat-aot executable (default: found as qmat.compile "
                                         "finds it)")
+    imp.add_argument("--tp", type=int, default=1,
+                     help="tensor-parallel degree: write rank<r>/ weight files of each rank's "
+                          "shard (q/k/v/gate/up/lm_head column-parallel, o/down row-parallel, "
+                          "anything else replicated)")
     imp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
 
@@ -76,7 +80,7 @@ def main(argv=None):
             bundle=not args.no_bundle, format=args.format, check_config=not args.no_config_check,
             include_unquantized=not args.no_unquantized, max_shard_bytes=args.max_shard_size,
             quiet=args.quiet, qmat_aot=args.qmat_aot, emit_ptx=args.emit_ptx,
-            prepared_weights=args.prepared_weights)
+            prepared_weights=args.prepared_weights, tp=args.tp)
     except QMatError as e:
         sys.stderr.write(f"qmat import: error: {e}\n")
         return 1

@@ -48,3 +48,8 @@ class LauncherError(QMatError):
         self.status_name = status_name
         self.detail = detail
         super().__init__(f"{function} returned {status_name} ({status}): {detail}")
+
+
+class ShardError(QMatError, ValueError):
+    """A layer cannot be split exactly into `tp` equal tensor-parallel
+    shards (qmat.shard)."""

@@ -7,6 +7,8 @@ import re
 import sys
 import time
 
+import numpy as np
+
 from ..errors import ArgumentError
 from ..layers import DEFAULT_BLOCK, Layer, emit_module, normalize_act
 from . import awq, compressed_tensors, fp8_block, gptq, modelopt, onnx_nbits
@@ -140,7 +142,8 @@ def _nbytes(dtype, shape):
 def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, prefix="model",
                       bundle=True, format=None, check_config=True, include_unquantized=True,
                       max_shard_bytes=4 << 30, chunk_bytes=64 << 20, quiet=False, stream=None,
-                      qmat_aot=None, emit_ptx=False, prepared_weights=False):
+                      qmat_aot=None, emit_ptx=False, prepared_weights=False, tp=1,
+                      parallel=None):
     """Imports a checkpoint directory into `out_dir` (docs/checkpoints.md):
 
     * <prefix>.mlir: one qmat layer per distinct (scheme, N, K, block,
@@ -161,10 +164,18 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     cannot be carried exactly raises a CheckpointError naming the tensor and
     the rule, before any output is written. Progress goes to `stream`
     (default stderr) unless `quiet`.
+
+    `tp` > 1 splits every quantized linear for tensor parallelism
+    (qmat.shard): `parallel(module)` gives its kind, 'column', 'row' or
+    'replicate' (default qmat.shard.parallel_kind, the Llama / Qwen names);
+    rank r's weights go to rank<r>/ and the module holds the shard shapes.
+    A split that is not exact raises qmat.ShardError before any output.
     """
     from ..layers import is_identifier
     if not is_identifier(prefix):
         raise ArgumentError(f"prefix must be a C identifier, got {prefix!r}")
+    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
+        raise ArgumentError(f"tp must be a positive integer, got {tp!r}")
     if max_shard_bytes <= 0 or chunk_bytes <= 0:
         raise ArgumentError("max_shard_bytes and chunk_bytes must be positive")
     stream = None if quiet else (stream or sys.stderr)
@@ -195,10 +206,17 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
         stream.write(f"qmat import: {ckpt.directory} ({key}, {len(modules)} quantized linears, "
                      f"act {act})\n")
     plans = [handler.plan(ckpt, module, qc, ctx) for module in modules]
+    kinds, by_rank = {}, None
+    if tp != 1:   # every split is checked before any output is written
+        from .. import shard as tp_shard
+        kinds = {plan.module: (parallel or tp_shard.parallel_kind)(plan.module) for plan in plans}
+        by_rank = [[_shard_plan(plan, kinds[plan.module], tp, rank) for plan in plans]
+                   for rank in range(tp)]
+    layer_plans = plans if by_rank is None else by_rank[0]
 
     # Layers, in order of first use.
     names, layers = {}, []
-    for plan in plans:
+    for plan in layer_plans:
         if plan.key() not in names:
             name = layer_name(plan.key())
             names[plan.key()] = name
@@ -231,6 +249,116 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
                              prefix=prefix, emit_ptx=emit_ptx, prepared_weights=prepared_weights,
                              qmat_aot=aot)
 
+    if tp == 1:
+        shards, file_of = _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names,
+                                         stream, max_shard_bytes, chunk_bytes)
+    else:
+        _remove_stale(out_dir, prefix)   # a tp 1 import's files
+        rank_files = []
+        for rank, rank_plans in enumerate(by_rank):
+            if stream:
+                stream.write(f"qmat import: rank {rank} of {tp}\n")
+            shards_r, file_of_r = _write_weights(
+                os.path.join(out_dir, f"rank{rank}"), prefix, rank_plans, passthrough, ckpt, key,
+                names, stream, max_shard_bytes, chunk_bytes)
+            rank_files.append(([f"rank{rank}/{name}" for name, _ in shards_r],
+                               {t: f"rank{rank}/{f}" for t, f in file_of_r.items()}))
+        shards = [(name, None) for files, _ in rank_files for name in files]
+        file_of = rank_files[0][1]
+
+    symbols = {info.name: info.symbol for info in built.layers} if built else {}
+    manifest = {
+        "format": "qmat-checkpoint",
+        "version": MANIFEST_VERSION,
+        "source": {"directory": ckpt.directory, "format": key,
+                   "quantization": {k: v for k, v in qc.items()
+                                    if k not in ("groups", "nodes")}},
+        "act": act,
+        "prefix": prefix,
+        "module": os.path.basename(module_path),
+        "bundle": {"directory": "bundle", "targets": list(built.targets),
+                   "manifest": os.path.relpath(built.manifest_path, out_dir),
+                   "prepared_weights": bool(prepared_weights)} if built else None,
+        "weights": [name for name, _ in shards],
+        "layers": [{"name": l.name, "scheme": l.scheme, "n": l.n, "k": l.k, "block": l.block,
+                    "act": l.act, "bias": l.bias, "zero_points": l.zero_points,
+                    "symbol": symbols.get(l.name, l.name)} for l in layers],
+        "linears": {},
+        "unquantized": passthrough,
+    }
+    if tp != 1:
+        manifest["tp"] = tp
+        manifest["ranks"] = [files for files, _ in rank_files]
+    for i, plan in enumerate(plans):
+        shard0 = layer_plans[i]
+        entry = manifest["linears"][plan.module] = {
+            "layer": names[shard0.key()],
+            "format": plan.format,
+            "file": file_of[plan.outputs["codes"].name],
+            "tensors": {OPERAND[role]: plan.outputs[role].name
+                        for role in ROLES if role in shard0.outputs
+                        and (role != "bias" or shard0.bias)},
+            "source_tensors": plan.sources,
+            "ignored_tensors": plan.ignored,
+            **({"notes": plan.notes} if plan.notes else {}),
+        }
+        if tp != 1:
+            entry["parallel"] = kinds[plan.module]
+            entry["shape"] = [plan.n, plan.k]
+            entry["files"] = [files[plan.outputs["codes"].name] for _, files in rank_files]
+            if "bias" in plan.outputs and not shard0.bias:
+                entry["reduce_bias"] = plan.outputs["bias"].name   # in rank 0's file alone
+    manifest_path = os.path.join(out_dir, f"{prefix}.checkpoint.json")
+    with open(manifest_path, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    if stream:
+        stream.write(f"qmat import: {len(plans)} linears in {len(layers)} layers, "
+                     f"{len(passthrough)} tensors copied, {time.monotonic() - started:.1f} s -> "
+                     f"{manifest_path}\n")
+    return ImportResult(out_dir, manifest_path, manifest, module_path, built, layers)
+
+
+def _shard_plan(plan, kind, tp, rank):
+    """`rank`'s part of a LinearPlan: the shard's shape and OutTensors that
+    read the full tensors' rows and keep that rank's rows or columns."""
+    import dataclasses
+
+    from .. import shard as tp_shard
+    from .common import OutTensor
+    n, k = tp_shard.check(plan.module, plan.scheme, plan.n, plan.k, plan.block, kind, tp)
+    out = dataclasses.replace(plan, n=n, k=k, bias=plan.bias and kind != "row", outputs={})
+    for role, full in plan.outputs.items():
+        operand = OPERAND[role]
+        if kind == "replicate" or role == "global_scale":
+            out.outputs[role] = full
+        elif kind == "column":
+            rows, off = n, rank * n
+            out.outputs[role] = OutTensor(full.name, full.dtype, (rows,) + tuple(full.shape[1:]),
+                                          lambda r0, r1, f=full, o=off: f.chunk(o + r0, o + r1),
+                                          full.row_bytes)
+        elif role == "bias":
+            if rank == 0:
+                out.outputs[role] = full   # added once, after the reduction
+        elif role == "zero_points":
+            b0, b1 = tp_shard.columns("scales", plan.scheme, plan.k, plan.block, tp, rank)
+            out.outputs[role] = OutTensor(
+                full.name, full.dtype, (full.shape[0], -(-(b1 - b0) // 2)),
+                lambda r0, r1, f=full, b0=b0, b1=b1: tp_shard.slice_zero_points(
+                    f.chunk(r0, r1), b0, b1), full.row_bytes)
+        else:
+            c0, c1 = tp_shard.columns(operand, plan.scheme, plan.k, plan.block, tp, rank)
+            out.outputs[role] = OutTensor(full.name, full.dtype, (full.shape[0], c1 - c0),
+                                          lambda r0, r1, f=full, c0=c0, c1=c1:
+                                          np.asarray(f.chunk(r0, r1))[:, c0:c1], full.row_bytes)
+    return out
+
+
+def _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names, stream,
+                   max_shard_bytes, chunk_bytes):
+    """Writes the weight files of `plans` and the passthrough tensors into
+    out_dir; returns ([(file, entries)], {tensor: file})."""
+    os.makedirs(out_dir, exist_ok=True)
     # (kind, name, dtype, nbytes, payload) in the order they are written.
     entries = []
     for plan in plans:
@@ -248,11 +376,7 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
                                   f"tensor of the checkpoint")
         taken.add(entry[1])
     shards = _shards(entries, max_shard_bytes, prefix)
-    # Weight files of an earlier import into this directory would contradict the manifest.
-    for stale in os.listdir(out_dir):
-        if re.fullmatch(re.escape(prefix) + r"(-\d{5}-of-\d{5})?\.safetensors(\.index\.json)?",
-                        stale):
-            os.unlink(os.path.join(out_dir, stale))
+    _remove_stale(out_dir, prefix)
     progress = Progress(stream, len(plans) + len(passthrough))
     file_of = {}
     for file_name, group in shards:
@@ -279,46 +403,15 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
         with open(os.path.join(out_dir, f"{prefix}.safetensors.index.json"), "w") as f:
             json.dump(index, f, indent=1)
 
-    symbols = {info.name: info.symbol for info in built.layers} if built else {}
-    manifest = {
-        "format": "qmat-checkpoint",
-        "version": MANIFEST_VERSION,
-        "source": {"directory": ckpt.directory, "format": key,
-                   "quantization": {k: v for k, v in qc.items()
-                                    if k not in ("groups", "nodes")}},
-        "act": act,
-        "prefix": prefix,
-        "module": os.path.basename(module_path),
-        "bundle": {"directory": "bundle", "targets": list(built.targets),
-                   "manifest": os.path.relpath(built.manifest_path, out_dir),
-                   "prepared_weights": bool(prepared_weights)} if built else None,
-        "weights": [name for name, _ in shards],
-        "layers": [{"name": l.name, "scheme": l.scheme, "n": l.n, "k": l.k, "block": l.block,
-                    "act": l.act, "bias": l.bias, "zero_points": l.zero_points,
-                    "symbol": symbols.get(l.name, l.name)} for l in layers],
-        "linears": {},
-        "unquantized": passthrough,
-    }
-    for plan in plans:
-        manifest["linears"][plan.module] = {
-            "layer": names[plan.key()],
-            "format": plan.format,
-            "file": file_of[plan.outputs["codes"].name],
-            "tensors": {OPERAND[role]: plan.outputs[role].name
-                        for role in ROLES if role in plan.outputs},
-            "source_tensors": plan.sources,
-            "ignored_tensors": plan.ignored,
-            **({"notes": plan.notes} if plan.notes else {}),
-        }
-    manifest_path = os.path.join(out_dir, f"{prefix}.checkpoint.json")
-    with open(manifest_path, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1)
-        f.write("\n")
-    if stream:
-        stream.write(f"qmat import: {len(plans)} linears in {len(layers)} layers, "
-                     f"{len(passthrough)} tensors copied, {time.monotonic() - started:.1f} s -> "
-                     f"{manifest_path}\n")
-    return ImportResult(out_dir, manifest_path, manifest, module_path, built, layers)
+    return shards, file_of
+
+
+def _remove_stale(out_dir, prefix):
+    """Weight files of an earlier import into this directory would contradict the manifest."""
+    for stale in os.listdir(out_dir):
+        if re.fullmatch(re.escape(prefix) + r"(-\d{5}-of-\d{5})?\.safetensors(\.index\.json)?",
+                        stale):
+            os.unlink(os.path.join(out_dir, stale))
 
 
 def _default_act(ckpt, handler, qc):
@@ -390,11 +483,22 @@ class ImportedCheckpoint:
     def layer(self, name):
         return self.layers[name]
 
-    def linear(self, module):
+    def linear(self, module, rank=0):
+        """(qmat.Layer, {operand: array}) of a linear; of a tensor-parallel
+        import, `rank`'s shard (reduce_bias(module) holds a row-parallel
+        layer's bias)."""
         entry = self.manifest["linears"][module]
-        f = self.files[entry["file"]]
+        f = self.files[entry["files"][rank] if "files" in entry else entry["file"]]
         tensors = {op: f.get(name) for op, name in entry["tensors"].items()}
         return self.layers[entry["layer"]], tensors
+
+    def reduce_bias(self, module):
+        """The bias a row-parallel linear adds once after the sum over
+        ranks (stored with rank 0), or None."""
+        entry = self.manifest["linears"][module]
+        if "reduce_bias" not in entry:
+            return None
+        return self.files[entry["files"][0]].get(entry["reduce_bias"])
 
     def tensor(self, name):
         for f in self.files.values():
