@@ -262,6 +262,42 @@ void emitRunSignature(const Bundle &bundle, const Layer &layer,
         "workspace_size)";
 }
 
+/// The comment above a layer's _run: its operands' shapes, the path each M
+/// takes and the alignment each path needs (what validateArguments checks).
+void emitRunDoc(const Layer &l, llvm::raw_ostream &os) {
+  int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
+  int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM();
+  std::string act = l.bf16 ? "bf16" : "f16";
+  os << llvm::formatv("/// Y[m, {0}] = A[m, {1}] * W^T{2}, for 0 < m <= "
+                      "2147483647. a: {3} [m, {1}]; y: {3} [m, {0}];\n",
+                      l.n, l.k, l.hasBias ? " + bias" : "", act)
+     << llvm::formatv("/// weights: {0} rows of {1} bytes; scales: {0} rows "
+                      "of {2} elements of {3} bytes",
+                      l.n, weightCols(l), scaleCols(l), scaleElementBytes(l));
+  if (l.hasZeroPoints)
+    os << llvm::formatv("; zero_points: {0} rows of {1} bytes", l.n,
+                        zeroPointCols(l));
+  if (l.scheme == SchemeKind::nvfp4)
+    os << "; global_scale: one float";
+  if (l.hasBias)
+    os << "; bias: " << l.n << " x " << act;
+  os << ".\n/// Alignment: a, y, bias 2 bytes, global_scale 4, and per path:\n";
+  if (gemvMaxM > 0) {
+    bool wide = l.gemvVariants.front().tensorCore || usesChunkedDot(l);
+    os << llvm::formatv("///   m <= {0} (decode GEMV, no workspace read): "
+                        "scales {1}{2};\n",
+                        gemvMaxM, gemvScaleAlignment(l),
+                        wide ? ", a and weights 16" : "");
+  }
+  if (fusedMaxM > gemvMaxM)
+    os << llvm::formatv("///   m <= {0} (fused dequant-GEMM, no workspace "
+                        "read): scales {1}, a and weights 16;\n",
+                        fusedMaxM, fusedScaleAlignment(l));
+  os << llvm::formatv("///   larger m (dequantize + GEMM): scales {0}, "
+                      "weights {1}, workspace 256.\n",
+                      scaleElementBytes(l), weightAlignment(l));
+}
+
 } // namespace
 
 void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
@@ -276,7 +312,25 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
         "256-byte\n"
      << "// aligned. " << bundle.prefix
      << "_last_error() describes the last failure on the\n"
-     << "// calling thread.\n\n"
+     << "// calling thread.\n"
+     << "//\n"
+     << "// Operands of <layer>_run: device pointers to dense row-major\n"
+     << "// buffers with no leading dimension: A [m, K] and Y [m, N] of the\n"
+     << "// layer's activation type (f16 or bf16), the codes as the layer\n"
+     << "// says (fp4 and int4: two per byte along K, the even k in the low\n"
+     << "// nibble), the scales [N, ceil(K / block)], int4 zero points (u4,\n"
+     << "// two blocks per byte, the even block in the low nibble), the\n"
+     << "// nvfp4 global scale (one float, in device memory) and the bias\n"
+     << "// [N]; docs/numerics.md defines the formats. An operand the layer\n"
+     << "// does not have must be null.\n"
+     << "//\n"
+     << "// Calls are asynchronous on `stream`: QMAT_OK means the work was\n"
+     << "// queued, and the buffers must stay valid until it has run. The\n"
+     << "// first call in a context loads the module (and the GEMM's handle);\n"
+     << "// to capture _run into a graph, make one call per layer and M range\n"
+     << "// before the capture. Entry points may be called from any thread:\n"
+     << "// the loaded state is shared under a lock and the last error is per\n"
+     << "// thread; _unload must not run while another thread is in _run.\n\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << (isHip(bundle) ? "#include <hip/hip_runtime_api.h>\n"
                        : "#include <cuda.h>\n")
@@ -348,6 +402,7 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
        << ".\n";
     emitPrepareSignature(bundle, layer, os);
     os << ";\n";
+    emitRunDoc(layer, os);
     emitRunSignature(bundle, layer, os);
     os << ";\n";
     os << "\n";
