@@ -281,3 +281,13 @@ def default_act_from_scales(ckpt, modules):
         if f"{module}.scales" in ckpt:
             return {"F16": "f16", "BF16": "bf16"}.get(ckpt.info(f"{module}.scales").dtype)
     return None
+
+
+def quantization_config(ckpt, method):
+    """config.json's quantization_config, which must name `method`."""
+    qc = ckpt.config.get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != method:
+        raise UnsupportedFormatError(
+            f"{ckpt.directory}: config.json has no quantization_config with quant_method "
+            f"{method}")
+    return qc

@@ -20,8 +20,8 @@ import numpy as np
 
 from .bias import add_bias
 from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape,
-                     nvfp4_global_scale, pack_u4, require, scalar, scale_bytes_present,
-                     to_act_bits, unpack_int32_nibbles)
+                     nvfp4_global_scale, pack_u4, quantization_config, require, scalar,
+                     scale_bytes_present, to_act_bits, unpack_int32_nibbles)
 from .errors import ShapeError, UnsupportedFormatError
 
 NAME_NVFP4 = "compressed-tensors-nvfp4"
@@ -30,11 +30,7 @@ FORMATS = ("nvfp4-pack-quantized", "pack-quantized")
 
 
 def parse_config(ckpt):
-    qc = ckpt.config.get("quantization_config") or {}
-    if str(qc.get("quant_method", "")).lower() != "compressed-tensors":
-        raise UnsupportedFormatError(
-            f"{ckpt.directory}: config.json has no quantization_config with quant_method "
-            f"compressed-tensors")
+    qc = quantization_config(ckpt, "compressed-tensors")
     groups = qc.get("config_groups") or {}
     if not isinstance(groups, dict) or not groups:
         raise UnsupportedFormatError("config.json quantization_config: no config_groups")

@@ -11,18 +11,15 @@ products are the same.
 import numpy as np
 
 from .bias import add_bias
-from .common import (LinearPlan, check_config_shape, exact_float32, expect_shape, require)
+from .common import (LinearPlan, check_config_shape, exact_float32, expect_shape,
+                     quantization_config, require)
 from .errors import UnsupportedFormatError
 
 NAME = "fp8-block"
 
 
 def parse_config(ckpt):
-    qc = ckpt.config.get("quantization_config") or {}
-    if str(qc.get("quant_method", "")).lower() != "fp8":
-        raise UnsupportedFormatError(
-            f"{ckpt.directory}: config.json has no quantization_config with quant_method "
-            f"fp8")
+    qc = quantization_config(ckpt, "fp8")
     source = "config.json quantization_config"
     fmt = str(qc.get("fmt", "e4m3")).lower()
     if fmt != "e4m3":
