@@ -28,12 +28,13 @@ def tool_or_skip(name):
         pytest.skip(str(e))
 
 
-@pytest.fixture(scope="session")
+# Tools and bundles are built once for every test of this directory.
+@pytest.fixture(scope="package")
 def qmat_opt():
     return tool_or_skip("qmat-opt")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def qmat_aot():
     return tool_or_skip("qmat-aot")
 
@@ -49,13 +50,13 @@ SMALL_LAYERS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def small_bundle(qmat_aot, tmp_path_factory):
     return qmat.compile(SMALL_LAYERS, targets=("sm_90",), out_dir=tmp_path_factory.mktemp("b"),
                         prefix="small", qmat_aot=qmat_aot)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def small_library_path(small_bundle):
     """The launcher compiled into a shared library with g++ against CUDA."""
     if not os.path.isdir(CUDA_ROOT):
@@ -72,13 +73,13 @@ PREPARED_LAYERS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def prepared_bundle(qmat_aot, tmp_path_factory):
     return qmat.compile(PREPARED_LAYERS, targets=("sm_90",), out_dir=tmp_path_factory.mktemp("p"),
                         prefix="prep", prepared_weights=True, qmat_aot=qmat_aot)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def prepared_library_path(prepared_bundle):
     if not os.path.isdir(CUDA_ROOT):
         pytest.skip(f"no CUDA toolkit at {CUDA_ROOT}")

@@ -291,3 +291,14 @@ def quantization_config(ckpt, method):
             f"{ckpt.directory}: config.json has no quantization_config with quant_method "
             f"{method}")
     return qc
+
+
+def refuse_swizzled_nvfp4_scale(scale, n, cols):
+    """NVFP4 block scales padded to 128 x 4 tiles are the swizzled layout,
+    which qmat does not read: refuse them by name."""
+    padded = (-(-n // 128) * 128, -(-cols // 4) * 4)
+    if tuple(scale.shape) != (n, cols) and tuple(scale.shape) == padded:
+        raise UnsupportedFormatError(
+            f"{scale.name}: shape {list(scale.shape)} is [N, K/16] = [{n}, {cols}] padded to "
+            f"128 x 4 tiles, the swizzled block-scale layout; qmat reads the linear row-major "
+            f"[N, K/16] layout")

@@ -20,8 +20,9 @@ import numpy as np
 
 from .bias import add_bias
 from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape,
-                     nvfp4_global_scale, pack_u4, quantization_config, require, scalar,
-                     scale_bytes_present, to_act_bits, unpack_int32_nibbles)
+                     nvfp4_global_scale, pack_u4, quantization_config,
+                     refuse_swizzled_nvfp4_scale, require, scalar, scale_bytes_present,
+                     to_act_bits, unpack_int32_nibbles)
 from .errors import ShapeError, UnsupportedFormatError
 
 NAME_NVFP4 = "compressed-tensors-nvfp4"
@@ -127,12 +128,7 @@ def _plan_nvfp4(ckpt, module, w, where, ctx):
     k = 2 * half
     cols = -(-k // 16)
     scale = require(ckpt, f"{module}.weight_scale", ("F8_E4M3",), 2, "e4m3 block scales")
-    if tuple(scale.shape) != (n, cols) and tuple(scale.shape) == (-(-n // 128) * 128,
-                                                                   -(-cols // 4) * 4):
-        raise UnsupportedFormatError(
-            f"{scale.name}: shape {list(scale.shape)} is [N, K/16] = [{n}, {cols}] padded to "
-            f"128 x 4 tiles, the swizzled block-scale layout; qmat reads the linear row-major "
-            f"[N, K/16] layout")
+    refuse_swizzled_nvfp4_scale(scale, n, cols)
     expect_shape(scale, (n, cols), "[N, K/16] for weight_packed [N, K/2]")
     if ctx["check_config"]:
         check_config_shape(module, n, k, ckpt, packed.name)

@@ -10,7 +10,7 @@ dequantization is e2m1 * (float(weight_scale) * weight_scale_2) in fp32.
 import numpy as np
 
 from .common import (LinearPlan, check_config_shape, expect_shape, nvfp4_global_scale,
-                     require, scalar, scale_bytes_present)
+                     refuse_swizzled_nvfp4_scale, require, scalar, scale_bytes_present)
 from .errors import UnsupportedFormatError
 from .bias import add_bias
 
@@ -83,12 +83,7 @@ def plan(ckpt, module, qc, ctx):
     if scale.dtype != "F8_E4M3":
         raise UnsupportedFormatError(f"{scale.name}: dtype {scale.dtype}, expected F8_E4M3 "
                                      f"(e4m3 block scales)")
-    padded = (-(-n // 128) * 128, -(-cols // 4) * 4)
-    if tuple(scale.shape) != (n, cols) and tuple(scale.shape) == padded:
-        raise UnsupportedFormatError(
-            f"{scale.name}: shape {list(scale.shape)} is [N, K/16] = [{n}, {cols}] padded to "
-            f"128 x 4 tiles, the swizzled block-scale layout; qmat reads the linear row-major "
-            f"[N, K/16] layout")
+    refuse_swizzled_nvfp4_scale(scale, n, cols)
     expect_shape(scale, (n, cols), "[N, K/16] for weight [N, K/2], one e4m3 scale per 16 k")
     if ctx["check_config"]:
         check_config_shape(module, n, k, ckpt, weight.name)
