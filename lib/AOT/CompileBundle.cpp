@@ -1,5 +1,6 @@
 //===- CompileBundle.cpp - Compile layers for every target ----------------===//
 
+#include "Ptxas.h"
 #include "qmat/AOT/Bundle.h"
 #include "qmat/AOT/Targets.h"
 #include "qmat/Pipelines/Pipelines.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <future>
 #include <map>
 
 using namespace mlir;
@@ -259,6 +261,39 @@ void report(const BundleOptions &options, const Twine &line) {
     *options.progress << "qmat-aot: " << line << "\n";
 }
 
+/// The gpu.binary object of `lowered`'s kernels in `format` ("isa": PTX,
+/// "bin": the vendor's ELF).
+FailureOr<std::string> serializeKernels(
+    ModuleOp lowered, StringRef format, const std::string &toolkit,
+    llvm::function_ref<LogicalResult(PassManager &, ModuleOp)> runPipeline) {
+  OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
+  PassManager binaryPm(lowered.getContext());
+  GpuModuleToBinaryPassOptions binaryOptions;
+  binaryOptions.compilationTarget = format.str();
+  binaryOptions.toolkitPath = toolkit;
+  binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (failed(runPipeline(binaryPm, *serialized)))
+    return failure();
+  auto gpuBinary = serialized->lookupSymbol<gpu::BinaryOp>("qmat_kernels");
+  if (!gpuBinary || gpuBinary.getObjects().size() != 1)
+    return lowered.emitError()
+           << "qmat-aot: expected one gpu.binary @qmat_kernels object";
+  auto object = cast<gpu::ObjectAttr>(gpuBinary.getObjects()[0]);
+  return object.getObject().getValue().str();
+}
+
+/// The optimization level the kernels' NVVM target asks of ptxas.
+int getKernelOptLevel(ModuleOp lowered) {
+  int level = 3;
+  lowered.walk([&](gpu::GPUModuleOp gpuModule) {
+    if (ArrayAttr targets = gpuModule.getTargetsAttr())
+      for (Attribute target : targets)
+        if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target))
+          level = nvvm.getO();
+  });
+  return level;
+}
+
 std::string describeLayer(const Layer &layer) {
   std::string smallM = "prefill";
   if (!layer.gemvVariants.empty())
@@ -290,6 +325,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       return failure();
     return pm.run(op);
   };
+  // The ptxas runs still going, in target order (NVIDIA targets only).
+  std::vector<std::future<PtxasResult>> assembling;
   for (auto [targetIndex, target] : llvm::enumerate(options.targets)) {
     std::string error = checkTargetName(target);
     if (!error.empty())
@@ -354,43 +391,47 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     if (nvidia)
       retargetGpuModules(*lowered, *nvidia);
 
-    for (StringRef format : {"bin", "isa"}) {
-      if (!options.serialize)
-        break;
-      // Portable PTX has no AMD counterpart: an hsaco runs on its chip only.
-      if (format == "isa" && (!options.emitPtx || vendor == Vendor::hip))
-        break;
-      report(options, step + ": " +
-                          (format == "isa" ? StringRef("PTX")
-                           : nvidia        ? StringRef("cubin")
-                                           : StringRef("hsaco")) +
-                          " of " + Twine(bundle.layers.size()) + " layer" +
-                          (bundle.layers.size() == 1 ? "" : "s"));
-      OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
-      PassManager binaryPm(module.getContext());
-      GpuModuleToBinaryPassOptions binaryOptions;
-      binaryOptions.compilationTarget = format.str();
-      std::string lookupError;
-      if (auto info = lookupTargetInfo(binary.kernelClass, lookupError))
-        binaryOptions.toolkitPath = info->getBinaryToolkitPath();
-      const std::string &toolkit =
+    if (options.serialize) {
+      // NVIDIA: PTX once, then ptxas in the background (assemblePtx) while
+      // the next target is lowered; AMD: the hsaco through upstream's pass.
+      std::string ofLayers = " of " + std::to_string(bundle.layers.size()) +
+                             " layer" + (bundle.layers.size() == 1 ? "" : "s");
+      report(options, step + (nvidia ? ": PTX" : ": hsaco") + ofLayers);
+      std::string toolkit =
           nvidia ? options.cudaToolkitPath : options.rocmToolkitPath;
-      if (!toolkit.empty())
-        binaryOptions.toolkitPath = toolkit;
-      binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
-      if (failed(runPipeline(binaryPm, *serialized)))
+      std::string lookupError;
+      if (toolkit.empty())
+        if (auto info = lookupTargetInfo(binary.kernelClass, lookupError))
+          toolkit = info->getBinaryToolkitPath();
+      FailureOr<std::string> object = serializeKernels(
+          *lowered, nvidia ? "isa" : "bin", toolkit, runPipeline);
+      if (failed(object))
         return failure();
-      auto gpuBinary = serialized->lookupSymbol<gpu::BinaryOp>("qmat_kernels");
-      if (!gpuBinary || gpuBinary.getObjects().size() != 1)
-        return module.emitError() << "qmat-aot: expected one gpu.binary "
-                                     "@qmat_kernels object for "
-                                  << target;
-      auto object = cast<gpu::ObjectAttr>(gpuBinary.getObjects()[0]);
-      (format == "isa" ? binary.ptx : binary.cubin) =
-          object.getObject().getValue().str();
+      if (nvidia) {
+        if (options.emitPtx)
+          binary.ptx = *object;
+        std::string chip = binary.chip;
+        int optLevel = getKernelOptLevel(*lowered);
+        report(options, step + ": cubin" + ofLayers + " (ptxas)");
+        assembling.push_back(
+            std::async(std::launch::async,
+                       [ptx = std::move(*object), chip, optLevel, toolkit] {
+                         return assemblePtx(ptx, chip, optLevel, toolkit);
+                       }));
+      } else {
+        binary.cubin = std::move(*object);
+      }
     }
     bundle.targets.push_back(std::move(binary));
   }
+  if (bundle.vendor == Vendor::cuda && options.serialize)
+    for (auto [binary, result] : llvm::zip_equal(bundle.targets, assembling)) {
+      PtxasResult assembled = result.get();
+      if (!assembled.error.empty())
+        return module.emitError()
+               << "qmat-aot: " << binary.chip << ": " << assembled.error;
+      binary.cubin = std::move(assembled.cubin);
+    }
   return bundle;
 }
 

@@ -123,10 +123,12 @@ static void addKernelLowering(OpPassManager &pm,
   // name lie.
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;
-  pm.addNestedPass<gpu::GPUModuleOp>(createQMatRewriteDecode(decode));
+  // Per kernel: the pass manager then rewrites the kernels in parallel.
+  OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+  kernelPm.addPass(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;
   toTarget.target = options.target;
-  pm.addNestedPass<gpu::GPUModuleOp>(createQMatLowerToTarget(toTarget));
+  kernelPm.addPass(createQMatLowerToTarget(toTarget));
 
   std::string error;
   // The target-specific tail. An unknown target is diagnosed by the first

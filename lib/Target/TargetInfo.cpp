@@ -6,6 +6,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -15,12 +16,16 @@ TargetInfo::~TargetInfo() = default;
 
 void mlir::qmat::addGpuModuleLowering(OpPassManager &pm,
                                       std::unique_ptr<Pass> vendorConversion) {
+  // The conversion to the vendor's dialect needs the whole gpu.module (it
+  // turns gpu.func into llvm.func); the passes around it run per kernel, so
+  // the pass manager runs them on every kernel in parallel.
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
-  gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.nest<gpu::GPUFuncOp>().addPass(createSCFToControlFlowPass());
   gpuPm.addPass(std::move(vendorConversion));
-  gpuPm.addPass(createCanonicalizerPass());
-  gpuPm.addPass(createCSEPass());
-  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  OpPassManager &llvmFuncPm = gpuPm.nest<LLVM::LLVMFuncOp>();
+  llvmFuncPm.addPass(createCanonicalizerPass());
+  llvmFuncPm.addPass(createCSEPass());
+  llvmFuncPm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 bool TargetInfo::supportsDecode(ElementFormat format,

@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +24,40 @@ int64_t deviceMajor() {
 int64_t deviceMinor() {
   const char *cc = std::getenv("MOCK_CC");
   return cc ? std::atoi(cc) % 10 : 0;
+}
+// The length of an ELF64 image: the furthest byte any header, section or
+// segment names.
+size_t elfImageSize(const unsigned char *bytes) {
+  auto field = [&](size_t offset, size_t size) {
+    uint64_t value = 0;
+    std::memcpy(&value, bytes + offset, size);
+    return value;
+  };
+  uint64_t phoff = field(32, 8), shoff = field(40, 8);
+  uint64_t phentsize = field(54, 2), phnum = field(56, 2);
+  uint64_t shentsize = field(58, 2), shnum = field(60, 2);
+  uint64_t end = std::max({uint64_t(64), phoff + phnum * phentsize, shoff + shnum * shentsize});
+  for (uint64_t i = 0; i < shnum; ++i) {
+    size_t header = shoff + i * shentsize;
+    if (field(header + 4, 4) != 8) // SHT_NOBITS occupies no bytes
+      end = std::max(end, field(header + 24, 8) + field(header + 32, 8));
+  }
+  for (uint64_t i = 0; i < phnum; ++i) {
+    size_t header = phoff + i * phentsize;
+    end = std::max(end, field(header + 8, 8) + field(header + 32, 8));
+  }
+  return end;
+}
+// MOCK_DUMP_IMAGE=path: each loaded image is written there, so that a test
+// compares the bytes the launcher embeds with the binary qmat-aot wrote.
+void dumpImage(const void *image, size_t size) {
+  const char *path = std::getenv("MOCK_DUMP_IMAGE");
+  if (!path)
+    return;
+  if (FILE *file = std::fopen(path, "wb")) {
+    std::fwrite(image, 1, size, file);
+    std::fclose(file);
+  }
 }
 } // namespace
 
@@ -74,11 +109,13 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
     std::memcpy(&flags, bytes + 48, sizeof flags);
     unsigned sm = bytes[8] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
     std::printf("load cubin sm_%u\n", sm);
+    dumpImage(image, elfImageSize(bytes));
   } else {
     const char *text = static_cast<const char *>(image);
     const char *target = std::strstr(text, "\n.target ");
     int length = target ? int(std::strcspn(target + 9, " \n,")) : 0;
     std::printf("load ptx %.*s\n", length, target ? target + 9 : "");
+    dumpImage(image, std::strlen(text));
   }
   *module = reinterpret_cast<CUmodule>(&fakeModule);
   return CUDA_SUCCESS;
