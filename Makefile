@@ -63,13 +63,17 @@ check-lit: build
 check-unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
+# The tests run the build's tools: $QMAT_AOT / $QMAT_OPT, which come first
+# in qmat.find_tool's search, would put another qmat-aot in their place.
+PYTEST_ENV := env -u QMAT_AOT -u QMAT_OPT QMAT_BUILD_DIR=$(abspath $(BUILD_DIR))
+
 check-python: build
-	QMAT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests
+	$(PYTEST_ENV) $(PYTHON) -m pytest -q python/tests
 
 check: build
 	@rc=0; \
 	$(LLVM_DIR)/bin/lit -s -v $(BUILD_DIR)/test || rc=1; \
-	QMAT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests || rc=1; \
+	$(PYTEST_ENV) $(PYTHON) -m pytest -q python/tests || rc=1; \
 	(cd $(BUILD_DIR) && ctest --output-on-failure) || rc=1; \
 	exit $$rc
 

@@ -15,6 +15,9 @@ config.test_exec_root = os.path.join(config.qmat_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.qmat_python))
 config.substitutions.append(("%qmat_src_root", config.qmat_src_root))
+config.substitutions.append(("%qmat_obj_root", config.qmat_obj_root))
+# The CMake that configured this build, for the tests of the installed package.
+config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%cuda_path", config.cuda_path))
 # Generated launchers are compiled by the tests themselves.
 config.substitutions.append(("%cxx", "g++"))

@@ -8,13 +8,19 @@ class QMatError(Exception):
 
 
 class ToolNotFoundError(QMatError, FileNotFoundError):
-    """qmat-aot / qmat-opt (or a compiler) could not be found."""
+    """qmat-aot / qmat-opt (or a compiler) could not be found. `searched`
+    lists each place looked at and why it did not qualify; `hint`, when
+    given, says how to get the tool and closes the message."""
 
-    def __init__(self, tool, searched):
+    def __init__(self, tool, searched, hint=None):
         self.tool = tool
         self.searched = list(searched)
+        self.hint = hint
         lines = "\n".join(f"  - {place}" for place in self.searched)
-        super().__init__(f"cannot find {tool}; searched:\n{lines}")
+        message = f"cannot find {tool}; searched:\n{lines}"
+        if hint:
+            message += "\n" + hint
+        super().__init__(message)
 
 
 class ToolError(QMatError):

@@ -2,6 +2,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 from .errors import ToolError, ToolNotFoundError
 
@@ -13,18 +14,52 @@ def _executable(path):
     return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
+def tool_hint(name):
+    """How to get qmat's tool `name`: the lines ToolNotFoundError ends with.
+    The tools are not part of the Python package (`pip install ./python`
+    installs Python files only): they come from qmat's C++ build."""
+    env = _TOOL_ENV[name]
+    return (f"{name} is built from qmat's source tree; there, either\n"
+            f"  make build                            "
+            f"(then set QMAT_BUILD_DIR=<source tree>/build)\n"
+            f"  cmake --install build --prefix <dir>  "
+            f"(then put <dir>/bin on PATH, unless <dir> is this Python's prefix, "
+            f"{sys.prefix})\n"
+            f"or set {env} to the path of a {name} executable.")
+
+
 def find_tool(name, path=None):
-    """The path of `name` (qmat-aot or qmat-opt), looked for in order: the
-    explicit `path`, $QMAT_BUILD_DIR/bin, $QMAT_AOT / $QMAT_OPT, then PATH.
-    Raises ToolNotFoundError listing every place searched. An explicit path
-    that is wrong is an error by itself: falling back to another build
-    would hide the mistake."""
-    searched = []
+    """The path of `name` (qmat-aot or qmat-opt), looked for in this order:
+
+    1. the explicit `path` argument (`compile(..., qmat_aot=...)`);
+    2. $QMAT_AOT / $QMAT_OPT, the executable itself;
+    3. $QMAT_BUILD_DIR/bin, a build tree (`make build` makes build/bin);
+    4. <sys.prefix>/bin, the bin of the Python environment the package runs
+       in, where `cmake --install build --prefix <venv>` puts the tools;
+    5. PATH.
+
+    The first step that has an executable wins. A `path` or $QMAT_AOT /
+    $QMAT_OPT that names no executable file is an error by itself: falling
+    back to another build would hide the mistake; a $QMAT_BUILD_DIR without
+    the tool is passed over. Otherwise ToolNotFoundError lists every place
+    searched and ends with how to get the tool (tool_hint)."""
+    env = _TOOL_ENV.get(name)
+    hint = tool_hint(name) if env else None
     if path is not None:
         path = os.fspath(path)
         if _executable(path):
             return os.path.abspath(path)
-        raise ToolNotFoundError(name, [f"explicit path {path!r} (not an executable file)"])
+        raise ToolNotFoundError(name, [f"explicit path {path!r} (not an executable file)"],
+                                hint)
+    searched = []
+    if env:
+        candidate = os.environ.get(env)
+        if candidate:
+            if _executable(candidate):
+                return os.path.abspath(candidate)
+            raise ToolNotFoundError(name, [f"${env}: {candidate!r} (not an executable file)"],
+                                    hint)
+        searched.append(f"${env}: not set")
     build_dir = os.environ.get("QMAT_BUILD_DIR")
     if build_dir:
         candidate = os.path.join(build_dir, "bin", name)
@@ -33,18 +68,15 @@ def find_tool(name, path=None):
         searched.append(f"$QMAT_BUILD_DIR/bin: {candidate} (missing)")
     else:
         searched.append("$QMAT_BUILD_DIR/bin ($QMAT_BUILD_DIR is not set)")
-    env = _TOOL_ENV.get(name)
-    if env:
-        candidate = os.environ.get(env)
-        if candidate and _executable(candidate):
-            return os.path.abspath(candidate)
-        searched.append(f"${env}: " + (f"{candidate!r} (not an executable file)"
-                                      if candidate else "not set"))
+    candidate = os.path.join(sys.prefix, "bin", name)
+    if _executable(candidate):
+        return candidate
+    searched.append(f"the Python prefix's bin: {candidate} (missing)")
     found = shutil.which(name)
     if found:
         return found
     searched.append(f"PATH: no {name} in {os.environ.get('PATH', '')!r}")
-    raise ToolNotFoundError(name, searched)
+    raise ToolNotFoundError(name, searched, hint)
 
 
 def first_error_lines(stderr, limit=8):

@@ -98,33 +98,6 @@ def test_qmat_aot_failures_carry_its_diagnostics(qmat_aot, tmp_path):
         qmat.compile(tmp_path / "missing.mlir", qmat_aot=qmat_aot)
 
 
-def test_find_tool_order_and_failure(qmat_aot, monkeypatch, tmp_path):
-    build_dir = os.path.dirname(os.path.dirname(qmat_aot))
-    monkeypatch.setenv("QMAT_BUILD_DIR", build_dir)
-    monkeypatch.setenv("QMAT_AOT", "/nonexistent/qmat-aot")
-    assert qmat.find_tool("qmat-aot") == qmat_aot
-    assert qmat.find_tool("qmat-aot", path=qmat_aot) == qmat_aot
-    monkeypatch.setenv("QMAT_BUILD_DIR", str(tmp_path))
-    monkeypatch.setenv("QMAT_AOT", qmat_aot)
-    assert qmat.find_tool("qmat-aot") == qmat_aot
-    monkeypatch.delenv("QMAT_AOT")
-    monkeypatch.setenv("PATH", os.path.dirname(qmat_aot))
-    assert qmat.find_tool("qmat-aot") == qmat_aot
-    monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(qmat.ToolNotFoundError) as info:
-        qmat.find_tool("qmat-aot")
-    text = str(info.value)
-    assert text.startswith("cannot find qmat-aot; searched:")
-    for place in (f"$QMAT_BUILD_DIR/bin: {tmp_path}/bin/qmat-aot (missing)",
-                  "$QMAT_AOT: not set", f"PATH: no qmat-aot in '{tmp_path}'"):
-        assert place in text
-    assert isinstance(info.value, qmat.QMatError)
-    # A wrong explicit path is not papered over by the build directory.
-    monkeypatch.setenv("QMAT_BUILD_DIR", build_dir)
-    with pytest.raises(qmat.ToolNotFoundError, match="explicit path '/nope/qmat-aot'"):
-        qmat.compile(qmat.Layer("x", "fp8", 8, 64), out_dir=tmp_path, qmat_aot="/nope/qmat-aot")
-
-
 def test_build_library_links_the_launcher(small_library_path):
     assert os.path.basename(small_library_path) == "libsmall.so"
     dynamic = subprocess.run(["readelf", "-d", "--dyn-syms", small_library_path],

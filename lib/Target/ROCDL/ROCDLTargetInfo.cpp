@@ -23,6 +23,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <cstdlib>
 
@@ -97,11 +99,24 @@ public:
         context, /*optLevel=*/3, "amdgcn-amd-amdhsa", stringifyChip(chip));
   }
 
-  /// $QMAT_AMDGPU_TOOLKIT, else the build tree's directory whose
-  /// llvm/bin/ld.lld is LLVM 22's linker (lib/Target/CMakeLists.txt).
+  /// $QMAT_AMDGPU_TOOLKIT; else, for an installed tool, the toolkit
+  /// directory installed with it (<prefix>/lib/qmat/amdgpu-toolkit), so
+  /// that the install works without the build tree; else the build tree's.
+  /// Either holds llvm/bin/ld.lld, LLVM 22's linker
+  /// (lib/Target/CMakeLists.txt).
   std::string getBinaryToolkitPath() const override {
     if (const char *dir = std::getenv("QMAT_AMDGPU_TOOLKIT"))
       return dir;
+    std::string executable = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    if (!executable.empty()) {
+      SmallString<256> installed(llvm::sys::path::parent_path(executable));
+      llvm::sys::path::append(installed, QMAT_AMDGPU_TOOLKIT_FROM_BINDIR);
+      llvm::sys::path::remove_dots(installed, /*remove_dot_dot=*/true);
+      SmallString<256> linker(installed);
+      llvm::sys::path::append(linker, "llvm", "bin", "ld.lld");
+      if (llvm::sys::fs::can_execute(linker))
+        return std::string(installed);
+    }
     return QMAT_AMDGPU_TOOLKIT_DIR;
   }
 
