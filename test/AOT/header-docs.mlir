@@ -10,8 +10,10 @@
 // RUN: %cxx -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ -I%cuda_path/include %t/doc.h
 
 // CHECK: // Operands of <layer>_run: device pointers to dense row-major
+// CHECK: // (pageable host memory) is refused with QMAT_ERROR_INVALID_ARGUMENT,
 // CHECK: // Calls are asynchronous on `stream`: QMAT_OK means the work was
 // CHECK: // thread; _unload must not run while another thread is in _run.
+// CHECK: // QMAT_LOG=info logs to stderr which binary each device loads and
 // CHECK-LABEL: /// qkv: Y[m, 256] = A[m, 256] * W^T (nvfp4, block 16, bf16).
 // CHECK:      /// Y[m, 256] = A[m, 256] * W^T, for 0 < m <= 2147483647. a: bf16 [m, 256]; y: bf16 [m, 256];
 // CHECK-NEXT: /// weights: 256 rows of 128 bytes; scales: 256 rows of 16 elements of 1 bytes; global_scale: one float.

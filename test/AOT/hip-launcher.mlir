@@ -16,6 +16,10 @@
 // RUN: %cxx -std=c++17 -shared -fPIC %S/Inputs/mock_hipblaslt.cpp -o %t/libhipblaslt.so
 // RUN: %cxx %t/driver.o %t/hipargs.o %t/mock.o -ldl -o %t/run
 // RUN: env MOCK_BASE=0x10000000 LD_LIBRARY_PATH=%t %t/run | FileCheck %s
+// RUN: env MOCK_BASE=0x10000000 LD_LIBRARY_PATH=%t QMAT_LOG=info %t/run 2>&1 >/dev/null | FileCheck %s --check-prefix=LOG
+// LOG:      qmat hipargs: device 0 (gfx950, 304 compute units) loads the gfx950 hsaco
+// LOG-NEXT: qmat hipargs: gate: m = 64 takes the dequantize kernel dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256 in tiles of 256 rows, each followed by a hipBLASLt GEMM
+// LOG-NEXT: qmat hipargs: gate: m = 1 takes the tensor-core GEMV (up to m = 8, split-K 1, 1 column tile), chosen by the policy for 304 compute units
 // RUN: env MOCK_BASE=0x10000000 MOCK_FAIL_OCCUPANCY=1 LD_LIBRARY_PATH=%t %t/run | FileCheck %s --check-prefix=OCCUPANCY
 // RUN: env LD_LIBRARY_PATH= %t/run no-hipblaslt | FileCheck %s --check-prefix=NOLT
 // RUN: %cxx %t/driver.o %t/hipargs.o -lamdhip64 -ldl -o %t/linked

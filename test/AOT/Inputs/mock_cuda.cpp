@@ -89,6 +89,10 @@ CUresult cuCtxGetDevice(CUdevice *device) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
+  if (attribute == CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) {
+    *value = std::getenv("MOCK_PAGEABLE") ? 1 : 0; // a Grace Hopper-like system
+    return CUDA_SUCCESS;
+  }
   if (attribute == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) {
     const char *sms = std::getenv("MOCK_SMS");
     *value = sms ? std::atoi(sms) : 132; // an H100/H200
@@ -96,6 +100,16 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice
   }
   *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? int(deviceMajor())
                                                                       : int(deviceMinor());
+  return CUDA_SUCCESS;
+}
+// MOCK_HOST_POINTER=<address>: that address is held by no allocation (as
+// pageable host memory is); every other one is device memory.
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr pointer) {
+  const char *host = std::getenv("MOCK_HOST_POINTER");
+  if (host && std::strtoull(host, nullptr, 0) == pointer)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
   return CUDA_SUCCESS;
 }
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
@@ -155,6 +169,8 @@ CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsig
 }
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
+  if (std::getenv("MOCK_PRINT_HANDLES"))
+    std::printf("cublasLtCreate\n");
   *handle = reinterpret_cast<cublasLtHandle_t>(&fakeHandle);
   return CUBLAS_STATUS_SUCCESS;
 }
