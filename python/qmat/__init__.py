@@ -7,7 +7,9 @@
     bundle.build_library()                           # out/libqmat.so
 
 `qmat.reference` holds the numpy reference numerics and quantizers and
-`qmat.torch` the torch integration (QuantLinear); both load on first use, so
+`qmat.torch` the torch integration (QuantLinear), `qmat.torch_parallel` its
+tensor-parallel layers over torch.distributed (their plans, torch-free, in
+`qmat.parallel`); all load on first use, so
 `import qmat` needs neither numpy nor torch (the build imports qmat.ir with a
 bare python3). The C++ core is driven through the qmat-aot executable: see
 docs/python.md for why and how it is found.
@@ -29,7 +31,8 @@ __all__ = [
     "load_mlir",
 ]
 
-_LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint", "shard")
+_LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint", "shard", "parallel",
+                 "torch_parallel")
 
 
 def import_checkpoint(checkpoint, out_dir, **options):

@@ -16,7 +16,9 @@ qmat.LauncherError carrying <prefix>_last_error().
 import contextlib
 import ctypes
 import functools
+import itertools
 import os
+import weakref
 
 import numpy as np
 import torch
@@ -26,7 +28,7 @@ from .errors import ArgumentError, DTypeError, QMatError
 from .launcher import WORKSPACE_ALIGNMENT, check_operands, check_workspace, load_library
 
 __all__ = ["load_library", "run_layer", "QuantLinear", "release_workspaces",
-           "current_stream_handle", "fastpath_status"]
+           "current_stream_handle", "fastpath_status", "load_model", "replace_linear"]
 
 _ACT_TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -34,6 +36,9 @@ _ACT_TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 # the public equivalents cost a Python Stream object per call.
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 _get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+# True while torch.compile traces (dynamo constant-folds this call).
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) \
+    or torch._dynamo.is_compiling
 
 
 def current_stream_handle(device_index):
@@ -260,6 +265,9 @@ class QuantLinear(torch.nn.Module):
         self._run = entry.run
         self._max_m = 0
         self._needed = 0
+        self._free_m = _workspace_free_rows(self._library, info)
+        self._handle = next(_OP_HANDLES)  # qmat::linear's `layer` argument
+        _OP_MODULES[self._handle] = self
         if weights is None or scales is None:
             raise ArgumentError(f"{info.name}: weights and scales are required "
                                 f"(QuantLinear.from_float quantizes a float weight)")
@@ -297,7 +305,7 @@ class QuantLinear(torch.nn.Module):
         which forward() passes without touching the tensors again."""
         info = self._info
         self._pointers = None  # until the new buffers pass the checks
-        self._fast = None
+        self._fast = self._op_fast = None
         weight = self._buffers["weight"]
         self._device = weight.device
         self._device_index = weight.device.index
@@ -310,19 +318,30 @@ class QuantLinear(torch.nn.Module):
         check_operands(info, operands, _describe, device=self._device, dtype_prefix="torch.")
         self._pointers = tuple(_pointer(self._buffers[name]) for name in self._BUFFERS)
         self._max_m = 0  # the workspace is looked up again for the new buffers
-        self._fast = self._make_runner(probe)
+        self._fast, self._op_fast = self._make_runners(probe)
 
-    def _make_runner(self, probe):
-        """The fast path's Runner for the current buffers, or None."""
+    def _make_runners(self, probe):
+        """The fast path's Runners for the current buffers, or (None, None):
+        forward()'s, which the Python path hands the shared workspaces, and
+        the custom op's, which takes only the rows that need no workspace
+        (so that nothing shared is baked into a captured CUDA graph)."""
         address = _function_address(self._run)
         if address is None:
-            return None
+            return None, None
         module = _fastpath()
         if module is None:
-            return None
-        return module.Runner(probe, address, *(p or 0 for p in self._pointers),
-                             self.out_features, self.in_features,
-                             functools.partial(_raise_status, self._library, self._info))
+            return None, None
+
+        def runner():
+            return module.Runner(probe, address, *(p or 0 for p in self._pointers),
+                                 self.out_features, self.in_features,
+                                 functools.partial(_raise_status, self._library, self._info))
+
+        op = None
+        if self._free_m:
+            op = runner()
+            op.set_workspace(self._free_m, 0, 0, 0)
+        return runner(), op
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -348,7 +367,10 @@ class QuantLinear(torch.nn.Module):
 
     def forward(self, x, out=None):
         """y = x · Wᵀ (+ bias) for x [..., K]; returns [..., N]. `out`, if
-        given, receives the result (a dense [..., N] tensor like x's)."""
+        given, receives the result (a dense [..., N] tensor like x's).
+        Under torch.compile this is the custom op qmat::linear."""
+        if _is_compiling():
+            return self._traced_forward(x, out)
         fast = self._fast
         if fast is not None:
             y = fast.forward(x, out)
@@ -356,10 +378,8 @@ class QuantLinear(torch.nn.Module):
                 return y
         return self._forward(x, out)
 
-    def _forward(self, x, out):
-        """forward() in Python: every check with its message, the device
-        guard, the workspace; it also sets the fast path up for the next
-        calls (the M and stream it may take, the workspace)."""
+    def _check_input(self, x):
+        """The input checks of forward() and of qmat::linear's fake."""
         info = self._info
         if not isinstance(x, torch.Tensor):
             raise DTypeError(f"{info.name}: input must be a torch.Tensor, got {type(x).__name__}")
@@ -368,18 +388,25 @@ class QuantLinear(torch.nn.Module):
                              f"is compiled for {info.act}), got {x.dtype}")
         if x.device != self._device:
             raise ArgumentError(f"{info.name}: input is on {x.device}, the layer on {self._device}")
-        k = self.in_features
-        dims = x.dim()
-        if dims == 2 and x.shape[1] == k:
-            a = x
-        elif dims >= 1 and x.shape[-1] == k:
-            a = x.reshape(-1, k)
-        else:
-            raise ArgumentError(f"{info.name}: input must have shape [..., {k}], "
+        if x.dim() < 1 or x.shape[-1] != self.in_features:
+            raise ArgumentError(f"{info.name}: input must have shape [..., {self.in_features}], "
                                 f"got {list(x.shape)}")
         if x.requires_grad and torch.is_grad_enabled():
             raise ArgumentError(f"{info.name}: QuantLinear is inference-only (no backward); "
                                 f"call it under torch.no_grad() or torch.inference_mode()")
+
+    def _forward(self, x, out, local=False):
+        """forward() in Python: every check with its message, the device
+        guard, the workspace; it also sets the fast path up for the next
+        calls (the M and stream it may take, the workspace). `local` (and
+        any call while the stream is capturing a CUDA graph) takes a
+        workspace of its own from torch's allocator instead of the shared
+        one, which a captured graph would otherwise keep the address of."""
+        info = self._info
+        self._check_input(x)
+        k = self.in_features
+        dims = x.dim()
+        a = x if dims == 2 else x.reshape(-1, k)
         if not a.is_contiguous():
             a = a.contiguous()
         m = a.shape[0]
@@ -392,9 +419,6 @@ class QuantLinear(torch.nn.Module):
             if self._pointers is None:
                 raise ArgumentError(f"{info.name}: a buffer was replaced by one that does not "
                                     f"fit the layer; assign valid buffers first")
-            if m > self._max_m:
-                self._needed = self._library.workspace_size(info, m)
-                self._max_m = m
             index = self._device_index
             # Inline rather than _device_guard(): a context manager per call
             # is measurable against a launch that costs a few microseconds.
@@ -403,13 +427,23 @@ class QuantLinear(torch.nn.Module):
                 guard.__enter__()
             try:
                 stream = current_stream_handle(index)
-                if self._needed:
-                    _, workspace, nbytes = _workspace(self._device, stream, self._needed)
-                else:  # the GEMV (m <= gemv-max-m) takes no workspace
-                    workspace, nbytes = None, 0
+                local = local or (self._device.type == "cuda"
+                                  and torch.cuda.is_current_stream_capturing())
+                if local:
+                    needed = 0 if m <= self._free_m else self._library.workspace_size(info, m)
+                    held, workspace, nbytes = _allocate_workspace(needed, self._device) \
+                        if needed else (None, None, 0)
+                else:
+                    if m > self._max_m:
+                        self._needed = self._library.workspace_size(info, m)
+                        self._max_m = m
+                    if self._needed:
+                        _, workspace, nbytes = _workspace(self._device, stream, self._needed)
+                    else:  # the GEMV (m <= gemv-max-m) takes no workspace
+                        workspace, nbytes = None, 0
                 status = self._run(stream, m, a.data_ptr(), *self._pointers, y.data_ptr(),
                                    workspace, nbytes)
-                if self._fast is not None:
+                if self._fast is not None and not local:
                     self._fast.set_workspace(self._max_m, stream, workspace or 0, nbytes)
             finally:
                 if guard is not None:
@@ -419,6 +453,36 @@ class QuantLinear(torch.nn.Module):
         if out is not None:
             return out
         return y if dims == 2 else y.view(*x.shape[:-1], self.out_features)
+
+    def _traced_forward(self, x, out):
+        """forward() as torch.compile records it: the op qmat::linear on the
+        module's buffers, and a copy into `out` when one is given."""
+        self._check_input(x)
+        y = torch.ops.qmat.linear(x, self._handle, self.weight, self.scales, self.global_scale,
+                                  self.zero_points, self.bias)
+        if out is None:
+            return y
+        self._check_out(x, x.dim(), out)
+        return out.copy_(y)
+
+    def _op_forward(self, x, operands):
+        """qmat::linear's kernel: the op's fast-path Runner for the rows that
+        need no workspace, else the Python path with a workspace of its own
+        (a graph captured through the op never holds a shared one). Buffers
+        other than the module's (an op call recorded before they were
+        replaced) run through run_layer with their own checks."""
+        if tuple(_pointer(t) for t in operands) != self._pointers:
+            self._check_input(x)
+            a = x.reshape(-1, self.in_features)
+            y = run_layer(self._library, self._info, a if a.is_contiguous() else a.contiguous(),
+                          *operands)
+            return y.view(*x.shape[:-1], self.out_features)
+        runner = self._op_fast
+        if runner is not None:
+            y = runner.forward(x, None)
+            if y is not None:
+                return y
+        return self._forward(x, None, local=True)
 
     def _check_out(self, x, dims, out):
         """`out` as the [M, N] matrix the launcher writes (a 2-D out is used
@@ -520,6 +584,61 @@ class QuantLinear(torch.nn.Module):
                 f"block={info.block}, dtype={info.act}, bias={info.bias}, layer={info.name!r}")
 
 
+# --- qmat::linear: QuantLinear.forward as a torch custom op -------------------
+#
+# torch.compile traces QuantLinear into this one op, whose fake gives the
+# output's shape and dtype, instead of into ctypes and the fast path, which
+# it cannot trace. `layer` is the module's handle: the kernel finds the
+# module (its library, layer, cached pointers and Runners) through it.
+
+_OP_MODULES = weakref.WeakValueDictionary()
+_OP_HANDLES = itertools.count(1)
+
+torch.library.define(
+    "qmat::linear",
+    "(Tensor x, int layer, Tensor weight, Tensor scales, Tensor? global_scale, "
+    "Tensor? zero_points, Tensor? bias) -> Tensor")
+
+
+def _op_module(handle):
+    module = _OP_MODULES.get(handle)
+    if module is None:
+        raise ArgumentError(f"qmat::linear: no QuantLinear has handle {handle} (the module "
+                            f"it was traced from no longer exists)")
+    return module
+
+
+# CPU only for the tests' stand-in launchers: QuantLinear refuses CPU devices.
+@torch.library.impl("qmat::linear", ("cuda", "cpu"))
+def _linear_kernel(x, layer, weight, scales, global_scale, zero_points, bias):
+    return _op_module(layer)._op_forward(x, (weight, scales, global_scale, zero_points, bias))
+
+
+@torch.library.register_fake("qmat::linear")
+def _linear_fake(x, layer, weight, scales, global_scale, zero_points, bias):
+    module = _op_module(layer)
+    module._check_input(x)
+    return x.new_empty((*x.shape[:-1], module.out_features))
+
+
+def _workspace_free_rows(library, info, limit=1 << 16):
+    """The largest M (up to `limit`) whose call needs no workspace: the
+    launcher's workspace_size is that of the largest M, so it grows with M."""
+    if library.workspace_size(info, 1):
+        return 0
+    low, high = 1, 2
+    while high <= limit and not library.workspace_size(info, high):
+        low, high = high, high * 2
+    high = min(high, limit + 1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if library.workspace_size(info, middle):
+            high = middle
+        else:
+            low = middle
+    return low
+
+
 def _prepared(library, info, weight):
     """`weight` (the checkpoint's codes) in the prepared layout, on its
     device, with its dtype; a weight of another shape or dtype is left
@@ -546,3 +665,6 @@ def _pick_layer(lib, layer):
                                 f"({', '.join(lib.entries)}): name one")
         return next(iter(lib.entries.values())).info
     return lib.layer(layer)
+
+
+from .torch_model import load_model, replace_linear  # noqa: E402  (it uses QuantLinear)

@@ -8,6 +8,7 @@ or is compiled here from SMALL_LAYERS with qmat-aot.
 """
 import os
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -281,3 +282,223 @@ def test_prepared_weights_give_the_same_outputs(library, prepared_library):
             assert not torch.isnan(y).any(), f"{info.name} m={m}: NaN"
             assert torch.equal(y, reference_y), f"{info.name} m={m}: outputs differ"
     assert prepared_count >= 1
+
+
+# --- torch.compile, CUDA graphs and transformers ---------------------------
+
+class Layers(torch.nn.Module):
+    """Every layer of the library, each on its own input, through an exact
+    elementwise op (relu), so that compiled and eager code round alike."""
+
+    def __init__(self, library, seed):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(make_layer(library, info, seed=seed + i)
+                                          for i, info in enumerate(library.layers))
+
+    def forward(self, xs):
+        return [torch.relu(layer(x)) for layer, x in zip(self.layers, xs)]
+
+    def inputs(self, m, seed):
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        return [torch.randn(m, l.in_features, device="cuda", generator=gen)
+                .to(ACT[l.layer_info.act]) for l in self.layers]
+
+
+ROWS = (1, 16, 300)  # the GEMV, the fused GEMM, the prefill; ascending, so that the
+# shared workspace of the eager calls has the size of the graphs' own
+
+
+@torch.inference_mode()
+def test_compile_fullgraph_gives_the_eager_bits(library):
+    model = Layers(library, seed=60)
+    compiled = torch.compile(model, fullgraph=True, dynamic=False)
+    for m in ROWS:
+        xs = model.inputs(m, seed=m)
+        eager, traced = model(xs), compiled(xs)
+        torch.cuda.synchronize()
+        for info, y, z in zip(library.layers, eager, traced):
+            assert z.shape == y.shape and z.dtype == y.dtype
+            assert torch.equal(y, z), f"{info.name} m={m}: compiled and eager differ"
+
+
+@torch.inference_mode()
+def test_cuda_graph_replays_give_the_eager_bits(library):
+    model = Layers(library, seed=70)
+    for m in ROWS:
+        static = model.inputs(m, seed=m)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):   # warm-up: first calls load modules, outside the capture
+            model(static)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = model(static)
+        for seed in (100 + m, 200 + m):
+            fresh = model.inputs(m, seed=seed)
+            for s, f in zip(static, fresh):
+                s.copy_(f)
+            graph.replay()
+            eager = model(fresh)
+            torch.cuda.synchronize()
+            for info, y, z in zip(library.layers, eager, captured):
+                assert torch.equal(y, z), f"{info.name} m={m}: replay and eager differ"
+        del graph
+    qt.release_workspaces()
+
+
+@torch.inference_mode()
+def test_compiled_cuda_graphs_give_the_eager_bits(library):
+    model = Layers(library, seed=80)
+    compiled = torch.compile(model, mode="reduce-overhead", fullgraph=True, dynamic=False)
+    for m in ROWS[:2]:
+        for seed in range(3):   # warm-up, recording, replay
+            xs = model.inputs(m, seed=10 * m + seed)
+            traced = [y.clone() for y in compiled(xs)]
+            eager = model(xs)
+            torch.cuda.synchronize()
+            for info, y, z in zip(library.layers, eager, traced):
+                assert torch.equal(y, z), f"{info.name} m={m} call {seed}: graphs and eager differ"
+
+
+# A Llama whose linears are all 1024 x 1024 int4 layers of block 128 without
+# zero points (GPTQ, symmetric): the bench bundle's int4_bf16 runs them.
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
+         "intermediate_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 8,
+         "head_dim": 128, "num_hidden_layers": 2, "vocab_size": 512, "rms_norm_eps": 1e-5,
+         "max_position_embeddings": 256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+         "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128,
+                                 "sym": True, "desc_act": False}}
+PROJECTIONS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+               "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+
+
+def write_gptq_llama(directory):
+    """The checkpoint, and the model's dense weights ({name: bf16 tensor}),
+    each linear's W = (q - 8) * scale rounded once to bf16 (GPTQ's
+    definition, in torch)."""
+    import json
+    from qmat import checkpoint as ck
+    gen = torch.Generator().manual_seed(7)
+    dense, stored = {}, {}
+
+    def bf16(name, *shape, scale=1.0):
+        value = (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16)
+        dense[name] = value
+        stored[name] = ("BF16", value.view(torch.int16).numpy().view(np.uint16))
+
+    bf16("model.embed_tokens.weight", 512, 1024)
+    bf16("lm_head.weight", 512, 1024, scale=0.05)
+    bf16("model.norm.weight", 1024)
+    for layer in range(2):
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            bf16(f"model.layers.{layer}.{norm}.weight", 1024)
+        for projection in PROJECTIONS:
+            name = f"model.layers.{layer}.{projection}"
+            q = torch.randint(0, 16, (1024, 1024), generator=gen)          # [K, N]
+            scale = (torch.rand(8, 1024, generator=gen) * 3e-3 + 1e-3).to(torch.bfloat16)
+            words = torch.zeros(128, 1024, dtype=torch.int64)
+            for j in range(8):
+                words |= q[j::8] << (4 * j)
+            stored[f"{name}.qweight"] = words.numpy().astype(np.uint32).view(np.int32)
+            stored[f"{name}.qzeros"] = np.full((8, 128), 0x77777777, dtype=np.uint32).view(np.int32)
+            stored[f"{name}.scales"] = scale.to(torch.float16).numpy()   # bf16 values, exactly
+            w = (q - 8).float() * scale.float().repeat_interleave(128, dim=0)
+            dense[f"{name}.weight"] = w.T.contiguous().to(torch.bfloat16)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(LLAMA, f)
+    ck.write_file(os.path.join(directory, "model.safetensors"), stored)
+    return dense
+
+
+@pytest.fixture(scope="module")
+def gptq_llama(library, tmp_path_factory):
+    """(checkpoint, import, dense weights, library running the import)."""
+    pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp("llama")
+    dense = write_gptq_llama(root / "ckpt")
+    on_its_own = os.environ.get("QMAT_TEST_BUNDLE") is None
+    if on_its_own:
+        tool_or_skip("qmat-aot")
+    result = qmat.import_checkpoint(root / "ckpt", root / "out", act="bf16", bundle=on_its_own,
+                                    quiet=True)
+    if not on_its_own:
+        return root / "ckpt", result, dense, library
+    try:
+        result.bundle.build_library()
+    except qmat.ToolError:  # no usable host g++: nvcc brings its own set-up
+        result.bundle.build_library(compiler="nvcc")
+    return root / "ckpt", result, dense, qmat.load_library(result.bundle)
+
+
+def relative(a, b):
+    return float(torch.linalg.norm(a.double() - b.double()) / torch.linalg.norm(b.double()))
+
+
+@torch.inference_mode()
+def test_transformers_llama_with_quant_linear_matches_the_dequantized_model(gptq_llama):
+    import transformers
+    checkpoint, result, dense, lib = gptq_llama
+    config = transformers.LlamaConfig(**{k: v for k, v in LLAMA.items()
+                                         if k not in ("quantization_config", "model_type")})
+    reference = dense_llama(config, dense)
+    loaded = qt.load_model(result.directory, library=lib, device="cuda")
+    replaced = qt.replace_linear(dense_llama(config, dense), result, library=lib)
+    for model in (loaded, replaced):
+        layers = [m for m in model.modules() if isinstance(m, qt.QuantLinear)]
+        assert len(layers) == 2 * len(PROJECTIONS)
+        assert type(model.lm_head) is torch.nn.Linear
+        for name in PROJECTIONS:
+            q = model.get_submodule(f"model.layers.1.{name}")
+            assert torch.equal(q.dequantized_weight(), dense[f"model.layers.1.{name}.weight"])
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    ids = torch.randint(0, 512, (2, 40), device="cuda", generator=gen)
+    step = torch.randint(0, 512, (2, 1), device="cuda", generator=gen)
+    want = reference(ids, use_cache=True)
+    want_step = reference(step, past_key_values=want.past_key_values).logits
+    for model in (loaded, replaced):
+        got = model(ids, use_cache=True)        # M = 80 rows per linear
+        got_step = model(step, past_key_values=got.past_key_values).logits   # M = 2: the GEMV
+        assert not torch.isnan(got.logits).any()
+        assert relative(got.logits, want.logits) <= BOUNDS["bf16"]
+        assert relative(got_step, want_step) <= BOUNDS["bf16"]
+
+
+def dense_llama(config, dense):
+    """transformers' own Llama holding the dense weights (bf16, on the GPU)."""
+    import transformers
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.bfloat16)   # bf16 weights; the rotary frequencies stay fp32
+    try:
+        model = transformers.LlamaForCausalLM(config).to("cuda")
+    finally:
+        torch.set_default_dtype(default)
+    result = model.load_state_dict(dense, strict=False)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    return model.eval()
+
+
+@torch.inference_mode()
+def test_transformers_generate_with_a_static_cache(gptq_llama):
+    """generate() with a static cache compiles the decode step (CUDA graphs):
+    while the greedy tokens agree, each step's logits are within the bound."""
+    import transformers
+    _, result, _, lib = gptq_llama
+    loaded = qt.load_model(result.directory, library=lib, device="cuda")
+    reference = qt.load_model(result.directory, device="cuda", dequantize=True)
+    ids = torch.randint(0, 512, (1, 24), device="cuda",
+                        generator=torch.Generator(device="cuda").manual_seed(4))
+    outputs = []
+    for model in (reference, loaded):
+        config = transformers.GenerationConfig(
+            max_new_tokens=8, do_sample=False, cache_implementation="static", pad_token_id=0,
+            eos_token_id=None, return_dict_in_generate=True, output_logits=True)
+        outputs.append(model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                                      generation_config=config))
+    want, got = outputs
+    assert got.sequences.shape == want.sequences.shape == (1, 32)
+    for i, (a, b) in enumerate(zip(got.logits, want.logits)):
+        assert relative(a, b) <= BOUNDS["bf16"], f"step {i}"
+        if not torch.equal(got.sequences[:, 24 + i], want.sequences[:, 24 + i]):
+            break
