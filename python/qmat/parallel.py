@@ -7,7 +7,8 @@ A Plan says, for one rank of a tensor-parallel group of `tp` ranks:
   K; one shard shape for every rank);
 * column-parallel: where the rank's output columns go in the gathered
   [..., N] (`output_ranges`), also for a merged layer whose outputs are
-  several matrices stacked along N (gate and up: `parts`);
+  several matrices stacked along N (gate and up, q, k and v: `parts`,
+  qmat.shard.Part), each split on its own;
 * row-parallel: which input columns the rank reads (`input_range`).
 
 `reduce_partials` is the row-parallel combination: the ranks' partial
@@ -50,7 +51,9 @@ class Plan:
     model.layers.0.mlp.down_proj, or the layer's own name); `layer` is the
     whole layer, `shard` the layer every rank runs; `parts` the sizes along
     N of the matrices a merged column-parallel layer stacks (one part, N,
-    for a plain layer), each split tp ways on its own."""
+    for a plain layer), each split tp ways on its own; `splits` how
+    (qmat.shard.PartSplit: a part's rows per rank, its names, its heads
+    and how many ranks hold each replicated kv head)."""
     name: str
     kind: str
     tp: int
@@ -58,6 +61,11 @@ class Plan:
     layer: Layer
     shard: Layer
     parts: tuple
+    splits: tuple = None
+
+    @property
+    def part_names(self):
+        return tuple(s.part.name for s in self.splits) if self.splits else ()
 
     @property
     def bias_after_reduce(self):
@@ -68,16 +76,16 @@ class Plan:
     def output_ranges(self, rank=None):
         """Column-parallel: [(local start, local stop, global start)] of
         `rank`'s (default this plan's) output columns in the gathered
-        output: part p of size S puts rank r's S/tp columns at
-        offset(p) + r·S/tp."""
+        output, one range per part: part p of size S puts rank r's S/tp
+        columns at offset(p) + r·S/tp; a part of kv heads replicated on
+        R ranks puts rank r's head at offset(p) + (r // R)·head rows."""
         self._require("column", "output_ranges")
         rank = self.rank if rank is None else self._rank(rank)
-        ranges, local, offset = [], 0, 0
-        for size in self.parts:
-            width = size // self.tp
-            ranges.append((local, local + width, offset + rank * width))
-            local += width
-            offset += size
+        ranges, local = [], 0
+        for split in self.splits:
+            start, _ = split.rows(rank)
+            ranges.append((local, local + split.rank_size, start))
+            local += split.rank_size
         return ranges
 
     def rows(self, rank=None):
@@ -99,6 +107,11 @@ class Plan:
 
     def describe(self):
         split = "N" if self.kind == "column" else "K"
+        if self.kind == "column" and len(self.parts) > 1:
+            split += " per part (" + ", ".join(
+                f"{s.part.name} {s.part.size}" + (f" on {s.replicas} ranks each"
+                                                  if s.replicas > 1 else "")
+                for s in self.splits) + ")"
         return (f"{self.kind}-parallel layer {self.name} (rank {self.rank} of {self.tp}: "
                 f"{self.layer.scheme} {self.layer.n}x{self.layer.k} split along {split}, "
                 f"shard {self.shard.n}x{self.shard.k})")
@@ -117,8 +130,9 @@ class Plan:
 
 def make_plan(layer, kind, tp, rank, parts=None, name=None):
     """The Plan of `layer` (a qmat.Layer: the whole layer) split `tp` ways,
-    for `rank`. `parts`: for a merged column-parallel layer, the sizes
-    along N of its stacked matrices (e.g. (I, I) for gate and up), each
+    for `rank`. `parts`: for a merged column-parallel layer, its stacked
+    matrices, as sizes along N (e.g. (I, I) for gate and up), (name, size)
+    pairs or qmat.shard.Part objects (heads, replicated kv heads), each
     split on its own so that every rank holds its rows of each part.
     Raises ShardError for a split that is not exact, ArgumentError for
     anything else that is wrong."""
@@ -139,39 +153,27 @@ def make_plan(layer, kind, tp, rank, parts=None, name=None):
     if not _is_int(rank) or not 0 <= rank < tp:
         raise ArgumentError(f"layer {name}: rank must be an integer in 0..{tp - 1} "
                             f"(tp = {tp}), got {rank!r}")
-    if parts is None:
-        parts = (layer.n,)
-    else:
+    splits = None
+    if parts is not None:
         if kind != "column":
             raise ArgumentError(f"layer {name}: parts (stacked outputs) are for "
                                 f"column-parallel layers, this one is {kind}-parallel")
-        try:
-            parts = tuple(parts)
-        except TypeError:
-            raise ArgumentError(f"layer {name}: parts must be a sequence of sizes along N, "
-                                f"got {parts!r}") from None
-        if not parts or not all(_is_int(p) and p > 0 for p in parts):
-            raise ArgumentError(f"layer {name}: parts must be positive integers, got "
-                                f"{list(parts)}")
-        parts = tuple(int(p) for p in parts)
-        if sum(parts) != layer.n:
-            raise ArgumentError(f"layer {name}: parts {list(parts)} add up to {sum(parts)}, "
-                                f"not N = {layer.n}")
-        offset = 0
-        for index, size in enumerate(parts):
-            if len(parts) > 1:
-                sharding.check(f"{name} (part {index}: rows {offset}..{offset + size})",
-                               layer.scheme, size, layer.k, layer.block, "column", tp)
-            offset += size
-    if len(parts) == 1:
+        parts = sharding.as_parts(parts, layer.n, name)
+        if len(parts) > 1 or parts[0].heads is not None:
+            splits = sharding.check_parts(name, parts, layer.n, tp)
+    if splits is None:
         n, k = sharding.check(name, layer.scheme, layer.n, layer.k, layer.block, kind, tp)
+        if kind == "column":
+            part = parts[0] if parts is not None else sharding.Part("0", layer.n)
+            splits = (sharding.PartSplit(part, 0, tp, n),)
     else:
-        n, k = layer.n // tp, layer.k
+        n, k = sum(s.rank_size for s in splits), layer.k
     shard_layer = Layer(layer.name if tp == 1 else f"{layer.name}_tp{tp}_{kind}", layer.scheme,
                         n, k, block=layer.block, act=layer.act,
                         bias=layer.bias and not (kind == "row" and tp > 1),
                         zero_points=layer.zero_points)
-    return Plan(name, kind, tp, rank, layer, shard_layer, parts)
+    sizes = tuple(s.part.size for s in splits) if splits else (layer.n,)
+    return Plan(name, kind, tp, rank, layer, shard_layer, sizes, splits)
 
 
 # --- the world ----------------------------------------------------------------
@@ -309,25 +311,17 @@ def shard_tensors(plan, tensors):
             shard = sharding.shard_tensors(layer, tensors, "row", plan.tp, plan.rank)
             bias = tensors["bias"].copy() if plan.bias_after_reduce else None
             return RankTensors(plan, shard.tensors, bias)
-        if len(plan.parts) == 1:
-            shard = sharding.shard_tensors(layer, tensors, "column", plan.tp, plan.rank)
-            return RankTensors(plan, shard.tensors)
-        # A merged layer: each part is split on its own, the rank's rows of
-        # every part stacked in part order.
-        pieces, offset = [], 0
-        for size in plan.parts:
-            part = Layer(layer.name, layer.scheme, size, layer.k, block=layer.block,
-                         act=layer.act, bias=layer.bias, zero_points=layer.zero_points)
-            rows = {role: value if role == "global_scale" else value[offset:offset + size]
-                    for role, value in tensors.items()}
-            pieces.append(sharding.shard_tensors(part, rows, "column", plan.tp,
-                                                 plan.rank).tensors)
-            offset += size
-    out = {}
-    for role in pieces[0]:
-        out[role] = (pieces[0][role] if role == "global_scale"
-                     else np.concatenate([p[role] for p in pieces], axis=0))
-    return RankTensors(plan, out)
+        shard = sharding.shard_tensors(layer, tensors, "column", plan.tp, plan.rank,
+                                       _fused_parts(plan))
+    return RankTensors(plan, shard.tensors)
+
+
+def _fused_parts(plan):
+    """The Parts qmat.shard splits one by one, or None for N as one block."""
+    splits = plan.splits
+    if len(splits) == 1 and splits[0].part.heads is None:
+        return None
+    return [s.part for s in splits]
 
 
 # --- running the plan in numpy --------------------------------------------------
@@ -357,8 +351,9 @@ def gather_outputs(plan, outputs):
                                 f"{list(y.shape)}, rank 0's {list(shape)}")
     full = np.empty(shape[:-1] + (plan.layer.n,), dtype=outputs[0].dtype)
     for rank, y in enumerate(outputs):
-        for a, b, g in plan.output_ranges(rank):
-            full[..., g:g + (b - a)] = y[..., a:b]
+        for split, (a, b, g) in zip(plan.splits, plan.output_ranges(rank)):
+            if rank % split.replicas == 0:   # a replicated head: from its first rank
+                full[..., g:g + (b - a)] = y[..., a:b]
     return full
 
 
@@ -470,9 +465,10 @@ def check_mlp(down, gate=None, up=None, gate_up=None):
                 f"MLP with down {down.name}: the merged {gate_up.name} must stack gate and up "
                 f"as parts ({hidden}, {hidden}), each split on its own so that every rank "
                 f"holds its gate and up rows; its parts are {list(gate_up.parts)}"
-                + (" (qmat import --tp splits a merged gate_up_proj as one block of rows: "
-                   "shard it in memory with parts=(I, I) from a tp 1 import, or import "
-                   "separate gate_proj and up_proj)" if gate_up.parts == (2 * hidden,) else ""))
+                + (" (one block of rows: rank 0 would hold gate rows only; give make_plan / "
+                   "from_full parts=(I, I), or import with qmat import --tp, which splits "
+                   "gate_up_proj per part and records the parts)"
+                   if gate_up.parts == (2 * hidden,) else ""))
     else:
         for plan in columns:
             if plan.parts != (plan.layer.n,):
@@ -533,7 +529,14 @@ def imported_shard(checkpoint, module, kind, tp, rank):
     has_bias = bool(shard_layer.bias or "reduce_bias" in entry)
     whole = Layer(shard_layer.name, shard_layer.scheme, int(n), int(k), block=shard_layer.block,
                   act=shard_layer.act, bias=has_bias, zero_points=shard_layer.zero_points)
-    plan = make_plan(whole, kind, tp, rank, name=module)
+    parts = _manifest_parts(module, entry.get("parts")) if kind == "column" else None
+    plan = make_plan(whole, kind, tp, rank, parts=parts, name=module)
+    if parts is not None:
+        recorded = [p.get("rank_size") for p in entry["parts"]]
+        split = [s.rank_size for s in plan.splits]
+        if recorded != split:
+            raise QMatError(f"layer {module}: the manifest's parts hold {recorded} rows per "
+                            f"rank, but splitting them {tp} ways gives {split}")
     if _signature(plan.shard) != _signature(shard_layer):
         raise QMatError(f"layer {module}: the manifest's shard "
                         f"{_signature_text(_signature(shard_layer))} is not the {kind}-parallel "
@@ -545,6 +548,20 @@ def imported_shard(checkpoint, module, kind, tp, rank):
             raise QMatError(f"layer {module}: the manifest names a bias for after the sum, but "
                             f"rank 0's file does not hold it")
     return ImportedShard(plan, entry["layer"], dict(tensors), bias)
+
+
+def _manifest_parts(module, entries):
+    """The qmat.shard.Parts of a manifest's "parts" list (None without one)."""
+    if entries is None:
+        return None
+    try:
+        return [sharding.Part(str(e["name"]), int(e["size"]),
+                              heads=None if e.get("heads") is None else int(e["heads"]),
+                              replicate=int(e.get("replicas", 1)) > 1)
+                for e in entries]
+    except (KeyError, TypeError, ValueError):
+        raise QMatError(f"layer {module}: the manifest's parts {entries!r} are not a list of "
+                        f"{{name, size, rank_size}}") from None
 
 
 __all__ = ["BOUNDS", "ImportedShard", "KINDS", "Plan", "REDUCTIONS", "RankTensors",

@@ -21,8 +21,8 @@
   rank, every run and every NCCL algorithm give the same bits;
   "all_reduce" is one fp32 all-reduce (the same bits for tp = 2).
 * ParallelQuantMLP is down(silu(gate(x)) * up(x)) with gate and up (or one
-  merged gate_up) column-parallel and down row-parallel: the hidden
-  columns never leave their rank, one reduction per block.
+  merged gate_up, split per part) column-parallel and down row-parallel:
+  the hidden columns never leave their rank, one reduction per block.
 
 The collectives are ordered on torch's current stream (torch.distributed
 makes that stream wait for them). The plans, the splits and the reduction's
@@ -247,8 +247,9 @@ class ColumnParallelQuantLinear(_Parallel):
     forward(x [..., K]) returns this rank's [..., N/tp] columns, or with
     gather_output=True the whole layer's [..., N], every rank's columns put
     where the whole layer has them (for a merged layer, `parts`, each
-    part's columns in part order). The gathered values are the ranks'
-    outputs moved, not recomputed."""
+    part's columns in part order; a replicated kv head from the first rank
+    holding it). The gathered values are the ranks' outputs moved, not
+    recomputed."""
     _KIND = "column"
 
     def __init__(self, local, plan, *, group=None, gather_output=False):
@@ -265,7 +266,8 @@ class ColumnParallelQuantLinear(_Parallel):
         `tensors` ({operand: array}, e.g. a tp 1 import's linear()), split
         with qmat.shard for the group; `library` must hold a layer of the
         shard's shape (`compiled` names it; else the one that fits).
-        `parts`: the sizes along N of the matrices a merged layer stacks."""
+        `parts`: the matrices a merged layer stacks along N (sizes, (name,
+        size) pairs or qmat.shard.Part objects; make_plan)."""
         library = _load_library(library)
         world, rank = _world(group, name or layer.name)
         plan = plans.make_plan(layer, "column", world, rank, parts=parts, name=name)
@@ -278,7 +280,8 @@ class ColumnParallelQuantLinear(_Parallel):
     def from_imported(cls, checkpoint, module, library=None, *, group=None,
                       gather_output=False, device=None):
         """This rank's shard of `module` from `qmat import --tp N`'s output
-        directory (or an ImportedCheckpoint); the library defaults to the
+        directory (or an ImportedCheckpoint), a fused gate_up_proj / qkv_proj
+        with the parts its manifest records; the library defaults to the
         import's bundle, loaded with load_library."""
         checkpoint = _open(checkpoint)
         world, rank = _world(group, module)
@@ -306,11 +309,11 @@ class ColumnParallelQuantLinear(_Parallel):
         staged = self._stage(plan.tp * m, width, x.device)
         dist.all_gather_into_tensor(staged, local, group=self.group)
         staged = staged.view(plan.tp, m, width)
-        offset = 0
-        for (a, b, _), size in zip(plan.output_ranges(0), plan.parts):
-            target = matrix[:, offset:offset + size].view(m, plan.tp, b - a)
-            target.copy_(staged[:, :, a:b].transpose(0, 1))
-            offset += size
+        for (a, b, _), split in zip(plan.output_ranges(0), plan.splits):
+            # a kv head replicated on R ranks is taken from the first of them
+            groups = plan.tp // split.replicas
+            target = matrix[:, split.offset:split.offset + split.part.size].view(m, groups, b - a)
+            target.copy_(staged[::split.replicas, :, a:b].transpose(0, 1))
         return out
 
     def extra_repr(self):
@@ -428,10 +431,11 @@ def _local_device(local):
 
 class ParallelQuantMLP(torch.nn.Module):
     """down(silu(gate(x)) * up(x)) over a tensor-parallel group: gate and up
-    (or one merged gate_up whose parts are the gate and up rows) are
-    column-parallel without gathering, down row-parallel on the rank's own
-    hidden columns, so the block has one reduction, down's. silu_and_mul
-    rounds once to the activation type."""
+    (or one merged gate_up whose parts are the gate and up rows, as
+    `qmat import --tp` splits a gate_up_proj) are column-parallel without
+    gathering, down row-parallel on the rank's own hidden columns, so the
+    block has one reduction, down's. silu_and_mul rounds once to the
+    activation type."""
 
     def __init__(self, down, *, gate=None, up=None, gate_up=None):
         super().__init__()
@@ -462,7 +466,8 @@ class ParallelQuantMLP(torch.nn.Module):
     def from_imported(cls, checkpoint, prefix, library=None, *, group=None,
                       reduction="ordered", device=None):
         """The block `prefix` (e.g. model.layers.0.mlp) of an import: its
-        gate_proj and up_proj, or a merged gate_up_proj, and down_proj."""
+        gate_proj and up_proj, or a merged gate_up_proj (each rank's
+        [gate_r; up_r] rows, as the manifest's parts say), and down_proj."""
         checkpoint = _open(checkpoint)
         if library is None:
             library = _import_library(checkpoint, group)

@@ -179,3 +179,193 @@ def test_bad_target_refused_before_import(modelopt_ckpt, tmp_path):
         "sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, sm_121, "
         "sm_121a, gfx942, gfx950)")
     assert not os.path.exists(tmp_path / "out")
+
+
+# --- `qmat import --tp` of fused gate_up_proj and qkv_proj -------------------------
+
+from qmat import reference as qref  # noqa: E402
+from test_shard import FUSED_LINEARS, GATE_UP_PROJ, QKV_PROJ, fused_checkpoint  # noqa: E402
+
+
+def fused_rows(module, tp, rank):
+    """{part: whole-layer rows} that `rank` holds, written out for CONFIG
+    (4 q heads and 2 kv heads of 64 rows, intermediate size 512): a
+    rank's share of each part; at tp 4 each kv head on two ranks."""
+    if module == GATE_UP_PROJ:
+        w = 512 // tp
+        return {"gate": np.arange(rank * w, (rank + 1) * w),
+                "up": 512 + np.arange(rank * w, (rank + 1) * w)}
+    q = 256 // tp
+    kv_head = rank * 2 // tp if tp > 2 else None
+    kv = np.arange(rank * 128 // tp, (rank + 1) * 128 // tp) if kv_head is None else \
+        np.arange(kv_head * 64, kv_head * 64 + 64)
+    return {"q": np.arange(rank * q, (rank + 1) * q), "k": 256 + kv, "v": 384 + kv}
+
+
+def dequant_bits(layer, t):
+    scales = t["scales"].view(np.uint16) if layer.scheme == "int4" else t["scales"]
+    gs = t.get("global_scale")
+    return qref.dequantize(layer.scheme, t["weights"], scales, layer.k, layer.act,
+                           block=layer.block, global_scale=None if gs is None else float(gs[0]),
+                           zero_points=t.get("zero_points"))
+
+
+def check_fused_ranks(one, two, tp):
+    """Every rank's tensors of the fused linears are the tp 1 import's rows
+    of each part, and their dequantization, re-assembled per part, is the
+    whole layer's bit for bit."""
+    for module in (QKV_PROJ, GATE_UP_PROJ):
+        full_layer, full = one.linear(module)
+        whole = dequant_bits(full_layer, full)
+        pieces = {}
+        for rank in range(tp):
+            rows = fused_rows(module, tp, rank)
+            order = np.concatenate(list(rows.values()))
+            layer, t = two.linear(module, rank)
+            assert (layer.n, layer.k) == (len(order), full_layer.k)
+            assert t.keys() == full.keys()
+            for role, value in t.items():
+                want = full[role] if role == "global_scale" else full[role][order]
+                assert np.array_equal(value, want), (module, rank, role)
+            mine, local = dequant_bits(layer, t), 0
+            for name, part_rows in rows.items():
+                pieces.setdefault(name, {})[tuple(part_rows)] = mine[local:local + len(part_rows)]
+                local += len(part_rows)
+        for name, by_rows in pieces.items():   # replicated heads: one piece each
+            got = np.concatenate([by_rows[r] for r in sorted(by_rows)], axis=0)
+            start = min(min(r) for r in by_rows)
+            assert np.array_equal(got, whole[start:start + len(got)]), (module, name)
+        assert sum(len(r) for p in pieces.values() for r in p) == full_layer.n
+
+
+QKV_PARTS_TP2 = [{"name": "q", "size": 256, "rank_size": 128, "heads": 4, "rank_heads": 2},
+                 {"name": "k", "size": 128, "rank_size": 64, "heads": 2, "rank_heads": 1},
+                 {"name": "v", "size": 128, "rank_size": 64, "heads": 2, "rank_heads": 1}]
+GATE_UP_PARTS_TP2 = [{"name": "gate", "size": 512, "rank_size": 256},
+                     {"name": "up", "size": 512, "rank_size": 256}]
+
+
+def test_cli_import_tp2_splits_fused_layers_per_part(tmp_path):
+    source = tmp_path / "ckpt"
+    fused_checkpoint(source)
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "two"), "--tp", "2",
+                     "--no-bundle", "-q"]) == 0
+    one, two = ck.open_imported(tmp_path / "one"), ck.open_imported(tmp_path / "two")
+    m = two.manifest
+    assert m["linears"][QKV_PROJ]["parts"] == QKV_PARTS_TP2
+    assert m["linears"][GATE_UP_PROJ]["parts"] == GATE_UP_PARTS_TP2
+    for module in FUSED_LINEARS:
+        if module not in (QKV_PROJ, GATE_UP_PROJ):
+            assert "parts" not in m["linears"][module]
+    assert "parts" not in json.dumps(one.manifest["linears"])
+    assert {(l["name"], l["n"], l["k"]) for l in m["layers"]} == {
+        ("nvfp4_256x256", 256, 256), ("nvfp4_512x256", 512, 256),
+        ("nvfp4_256x256_bias", 256, 256), ("nvfp4_256x128", 256, 128)}
+    assert m["linears"][QKV_PROJ]["layer"] == "nvfp4_256x256_bias"
+    assert m["linears"][GATE_UP_PROJ]["layer"] == "nvfp4_512x256"
+    check_fused_ranks(one, two, 2)
+    # the rank's gate rows then its up rows, not rows 0..512 (all of gate)
+    _, rank0 = two.linear(GATE_UP_PROJ, 0)
+    _, full = one.linear(GATE_UP_PROJ)
+    assert not np.array_equal(rank0["weights"], full["weights"][:512])
+
+
+@pytest.mark.filterwarnings("ignore::qmat.shard.ShardWarning")   # o_proj's shard K of 64
+def test_cli_import_tp4_replicates_kv_heads(tmp_path, capsys):
+    source = tmp_path / "ckpt"
+    fused_checkpoint(source)
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "four"), "--tp", "4",
+                     "--no-bundle"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if "heads" in line] == [
+        f"qmat import: {QKV_PROJ}: k has 2 heads, fewer than tp = 4: each is held by 2 ranks",
+        f"qmat import: {QKV_PROJ}: v has 2 heads, fewer than tp = 4: each is held by 2 ranks"]
+    one, four = ck.open_imported(tmp_path / "one"), ck.open_imported(tmp_path / "four")
+    assert four.manifest["linears"][QKV_PROJ]["parts"] == [
+        {"name": "q", "size": 256, "rank_size": 64, "heads": 4, "rank_heads": 1},
+        {"name": "k", "size": 128, "rank_size": 64, "heads": 2, "rank_heads": 1, "replicas": 2},
+        {"name": "v", "size": 128, "rank_size": 64, "heads": 2, "rank_heads": 1, "replicas": 2}]
+    assert four.manifest["linears"][QKV_PROJ]["layer"] == "nvfp4_192x256_bias"
+    check_fused_ranks(one, four, 4)
+
+
+@pytest.mark.parametrize("tp", [2, 4])
+def test_fp8_block_fused_split_cuts_through_scale_tiles(tmp_path, tp):
+    """Block-scaled FP8: a 128 x 128 tile's scale is repeated on its rows at
+    import, so a rank's 64 rows of k (half a tile) carry their scale rows."""
+    source = tmp_path / "ckpt"
+    tensors = fused_checkpoint(source, scheme="fp8")
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    # fp8's K blocks of 128 split o_proj and down_proj 2 ways at most: replicate them
+    ck.import_checkpoint(source, tmp_path / "tp", bundle=False, quiet=True, tp=tp,
+                         parallel=lambda m: "column" if m.endswith(("qkv_proj", "gate_up_proj"))
+                         else "replicate")
+    one, split = ck.open_imported(tmp_path / "one"), ck.open_imported(tmp_path / "tp")
+    check_fused_ranks(one, split, tp)
+    tiles = tensors[f"{QKV_PROJ}.weight_scale_inv"]
+    for rank in range(tp):
+        rows = np.concatenate(list(fused_rows(QKV_PROJ, tp, rank).values()))
+        assert np.array_equal(split.linear(QKV_PROJ, rank)[1]["scales"], tiles[rows // 128])
+
+
+def test_fused_parts_given_in_python(tmp_path):
+    source = tmp_path / "ckpt"
+    config = {k: v for k, v in CONFIG.items() if k != "intermediate_size"}
+    fused_checkpoint(source, config=config)
+    with pytest.raises(qmat.ShardError) as e:
+        ck.import_checkpoint(source, tmp_path / "two", bundle=False, quiet=True, tp=2)
+    assert str(e.value) == (
+        f"layer {GATE_UP_PROJ}: a fused gate_up_proj is split part by part, but config.json "
+        f"gives no intermediate_size (pass import_checkpoint's parts=, or qmat.shard's parts=)")
+    assert not os.path.exists(tmp_path / "two")
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    given = {GATE_UP_PROJ: [("gate", 512), ("up", 512)]}
+    for parts in (given, given.get):
+        ck.import_checkpoint(source, tmp_path / "two", bundle=False, quiet=True, tp=2,
+                             parts=parts)
+        two = ck.open_imported(tmp_path / "two")
+        assert two.manifest["linears"][GATE_UP_PROJ]["parts"] == GATE_UP_PARTS_TP2
+        assert two.manifest["linears"][QKV_PROJ]["parts"] == QKV_PARTS_TP2   # from config.json
+        check_fused_ranks(ck.open_imported(tmp_path / "one"), two, 2)
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.import_checkpoint(source, tmp_path / "x", bundle=False, quiet=True, tp=2,
+                             parts={"model.layers.0.mlp.down_proj": (128, 128)})
+    assert str(e.value) == ("layer model.layers.0.mlp.down_proj: parts (stacked outputs) are "
+                            "for column-parallel layers, this one is row-parallel")
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.import_checkpoint(source, tmp_path / "x", bundle=False, quiet=True, tp=2,
+                             parts=[(512, 512)])
+    assert str(e.value) == "parts must be a dict {module: parts} or a function of the module, got list"
+    assert not os.path.exists(tmp_path / "x")
+
+
+def test_cli_fused_refusals(tmp_path, capsys):
+    source = tmp_path / "ckpt"
+    fused_checkpoint(source)
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "eight"), "--tp", "8",
+                     "--no-bundle", "-q"]) == 1
+    assert capsys.readouterr().err == (
+        f"qmat import: error: layer {QKV_PROJ}: part q (rows 0..256 of N = 512) has 4 heads of "
+        f"64 rows, which cannot be split 8 ways (0.5 heads per rank; a rank holds whole heads); "
+        f"legal TP degrees: 1, 2, 4\n")
+    assert not os.path.exists(tmp_path / "eight")
+    # kv heads that neither split nor replicate evenly: 3 of them at tp 2
+    odd = tmp_path / "odd"
+    fused_checkpoint(odd, config=dict(CONFIG, num_attention_heads=2, num_key_value_heads=3,
+                                      head_dim=64))
+    assert cli.main(["import", str(odd), "-o", str(tmp_path / "o"), "--tp", "2",
+                     "--no-bundle", "-q", "--no-config-check"]) == 1
+    assert capsys.readouterr().err == (
+        f"qmat import: error: layer {QKV_PROJ}: part k (rows 128..320 of N = 512) has 3 heads "
+        f"of 64 rows, which cannot be split 2 ways (1.5 heads per rank; a rank holds whole "
+        f"heads); legal TP degrees: 1\n")
+    wrong = tmp_path / "wrong"
+    fused_checkpoint(wrong, config=dict(CONFIG, intermediate_size=500))
+    with pytest.raises(qmat.ShardError) as e:
+        ck.import_checkpoint(wrong, tmp_path / "w", bundle=False, quiet=True, tp=2,
+                             check_config=False)
+    assert str(e.value) == (
+        f"layer {GATE_UP_PROJ}: config.json gives parts gate 500 + up 500 = 1000 rows, but the "
+        f"layer has N = 1024 (pass import_checkpoint's parts=)")

@@ -18,7 +18,8 @@ from qmat import checkpoint as ck
 from qmat import parallel as par
 from qmat import reference as ref
 from qmat import shard as sh
-from test_shard import random_tensors, tp_checkpoint
+from test_shard import (GATE_UP_PROJ, QKV_PROJ, fused_checkpoint, random_tensors,
+                        tp_checkpoint)
 
 BF16, F16 = "bf16", "f16"
 # Small shards leave the tensor-core K; qmat.shard warns, test_shard.py tests that.
@@ -437,6 +438,94 @@ def test_imported_refusals(tmp_path):
         assert str(e.value) == message
 
 
+def test_imported_fused_layers_run_as_the_whole_block(tmp_path):
+    """`qmat import --tp` of fused gate_up_proj and qkv_proj: every rank's
+    plan holds the manifest's parts, gate_up's [gate_r | up_r] outputs are
+    the whole layer's columns of each part, the MLP block's check accepts
+    it, and the gathered qkv output (kv heads replicated at tp 4) is the
+    whole layer's."""
+    source = tmp_path / "ckpt"
+    fused_checkpoint(source)
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    one = ck.open_imported(tmp_path / "one")
+    rng = np.random.default_rng(6)
+    x = random_act(rng, (2, 256), BF16)
+    gu_layer, gu_t = one.linear(GATE_UP_PROJ)
+    gu_whole = kernel(gu_layer, gu_t, x)
+    hidden = par.silu_and_mul(gu_whole[:, :512], gu_whole[:, 512:], BF16)
+    qkv_layer, qkv_t = one.linear(QKV_PROJ)
+    qkv_whole = kernel(qkv_layer, qkv_t, x)
+    down = "model.layers.0.mlp.down_proj"
+    for tp in (2, 4):
+        ck.import_checkpoint(source, tmp_path / f"tp{tp}", bundle=False, quiet=True, tp=tp)
+        split = ck.open_imported(tmp_path / f"tp{tp}")
+        w, outputs = 512 // tp, []
+        for rank in range(tp):
+            gu = par.imported_shard(split, GATE_UP_PROJ, "column", tp, rank)
+            assert gu.plan.parts == (512, 512) and gu.plan.part_names == ("gate", "up")
+            d = par.imported_shard(split, down, "row", tp, rank)
+            par.check_mlp(d.plan, gate_up=gu.plan)
+            y = kernel(gu.plan.shard, gu.tensors, x)
+            assert np.array_equal(y[:, :w], gu_whole[:, rank * w:(rank + 1) * w])
+            assert np.array_equal(y[:, w:], gu_whole[:, 512 + rank * w:512 + (rank + 1) * w])
+            k0, k1 = d.plan.input_range()
+            assert np.array_equal(par.silu_and_mul(y[:, :w], y[:, w:], BF16), hidden[:, k0:k1])
+            qkv = par.imported_shard(split, QKV_PROJ, "column", tp, rank)
+            assert qkv.plan.part_names == ("q", "k", "v")
+            assert [s.replicas for s in qkv.plan.splits] == ([1, 1, 1] if tp == 2 else [1, 2, 2])
+            outputs.append(kernel(qkv.plan.shard, qkv.tensors, x))
+        assert np.array_equal(par.gather_outputs(qkv.plan, outputs), qkv_whole)
+        if tp == 4:   # ranks 0 and 1 hold kv head 0, ranks 2 and 3 kv head 1
+            assert np.array_equal(outputs[0][:, 64:], outputs[1][:, 64:])
+            assert np.array_equal(outputs[2][:, 64:], outputs[3][:, 64:])
+            assert not np.array_equal(outputs[0][:, 64:], outputs[2][:, 64:])
+            # the gather takes a replicated head from the first rank holding it
+            others = [y if r % 2 == 0 else np.concatenate([y[:, :64], 0 * y[:, 64:]], axis=1)
+                      for r, y in enumerate(outputs)]
+            assert np.array_equal(par.gather_outputs(qkv.plan, others), qkv_whole)
+            first = [y if r % 2 else np.concatenate([y[:, :64], 0 * y[:, 64:]], axis=1)
+                     for r, y in enumerate(outputs)]
+            assert not np.array_equal(par.gather_outputs(qkv.plan, first), qkv_whole)
+            assert qkv.plan.describe() == (
+                f"column-parallel layer {QKV_PROJ} (rank 3 of 4: nvfp4 512x256 split along N "
+                f"per part (q 256, k 128 on 2 ranks each, v 128 on 2 ranks each), shard 192x256)")
+
+
+def test_imported_fused_manifest_refusals(tmp_path):
+    import copy
+    source = tmp_path / "ckpt"
+    fused_checkpoint(source)
+    ck.import_checkpoint(source, tmp_path / "two", bundle=False, quiet=True, tp=2)
+    two = ck.open_imported(tmp_path / "two")
+    down = "model.layers.0.mlp.down_proj"
+    manifest = two.manifest
+    # parts that do not match the split
+    two.manifest = copy.deepcopy(manifest)
+    two.manifest["linears"][GATE_UP_PROJ]["parts"][1]["rank_size"] = 128
+    with pytest.raises(qmat.QMatError) as e:
+        par.imported_shard(two, GATE_UP_PROJ, "column", 2, 0)
+    assert str(e.value) == (f"layer {GATE_UP_PROJ}: the manifest's parts hold [256, 128] rows "
+                            f"per rank, but splitting them 2 ways gives [256, 256]")
+    two.manifest["linears"][GATE_UP_PROJ]["parts"] = [{"size": 512}]
+    with pytest.raises(qmat.QMatError) as e:
+        par.imported_shard(two, GATE_UP_PROJ, "column", 2, 0)
+    assert str(e.value) == (f"layer {GATE_UP_PROJ}: the manifest's parts [{{'size': 512}}] are "
+                            f"not a list of {{name, size, rank_size}}")
+    # a manifest without parts: one block of rows, which the MLP refuses
+    del two.manifest["linears"][GATE_UP_PROJ]["parts"]
+    block = par.imported_shard(two, GATE_UP_PROJ, "column", 2, 0)
+    assert block.plan.parts == (1024,)
+    with pytest.raises(qmat.ArgumentError) as e:
+        par.check_mlp(par.imported_shard(two, down, "row", 2, 0).plan, gate_up=block.plan)
+    assert str(e.value) == (
+        f"MLP with down {down}: the merged {GATE_UP_PROJ} must stack gate and up as parts (512, "
+        f"512), each split on its own so that every rank holds its gate and up rows; its parts "
+        f"are [1024] (one block of rows: rank 0 would hold gate rows only; give make_plan / "
+        f"from_full parts=(I, I), or import with qmat import --tp, which splits gate_up_proj "
+        f"per part and records the parts)")
+    two.manifest = manifest
+
+
 # --- every refusal's message -------------------------------------------------------
 
 LAYER = qmat.Layer("proj", "nvfp4", 48, 192, bias=True)
@@ -476,8 +565,8 @@ def test_plan_refusals():
     assert refusal(mp, LAYER, "column", 2, 0, parts=(24, -24, 48)) == (
         "layer proj: parts must be positive integers, got [24, -24, 48]")
     assert refusal(mp, LAYER, "column", 4, 0, parts=(18, 30)) == (
-        "layer proj (part 0: rows 0..18): N = 18 cannot be split 4 ways (4.5 rows per rank; "
-        "blocks of 16 run along K); legal TP degrees: 1, 2, 3, 6, 9")
+        "layer proj: part 0 (rows 0..18 of N = 48) has 18 rows, which cannot be split 4 ways "
+        "(4.5 rows per rank); legal TP degrees: 1, 2, 3, 6")
     assert refusal(mp, "proj", "column", 2, 0) == (
         "expected a qmat.Layer for the whole layer, got str")
     row = mp(LAYER, "row", 2, 0)
@@ -574,9 +663,9 @@ def test_mlp_refusals():
     assert refusal(par.check_mlp, d, gate_up=par.make_plan(merged, "column", 2, 0)) == (
         "MLP with down down: the merged gate_up must stack gate and up as parts (96, 96), each "
         "split on its own so that every rank holds its gate and up rows; its parts are [192] "
-        "(qmat import --tp splits a merged gate_up_proj as one block of rows: shard it in "
-        "memory with parts=(I, I) from a tp 1 import, or import separate gate_proj and "
-        "up_proj)")
+        "(one block of rows: rank 0 would hold gate rows only; give make_plan / from_full "
+        "parts=(I, I), or import with qmat import --tp, which splits gate_up_proj per part "
+        "and records the parts)")
     assert refusal(par.check_mlp, g, gate=g, up=u) == (
         "the MLP's down projection must be row-parallel, got column-parallel layer gate")
     assert refusal(par.check_mlp, d, gate=g) == (

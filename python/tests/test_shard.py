@@ -14,7 +14,7 @@ from qmat import checkpoint as ck
 from qmat import reference as ref
 from qmat import shard as sh
 from qmat.cli import main as cli_main
-from checkpoint_util import CONFIG, LINEARS, qmat_bits, write_checkpoint
+from checkpoint_util import CONFIG, LINEARS, qmat_bits, unquantized, write_checkpoint
 from test_checkpoint_nvfp4 import HF_QUANT, modelopt_tensors
 
 N = 48
@@ -194,6 +194,47 @@ def tp_checkpoint(tmp_path):
     return tmp_path / "ckpt"
 
 
+# A model whose attention and MLP projections are fused (Phi-3 style), for CONFIG.
+QKV_PROJ, GATE_UP_PROJ = "model.layers.0.self_attn.qkv_proj", "model.layers.0.mlp.gate_up_proj"
+FUSED_LINEARS = {
+    QKV_PROJ: (512, 256),                         # q 4 x 64, k 2 x 64, v 2 x 64
+    "model.layers.0.self_attn.o_proj": (256, 256),
+    GATE_UP_PROJ: (1024, 256),                    # gate 512, up 512
+    "model.layers.0.mlp.down_proj": (256, 512),
+}
+
+
+def fused_checkpoint(directory, scheme="nvfp4", config=None, seed=12):
+    """A checkpoint of FUSED_LINEARS (ModelOpt NVFP4, or block-scaled FP8
+    with 128 x 128 tiles) with a bias on qkv_proj; returns its tensors."""
+    rng = np.random.default_rng(seed)
+    tensors = {name: value for name, value in unquantized(rng).items()
+               if name != "lm_head.weight"}
+    for module, (n, k) in FUSED_LINEARS.items():
+        if scheme == "nvfp4":
+            tensors[f"{module}.weight"] = rng.integers(0, 256, (n, k // 2), dtype=np.uint8)
+            tensors[f"{module}.weight_scale"] = ("F8_E4M3", rng.integers(0, 0x7F, (n, k // 16),
+                                                                         dtype=np.uint8))
+            tensors[f"{module}.weight_scale_2"] = np.array(rng.uniform(2e-5, 4e-4), np.float32)
+        else:
+            tensors[f"{module}.weight"] = ("F8_E4M3", rng.integers(0, 256, (n, k),
+                                                                   dtype=np.uint8))
+            tensors[f"{module}.weight_scale_inv"] = rng.uniform(
+                1e-4, 1e-2, (-(-n // 128), -(-k // 128))).astype(np.float32)
+    bits = rng.standard_normal(512).astype(np.float32).view(np.uint32)
+    tensors[f"{QKV_PROJ}.bias"] = ("BF16", (bits >> 16).astype(np.uint16))
+    config = dict(CONFIG if config is None else config)
+    extra = None
+    if scheme == "nvfp4":
+        extra = {"hf_quant_config.json": HF_QUANT}
+    else:
+        config["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3",
+                                         "activation_scheme": "dynamic",
+                                         "weight_block_size": [128, 128]}
+    write_checkpoint(directory, tensors, config, extra=extra)
+    return tensors
+
+
 def test_import_tp2_concatenates_to_tp1(tmp_path):
     source = tp_checkpoint(tmp_path)
     ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
@@ -263,3 +304,225 @@ def test_import_tp_refused_before_output(tmp_path, capsys):
     assert "cannot be split 3 ways" in capsys.readouterr().err
     with pytest.raises(qmat.ArgumentError):
         ck.import_checkpoint(source, tmp_path / "zero", bundle=False, quiet=True, tp=0)
+
+
+# --- fused layers: gate_up_proj and qkv_proj, split part by part ----------------
+
+I_SIZE = 48                       # gate and up rows each
+HQ, HKV, HD = 4, 2, 16            # q heads, kv heads, head rows
+GATE_UP = (sh.Part("gate", I_SIZE), sh.Part("up", I_SIZE))
+QKV = (sh.Part("q", HQ * HD, heads=HQ), sh.Part("k", HKV * HD, heads=HKV, replicate=True),
+       sh.Part("v", HKV * HD, heads=HKV, replicate=True))
+FUSED_SCHEMES = [("nvfp4", 16, False, 192), ("int4", 32, True, 192), ("fp8", 128, False, 256)]
+
+
+def expected_rows(which, tp, rank):
+    """The whole layer's rows that `rank` holds, part by part, written out
+    from the rules (not from qmat.shard): a rank's share of each part, a kv
+    head fewer than tp on tp / HKV consecutive ranks."""
+    if which == "gate_up":
+        w = I_SIZE // tp
+        return {"gate": np.arange(rank * w, (rank + 1) * w),
+                "up": I_SIZE + np.arange(rank * w, (rank + 1) * w)}
+    q = (HQ // tp) * HD
+    rows = {"q": np.arange(rank * q, (rank + 1) * q)}
+    if HKV >= tp:
+        kv = (HKV // tp) * HD
+        first = rank * kv
+    else:
+        kv = HD
+        first = (rank // (tp // HKV)) * HD
+    rows["k"] = HQ * HD + np.arange(first, first + kv)
+    rows["v"] = (HQ + HKV) * HD + np.arange(first, first + kv)
+    return rows
+
+
+@pytest.mark.parametrize("scheme, block, zp, k", FUSED_SCHEMES,
+                         ids=[f"{s[0]}{'_zp' if s[2] else ''}" for s in FUSED_SCHEMES])
+@pytest.mark.parametrize("which, tps", [("gate_up", (1, 2, 3, 4, 6)), ("qkv", (1, 2, 4))])
+@pytest.mark.parametrize("bias", [False, True])
+def test_fused_shards_reassemble_per_part_bit_exact(scheme, block, zp, k, which, tps, bias):
+    parts = GATE_UP if which == "gate_up" else QKV
+    n = sum(p.size for p in parts)
+    layer = qmat.Layer(which, scheme, n, k, block=block, act="bf16", bias=bias, zero_points=zp)
+    rng = np.random.default_rng(zlib.crc32(f"{scheme}{which}{bias}".encode()))
+    t = random_tensors(rng, layer)
+    full = dequant(layer, t)
+    offsets = np.cumsum([0] + [p.size for p in parts])
+    whole = {p.name: full[offsets[i]:offsets[i + 1]] for i, p in enumerate(parts)}
+    assert sum(v.size for v in whole.values()) == full.size
+    for tp in tps:
+        shards = sh.shard_column(layer, t, tp, parts=parts)
+        assert len(shards) == tp and all(s.layer == shards[0].layer for s in shards)
+        sizes = [len(expected_rows(which, tp, 0)[p.name]) for p in parts]
+        assert shards[0].layer.n == sum(sizes) and shards[0].layer.k == k
+        assert shards[0].layer == sh.shard_layer(layer, "column", tp, parts=parts)
+        assert [s.rank_size for s in shards[0].parts] == sizes
+        pieces = {p.name: [] for p in parts}
+        for s in shards:
+            rows = expected_rows(which, tp, s.rank)
+            order = np.concatenate([rows[p.name] for p in parts])
+            # every operand is the whole layer's rows, in part order
+            for role in ("weights", "scales", "zero_points", "bias"):
+                if role in t:
+                    assert np.array_equal(s.tensors[role], t[role][order]), role
+            if scheme == "nvfp4":
+                assert np.array_equal(s.tensors["global_scale"], t["global_scale"])
+            mine = dequant(s.layer, s.tensors)
+            local = 0
+            for p, size in zip(parts, sizes):
+                pieces[p.name].append(mine[local:local + size])
+                local += size
+        for p in parts:
+            replicas = tp // HKV if (p.replicate and HKV < tp) else 1
+            got = pieces[p.name]
+            for r in range(tp):   # a replicated head is the same on each of its ranks
+                assert np.array_equal(got[r], got[r - r % replicas])
+            assert np.array_equal(np.concatenate(got[::replicas], axis=0), whole[p.name]), p.name
+
+
+def test_fused_split_is_not_the_block_split():
+    """Without parts, rank 0 of a tp 2 split of [gate; up] holds all of gate
+    and none of up; with them, half of each."""
+    layer = qmat.Layer("gate_up", "nvfp4", 2 * I_SIZE, 64)
+    t = random_tensors(np.random.default_rng(3), layer)
+    block = sh.shard_column(layer, t, 2)[0]
+    fused = sh.shard_column(layer, t, 2, parts=GATE_UP)[0]
+    assert np.array_equal(block.tensors["weights"], t["weights"][:I_SIZE])
+    assert np.array_equal(fused.tensors["weights"],
+                          np.concatenate([t["weights"][:I_SIZE // 2],
+                                          t["weights"][I_SIZE:I_SIZE + I_SIZE // 2]]))
+    assert block.parts is None
+    assert [s.describe() for s in fused.parts] == [
+        {"name": "gate", "size": 48, "rank_size": 24}, {"name": "up", "size": 48, "rank_size": 24}]
+    # sizes and (name, size) pairs are parts too
+    same = sh.shard_column(layer, t, 2, parts=[("gate", 48), ("up", 48)])[1]
+    assert np.array_equal(same.tensors["scales"],
+                          sh.shard_column(layer, t, 2, parts=(48, 48))[1].tensors["scales"])
+    assert [s.part.name for s in same.parts] == ["gate", "up"]
+
+
+def test_replicated_kv_heads_are_described():
+    splits = sh.check_parts("qkv", QKV, 128, 4)
+    assert [s.describe() for s in splits] == [
+        {"name": "q", "size": 64, "rank_size": 16, "heads": 4, "rank_heads": 1},
+        {"name": "k", "size": 32, "rank_size": 16, "heads": 2, "rank_heads": 1, "replicas": 2},
+        {"name": "v", "size": 32, "rank_size": 16, "heads": 2, "rank_heads": 1, "replicas": 2}]
+    assert [splits[1].rows(r) for r in range(4)] == [(64, 80), (64, 80), (80, 96), (80, 96)]
+    assert sh.legal_part_degrees(QKV) == [1, 2, 4]
+    assert sh.legal_part_degrees(GATE_UP) == [1, 2, 3, 4, 6, 8, 12, 16]
+
+
+def test_fused_parts_from_config():
+    cfg = dict(CONFIG)
+    assert sh.fused_parts("model.layers.0.mlp.gate_up_proj", cfg, 1024) == (
+        sh.Part("gate", 512), sh.Part("up", 512))
+    assert sh.fused_parts("model.layers.0.self_attn.qkv_proj", cfg, 512) == (
+        sh.Part("q", 256, heads=4), sh.Part("k", 128, heads=2, replicate=True),
+        sh.Part("v", 128, heads=2, replicate=True))
+    assert sh.fused_parts("model.layers.0.self_attn.q_proj", cfg) is None
+    # head_dim from hidden_size / num_attention_heads; kv heads default to the q heads
+    no_dim = {k: v for k, v in cfg.items() if k not in ("head_dim", "num_key_value_heads")}
+    assert sh.fused_parts("m.qkv_proj", no_dim) == (
+        sh.Part("q", 256, heads=4), sh.Part("k", 256, heads=4, replicate=True),
+        sh.Part("v", 256, heads=4, replicate=True))
+    moe = dict(cfg, moe_intermediate_size=96, n_shared_experts=2,
+               shared_expert_intermediate_size=64)
+    assert sh.fused_parts("model.layers.0.mlp.experts.3.gate_up_proj", moe)[0].size == 96
+    assert sh.fused_parts("model.layers.0.mlp.shared_expert.gate_up_proj", moe)[0].size == 64
+    assert sh.fused_parts("model.layers.0.mlp.shared_experts.gate_up_proj", moe)[0].size == 192
+
+
+@pytest.mark.parametrize("module, config, n, message", [
+    ("model.layers.0.mlp.gate_up_proj", {"hidden_size": 256}, None,
+     "layer model.layers.0.mlp.gate_up_proj: a fused gate_up_proj is split part by part, but "
+     "config.json gives no intermediate_size (pass import_checkpoint's parts=, or qmat.shard's "
+     "parts=)"),
+    ("model.layers.0.mlp.experts.0.gate_up_proj", CONFIG, None,
+     "layer model.layers.0.mlp.experts.0.gate_up_proj: a fused gate_up_proj is split part by "
+     "part, but config.json gives no moe_intermediate_size (pass import_checkpoint's parts=, or "
+     "qmat.shard's parts=)"),
+    ("model.layers.0.self_attn.qkv_proj", {"num_attention_heads": 4}, None,
+     "layer model.layers.0.self_attn.qkv_proj: a fused qkv_proj is split part by part, but "
+     "config.json gives no num_attention_heads, num_key_value_heads and head_dim (or "
+     "hidden_size) (pass import_checkpoint's parts=, or qmat.shard's parts=)"),
+    ("model.layers.0.self_attn.qkv_proj", dict(CONFIG, kv_lora_rank=512), None,
+     "layer model.layers.0.self_attn.qkv_proj: config.json describes latent attention "
+     "(kv_lora_rank / qk_nope_head_dim), not [q; k; v] heads (pass import_checkpoint's "
+     "parts=)"),
+    ("model.layers.0.mlp.gate_up_proj", CONFIG, 1000,
+     "layer model.layers.0.mlp.gate_up_proj: config.json gives parts gate 512 + up 512 = 1024 "
+     "rows, but the layer has N = 1000 (pass import_checkpoint's parts=)"),
+    ("model.layers.0.self_attn.qkv_proj", CONFIG, 384,
+     "layer model.layers.0.self_attn.qkv_proj: config.json gives parts q 256 + k 128 + v 128 = "
+     "512 rows, but the layer has N = 384 (pass import_checkpoint's parts=)"),
+])
+def test_fused_parts_refusals(module, config, n, message):
+    with pytest.raises(qmat.ShardError) as e:
+        sh.fused_parts(module, config, n)
+    assert str(e.value) == message
+
+
+def heads(name, count, dim, replicate=False):
+    return sh.Part(name, count * dim, heads=count, replicate=replicate)
+
+
+@pytest.mark.parametrize("parts, tp, message", [
+    # rows: every part splits on its own; the legal degrees are the layer's
+    ((sh.Part("gate", 18), sh.Part("up", 18)), 4,
+     "layer fused: part gate (rows 0..18 of N = 36) has 18 rows, which cannot be split 4 ways "
+     "(4.5 rows per rank); legal TP degrees: 1, 2, 3, 6, 9"),
+    ((sh.Part("gate", 24), sh.Part("up", 18)), 4,
+     "layer fused: part up (rows 24..42 of N = 42) has 18 rows, which cannot be split 4 ways "
+     "(4.5 rows per rank); legal TP degrees: 1, 2, 3, 6"),
+    # whole heads: 64 q rows split 8 ways is 8 rows, half a head
+    ((heads("q", 4, 16), heads("k", 2, 16, True), heads("v", 2, 16, True)), 8,
+     "layer fused: part q (rows 0..64 of N = 128) has 4 heads of 16 rows, which cannot be split "
+     "8 ways (0.5 heads per rank; a rank holds whole heads); legal TP degrees: 1, 2, 4"),
+    ((heads("q", 12, 16), heads("k", 6, 16, True), heads("v", 6, 16, True)), 4,
+     "layer fused: part k (rows 192..288 of N = 384) has 6 heads of 16 rows, which cannot be "
+     "split 4 ways (1.5 heads per rank; a rank holds whole heads); legal TP degrees: 1, 2, 3, "
+     "6, 12"),
+    # kv heads fewer than tp: replicated only when tp is a multiple of them
+    ((heads("q", 12, 16), heads("k", 3, 16, True), heads("v", 3, 16, True)), 4,
+     "layer fused: part k (rows 192..240 of N = 288) has 3 heads of 16 rows, fewer than tp = 4, "
+     "which is not a multiple of 3, so they can be neither split nor replicated evenly (1.33333 "
+     "ranks per head); legal TP degrees: 1, 3, 6, 12"),
+    # heads without replicate=True are never replicated
+    ((heads("q", 4, 16), heads("k", 2, 16), heads("v", 2, 16)), 4,
+     "layer fused: part k (rows 64..96 of N = 128) has 2 heads of 16 rows, which cannot be "
+     "split 4 ways (0.5 heads per rank; a rank holds whole heads); legal TP degrees: 1, 2"),
+])
+def test_fused_split_refusals(parts, tp, message):
+    n = sum(p.size for p in parts)
+    layer = qmat.Layer("fused", "nvfp4", n, 64)
+    t = random_tensors(np.random.default_rng(0), layer)
+    for call in (lambda: sh.shard_column(layer, t, tp, parts=parts),
+                 lambda: sh.shard(layer, t, "column", tp, rank=0, parts=parts),
+                 lambda: sh.shard_layer(layer, "column", tp, parts=parts)):
+        with pytest.raises(qmat.ShardError) as e:
+            call()
+        assert str(e.value) == message
+
+
+@pytest.mark.parametrize("kind, parts, message", [
+    ("row", GATE_UP,
+     "layer gu: parts (stacked outputs) are for column-parallel layers, this one is "
+     "row-parallel"),
+    ("column", (sh.Part("gate", 48), sh.Part("gate", 48)),
+     "layer gu: two parts have the same name (gate, gate)"),
+    ("column", (sh.Part("gate", 48), sh.Part("up", 40)),
+     "layer gu: parts [48, 40] add up to 88, not N = 96"),
+    ("column", (sh.Part("q", 48, heads=5), sh.Part("up", 48)),
+     "layer gu: part q: 48 rows are not 5 heads of equal size"),
+    ("column", (sh.Part("", 48), sh.Part("up", 48)),
+     "layer gu: a part's name must be a non-empty string, got ''"),
+    ("column", (48, 0, 48), "layer gu: parts must be positive integers, got [48, 0, 48]"),
+    ("column", 96, "layer gu: parts must be a sequence of sizes along N, got 96"),
+])
+def test_fused_part_argument_refusals(kind, parts, message):
+    layer = qmat.Layer("gu", "nvfp4", 96, 64)
+    t = random_tensors(np.random.default_rng(0), layer)
+    with pytest.raises(qmat.ArgumentError) as e:
+        sh.shard(layer, t, kind, 2, parts=parts)
+    assert str(e.value) == message

@@ -145,9 +145,9 @@ def test_bad_arguments_raise_clearly(library):
                      layer.weight, layer.bias)
     with pytest.raises(qmat.ArgumentError, match="a must be a CUDA tensor"):
         qt.run_layer(library, nv.name, x.cpu(), layer.weight, layer.scales, layer.global_scale)
-    # 16 rows take the prefill path, which needs its workspace; 4 rows take
-    # the decode GEMV, which needs none.
-    prefill_x = torch.randn(16, nv.k, device="cuda").to(ACT[nv.act])
+    # 256 rows (above the fused GEMM's 128) take the dequantize + GEMM path,
+    # which needs its workspace; 4 rows take the decode GEMV, which needs none.
+    prefill_x = torch.randn(256, nv.k, device="cuda").to(ACT[nv.act])
     small = torch.empty(1024, dtype=torch.uint8, device="cuda")
     with pytest.raises(qmat.ArgumentError, match="workspace has 1024 bytes"):
         qt.run_layer(library, nv.name, prefill_x, layer.weight, layer.scales,

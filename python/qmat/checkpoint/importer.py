@@ -143,7 +143,7 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
                       bundle=True, format=None, check_config=True, include_unquantized=True,
                       max_shard_bytes=4 << 30, chunk_bytes=64 << 20, quiet=False, stream=None,
                       qmat_aot=None, emit_ptx=False, prepared_weights=False, tp=1,
-                      parallel=None):
+                      parallel=None, parts=None):
     """Imports a checkpoint directory into `out_dir` (docs/checkpoints.md):
 
     * <prefix>.mlir: one qmat layer per distinct (scheme, N, K, block,
@@ -169,13 +169,21 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     (qmat.shard): `parallel(module)` gives its kind, 'column', 'row' or
     'replicate' (default qmat.shard.parallel_kind, the Llama / Qwen names);
     rank r's weights go to rank<r>/ and the module holds the shard shapes.
-    A split that is not exact raises qmat.ShardError before any output.
+    A fused column-parallel linear (gate_up_proj, qkv_proj) is split part
+    by part, rank r holding [gate_r; up_r] or [q_r; k_r; v_r], the parts
+    from config.json (qmat.shard.fused_parts) or from `parts`: {module:
+    parts} or parts(module) -> parts or None, the parts as
+    qmat.shard.as_parts takes them. A split that is not exact raises
+    qmat.ShardError before any output.
     """
     from ..layers import is_identifier
     if not is_identifier(prefix):
         raise ArgumentError(f"prefix must be a C identifier, got {prefix!r}")
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
         raise ArgumentError(f"tp must be a positive integer, got {tp!r}")
+    if parts is not None and not callable(parts) and not isinstance(parts, dict):
+        raise ArgumentError(f"parts must be a dict {{module: parts}} or a function of the "
+                            f"module, got {type(parts).__name__}")
     if max_shard_bytes <= 0 or chunk_bytes <= 0:
         raise ArgumentError("max_shard_bytes and chunk_bytes must be positive")
     stream = None if quiet else (stream or sys.stderr)
@@ -206,12 +214,23 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
         stream.write(f"qmat import: {ckpt.directory} ({key}, {len(modules)} quantized linears, "
                      f"act {act})\n")
     plans = [handler.plan(ckpt, module, qc, ctx) for module in modules]
-    kinds, by_rank = {}, None
+    kinds, by_rank, fused = {}, None, {}
     if tp != 1:   # every split is checked before any output is written
         from .. import shard as tp_shard
         kinds = {plan.module: (parallel or tp_shard.parallel_kind)(plan.module) for plan in plans}
-        by_rank = [[_shard_plan(plan, kinds[plan.module], tp, rank) for plan in plans]
-                   for rank in range(tp)]
+        for plan in plans:
+            splits = _fused_splits(ckpt, plan, kinds[plan.module], tp, parts)
+            if splits is not None:
+                fused[plan.module] = splits
+        by_rank = [[_shard_plan(plan, kinds[plan.module], tp, rank, fused.get(plan.module))
+                    for plan in plans] for rank in range(tp)]
+        if stream:
+            for module, splits in fused.items():
+                for split in splits:
+                    if split.replicas > 1:
+                        stream.write(f"qmat import: {module}: {split.part.name} has "
+                                     f"{split.part.heads} heads, fewer than tp = {tp}: each is "
+                                     f"held by {split.replicas} ranks\n")
     layer_plans = plans if by_rank is None else by_rank[0]
 
     # Layers, in order of first use.
@@ -308,6 +327,8 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
             entry["files"] = [files[plan.outputs["codes"].name] for _, files in rank_files]
             if "bias" in plan.outputs and not shard0.bias:
                 entry["reduce_bias"] = plan.outputs["bias"].name   # in rank 0's file alone
+            if plan.module in fused:
+                entry["parts"] = [split.describe() for split in fused[plan.module]]
     manifest_path = os.path.join(out_dir, f"{prefix}.checkpoint.json")
     with open(manifest_path, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
@@ -319,19 +340,62 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     return ImportResult(out_dir, manifest_path, manifest, module_path, built, layers)
 
 
-def _shard_plan(plan, kind, tp, rank):
+def _fused_splits(ckpt, plan, kind, tp, parts):
+    """The PartSplits of a column-parallel linear split part by part (given
+    `parts`, else a fused name's parts from config.json), or None."""
+    from .. import shard as tp_shard
+    module = plan.module
+    given = parts(module) if callable(parts) else (parts or {}).get(module)
+    if given is not None and kind != "column":
+        raise ArgumentError(f"layer {module}: parts (stacked outputs) are for column-parallel "
+                            f"layers, this one is {kind}-parallel")
+    if kind != "column":
+        return None
+    if given is None:
+        cfg = ckpt.text_config()
+        if cfg is not ckpt.config and "language_model" not in module:
+            cfg = {}   # text_config describes the language model only
+        given = tp_shard.fused_parts(module, cfg, plan.n)
+        if given is None:
+            return None
+    return tp_shard.check_parts(module, given, plan.n, tp)
+
+
+def _rows_of(full, segments, r0, r1):
+    """Rows r0:r1 of a shard whose rows are the whole tensor's `segments`
+    ([start, stop) each) laid end to end."""
+    pieces, local = [], 0
+    for start, stop in segments:
+        a, b = max(r0, local), min(r1, local + stop - start)
+        if a < b:
+            pieces.append(np.asarray(full.chunk(start + a - local, start + b - local)))
+        local += stop - start
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=0)
+
+
+def _shard_plan(plan, kind, tp, rank, splits=None):
     """`rank`'s part of a LinearPlan: the shard's shape and OutTensors that
-    read the full tensors' rows and keep that rank's rows or columns."""
+    read the full tensors' rows and keep that rank's rows or columns
+    (`splits`: a fused linear's PartSplits, the rank's rows of each part
+    stacked in part order)."""
     import dataclasses
 
     from .. import shard as tp_shard
     from .common import OutTensor
-    n, k = tp_shard.check(plan.module, plan.scheme, plan.n, plan.k, plan.block, kind, tp)
+    if splits is None:
+        n, k = tp_shard.check(plan.module, plan.scheme, plan.n, plan.k, plan.block, kind, tp)
+    else:
+        n, k = sum(split.rank_size for split in splits), plan.k
     out = dataclasses.replace(plan, n=n, k=k, bias=plan.bias and kind != "row", outputs={})
     for role, full in plan.outputs.items():
         operand = OPERAND[role]
         if kind == "replicate" or role == "global_scale":
             out.outputs[role] = full
+        elif kind == "column" and splits is not None:
+            segments = [split.rows(rank) for split in splits]
+            out.outputs[role] = OutTensor(full.name, full.dtype, (n,) + tuple(full.shape[1:]),
+                                          lambda r0, r1, f=full, s=segments:
+                                          _rows_of(f, s, r0, r1), full.row_bytes)
         elif kind == "column":
             rows, off = n, rank * n
             out.outputs[role] = OutTensor(full.name, full.dtype, (rows,) + tuple(full.shape[1:]),
