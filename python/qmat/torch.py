@@ -227,6 +227,20 @@ def _as_tensor(value, dtype):
     return torch.from_numpy(array)
 
 
+def move_buffers_keeping_dtypes(module, fn):
+    """Applies `fn` (what Module._apply gets: .to(), .cuda(), .half() ...) to
+    `module`'s own buffers, keeping each buffer's dtype: the kernels are
+    compiled for one activation type, and packed codes or fp32 scales
+    converted to it would be corrupt."""
+    for name, value in module._buffers.items():
+        if value is None:
+            continue
+        moved = fn(value)
+        if moved.dtype != value.dtype:
+            moved = value.to(device=moved.device)
+        module._buffers[name] = moved
+
+
 class QuantLinear(torch.nn.Module):
     """An inference-only torch.nn.Linear whose weight is block-quantized and
     whose matmul is a qmat bundle's layer.
@@ -349,13 +363,7 @@ class QuantLinear(torch.nn.Module):
             self._refresh()
 
     def _apply(self, fn, recurse=True):
-        for name, value in self._buffers.items():
-            if value is None:
-                continue
-            moved = fn(value)
-            if moved.dtype != value.dtype:
-                moved = value.to(device=moved.device)
-            self._buffers[name] = moved
+        move_buffers_keeping_dtypes(self, fn)
         self._refresh()
         return self
 

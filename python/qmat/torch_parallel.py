@@ -39,6 +39,7 @@ from .checkpoint import ImportedCheckpoint, open_imported
 from .errors import ArgumentError, DTypeError, QMatError
 from .torch import QuantLinear
 from .torch import load_library as _load_library
+from .torch import move_buffers_keeping_dtypes
 
 __all__ = ["ColumnParallelQuantLinear", "ParallelQuantMLP", "RowParallelQuantLinear",
            "load_library", "ordered_sum", "silu_and_mul"]
@@ -222,13 +223,7 @@ class _Parallel(torch.nn.Module):
         # As QuantLinear: buffers move between devices but keep their dtype
         # (the kernels are compiled for one activation type).
         self.local._apply(fn)
-        for name, value in self._buffers.items():
-            if value is None:
-                continue
-            moved = fn(value)
-            if moved.dtype != value.dtype:
-                moved = value.to(device=moved.device)
-            self._buffers[name] = moved
+        move_buffers_keeping_dtypes(self, fn)
         self._staging = None
         return self
 
