@@ -76,6 +76,9 @@ def parse(argv):
     parser.add_argument("--bound", type=float, default=1e-2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", action="store_true", help="keep --work's files")
+    parser.add_argument("--exact", action="store_true",
+                        help="also an fp32 model with the reference-dequantized weights, run "
+                        "eager on the bf16 model's tokens: both models' logits against it")
     args = parser.parse_args(argv)
     args.formats = [f for f in args.formats.split(",") if f]
     args.batches = [int(b) for b in args.batches.split(",") if b]
@@ -180,7 +183,7 @@ def divergence(ref_tokens, q_tokens, ref_logits, q_logits, bound):
 
 def run_case(models, ids, args, state):
     """One format at one batch size (see the module's docstring)."""
-    ref, q = models
+    ref, q, exact = models
     started = time.monotonic()
     mode = state["mode"]
     case = {"mode": mode}
@@ -212,6 +215,20 @@ def run_case(models, ids, args, state):
                      for i, e in enumerate(errors)]
     case["all_steps_within_bound"] = all(s["within_bound"] for s in case["steps"])
     case["max_relative_error"] = max(errors)
+    if exact is not None:
+        # The same weights in fp32 and fp32 activations: which of the two
+        # models is the nearer to it, step by step.
+        _, exact_logits, _, _ = generate(exact, ids, generation_config(args.new_tokens, "eager"),
+                                         forced=ref_tokens)
+        to_bf16 = step_errors(ref_logits, exact_logits)
+        to_qmat = step_errors(forced_logits, exact_logits)
+        case["against_fp32_model"] = {
+            "bf16_model_max": max(to_bf16), "qmat_max": max(to_qmat),
+            "bf16_model_median": statistics.median(to_bf16),
+            "qmat_median": statistics.median(to_qmat),
+            "steps": [{"step": i, "bf16_model": a, "qmat": b}
+                      for i, (a, b) in enumerate(zip(to_bf16, to_qmat))]}
+        del exact_logits
     rows = (ref_tokens[:, :AGREE_TOKENS] == q_tokens[:, :AGREE_TOKENS]).all(dim=1)
     case[f"rows_agreeing_first_{AGREE_TOKENS}"] = int(rows.sum())
     if ids.shape[0] == 1:
@@ -272,7 +289,12 @@ def prepare(args, work, timings):
         t = time.monotonic()
         dense = qt.load_model(imported, device=DEVICE, dequantize=True)
         timings[f"{fmt}_load_dequantized_s"] = round(time.monotonic() - t, 1)
-        models[fmt] = (dense, quantized)
+        exact = None
+        if args.exact:
+            t = time.monotonic()
+            exact = qt.load_model(imported, device=DEVICE, dequantize=True, dtype=torch.float32)
+            timings[f"{fmt}_load_fp32_s"] = round(time.monotonic() - t, 1)
+        models[fmt] = (dense, quantized, exact)
         t = time.monotonic()
     del base
     return config, models
@@ -324,10 +346,12 @@ def main(argv=None):
                 longest = max(longest, case["seconds"])
                 result["cases"].append(case)
                 write()
+                exact = case.get("against_fp32_model", {})
                 print(json.dumps({k: case.get(k) for k in (
                     "max_relative_error", "all_steps_within_bound",
                     f"first_{AGREE_TOKENS}_tokens_agree", "decode_over_bf16",
-                    "prefill_over_bf16", "seconds")}), flush=True)
+                    "prefill_over_bf16", "seconds")} | {
+                    k: v for k, v in exact.items() if k != "steps"}), flush=True)
     finally:
         write()
         if not args.keep and args.work is None:
