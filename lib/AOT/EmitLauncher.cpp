@@ -452,7 +452,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
      << "#include <algorithm>\n#include <atomic>\n#include <climits>\n#include "
         "<cstdint>\n"
-     << "#include <initializer_list>\n#include <map>\n#include <mutex>\n#include <set>\n#include "
+     << "#include <array>\n#include <initializer_list>\n#include <map>\n#include <mutex>\n#include <set>\n#include "
         "<string>\n#include <tuple>\n#include <utility>\n"
      << "#include <vector>\n\n"
      << "namespace {\n\n"
@@ -488,11 +488,22 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
         "GEMM\n"
      << "  size_t fusedFirst, fusedCount;  // into kFusedVariants\n"
      << "  int fusedScaleAlignment;  // bytes\n};\n\n"
-     << "}  // namespace\n\n"
+     // The policies, the binary selection and the prepared layout, as
+     // qmat's own code uses them, inside this file's anonymous namespace:
+     // their inline functions then have internal linkage, so two bundles
+     // (of two qmat versions, say) in one program never share one. Their
+     // standard headers are included above, so their #includes add nothing
+     // here.
+     // A launcher uses only some of them (a HIP one no fused policy).
+     << "// The dispatch policies and helpers qmat compiles with (internal to\n"
+     << "// this file; not all of them are used by every bundle).\n"
+     << "#pragma GCC diagnostic push\n"
+     << "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
      << kGemvPolicy << "\n"
      << kFusedPolicy << "\n"
      << (isHip(bundle) ? "" : kBinarySelection) << "\n"
-     << kPreparedWeights << "\n\nnamespace {\n\n";
+     << kPreparedWeights << "\n"
+     << "#pragma GCC diagnostic pop\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
        << (isHip(bundle) ? "Hsaco_" : "Cubin_") << target.chip << "["

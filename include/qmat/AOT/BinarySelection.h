@@ -92,9 +92,10 @@ inline Selection selectBinary(int device, const BinaryDesc *targets,
 
 /// The compute capabilities of the NVIDIA GPUs qmat generates code for,
 /// oldest first: the devices the manifest lists for each binary. (A class
-/// member, so that a launcher that never reads it is not warned about it.)
+/// member marked maybe_unused, so that a launcher, where it has internal
+/// linkage and is never read, is not warned about it.)
 struct KnownDevices {
-  static constexpr int values[] = {80,  86,  87,  88,  89, 90,
+  [[maybe_unused]] static constexpr int values[] = {80,  86,  87,  88,  89, 90,
                                    100, 103, 110, 120, 121};
 };
 
