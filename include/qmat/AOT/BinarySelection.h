@@ -96,7 +96,7 @@ inline Selection selectBinary(int device, const BinaryDesc *targets,
 /// linkage and is never read, is not warned about it.)
 struct KnownDevices {
   [[maybe_unused]] static constexpr int values[] = {80,  86,  87,  88,  89, 90,
-                                   100, 103, 110, 120, 121};
+                                                    100, 103, 110, 120, 121};
 };
 
 } // namespace qmat_select
