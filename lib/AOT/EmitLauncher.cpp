@@ -209,6 +209,20 @@ std::string escapeC(StringRef s) {
   return result;
 }
 
+/// `source` without its whole-line // comments. The embedded headers' comments
+/// explain qmat's choices to its developers, with the measurements behind
+/// them; the launcher carries the code alone.
+std::string withoutCommentLines(StringRef source) {
+  std::string kept;
+  while (!source.empty()) {
+    auto [line, rest] = source.split('\n');
+    if (!line.ltrim().starts_with("//"))
+      kept += (line + "\n").str();
+    source = rest;
+  }
+  return kept;
+}
+
 /// `bytes` as a string literal, split in lines of 64 input bytes. A compiler
 /// reads a literal an order of magnitude faster than a braced list of as many
 /// integers (megabytes of cubin compile in about a second, not half a
@@ -501,10 +515,10 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "// this file; not all of them are used by every bundle).\n"
      << "#pragma GCC diagnostic push\n"
      << "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
-     << kGemvPolicy << "\n"
-     << kFusedPolicy << "\n"
-     << (isHip(bundle) ? "" : kBinarySelection) << "\n"
-     << kPreparedWeights << "\n"
+     << withoutCommentLines(kGemvPolicy) << "\n"
+     << withoutCommentLines(kFusedPolicy) << "\n"
+     << (isHip(bundle) ? "" : withoutCommentLines(kBinarySelection)) << "\n"
+     << withoutCommentLines(kPreparedWeights) << "\n"
      << "#pragma GCC diagnostic pop\n\n";
   for (const TargetBinary &target : bundle.targets) {
     os << "alignas(64) const unsigned char k"
