@@ -234,14 +234,6 @@ class Bundle:
         self.library_path = output
         return output
 
-    def load(self, **build_options):
-        """The loaded launcher (qmat.launcher.Library), building it first if
-        needed. Loading needs the NVIDIA driver (libcuda.so.1)."""
-        from .launcher import load_library
-        if self.library_path is None:
-            self.build_library(**build_options)
-        return load_library(self)
-
     def __repr__(self):
         layers = ", ".join(f"{l.name}: {l.scheme} {l.n}x{l.k} {l.act}" for l in self.layers)
         return f"qmat.Bundle({self.directory!r}, prefix={self.prefix!r}, targets={self.targets}, " \

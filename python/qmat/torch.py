@@ -675,4 +675,10 @@ def _pick_layer(lib, layer):
     return lib.layer(layer)
 
 
-from .torch_model import load_model, replace_linear  # noqa: E402  (it uses QuantLinear)
+def __getattr__(name):
+    # qmat.torch_model builds on QuantLinear, so it is loaded on first use
+    # rather than imported here (no import circle).
+    if name in ("load_model", "replace_linear"):
+        from . import torch_model
+        return getattr(torch_model, name)
+    raise AttributeError(f"module 'qmat.torch' has no attribute {name!r}")
