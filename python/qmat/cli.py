@@ -62,7 +62,8 @@ def _parser():
     imp.add_argument("--tp", type=int, default=1,
                      help="tensor-parallel degree: write rank<r>/ weight files of each rank's "
                           "shard (q/k/v/gate/up/lm_head column-parallel, o/down row-parallel, "
-                          "anything else replicated)")
+                          "anything else replicated; a fused gate_up_proj or qkv_proj is split "
+                          "part by part, in whole heads, from config.json)")
     imp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
 
