@@ -249,8 +249,10 @@ def fused_parts(module, config, n=None):
     intermediate_size rows, moe_intermediate_size under .experts., ...;
     qkv_proj: q, k and v, num_attention_heads and num_key_value_heads heads
     of head_dim rows, head_dim defaulting to hidden_size /
-    num_attention_heads, the kv heads replicable) from config.json's
-    language-model part `config`; None for a linear of another name. With
+    num_attention_heads, the kv heads replicable; a separate q_proj, k_proj
+    or v_proj: its one part of heads, or None without the head counts) from
+    config.json's language-model part `config`; None for a linear of
+    another name. With
     `n`, the parts must add up to the linear's N."""
     parts = _config_parts(module, config)
     if parts is not None and n is not None and sum(p.size for p in parts) != n:
@@ -261,11 +263,17 @@ def fused_parts(module, config, n=None):
     return parts
 
 
+# Separate attention projections: one part of whole heads each.
+HEAD_NAMES = {"q_proj": "q", "k_proj": "k", "v_proj": "v"}
+
+
 def _config_parts(module, config):
     leaf = module.rsplit(".", 1)[-1]
+    config = config if isinstance(config, dict) else {}
+    if leaf in HEAD_NAMES:
+        return _head_part(HEAD_NAMES[leaf], config)
     if leaf not in FUSED_NAMES:
         return None
-    config = config if isinstance(config, dict) else {}
 
     def need(keys):
         return ShardError(f"layer {module}: a fused {leaf} is split part by part, but "
@@ -301,6 +309,26 @@ def _config_parts(module, config):
         raise need("num_attention_heads, num_key_value_heads and head_dim (or hidden_size)")
     return (Part("q", heads * dim, heads=heads), Part("k", kv * dim, heads=kv, replicate=True),
             Part("v", kv * dim, heads=kv, replicate=True))
+
+
+def _head_part(name, config):
+    """A separate q_proj / k_proj / v_proj as one part of whole heads (k and v
+    replicable), so that no rank holds part of a head; None where config.json
+    does not give the heads (or describes latent attention): split as rows."""
+    if "kv_lora_rank" in config or "qk_nope_head_dim" in config:
+        return None
+    heads = config.get("num_attention_heads")
+    kv = config.get("num_key_value_heads", heads)
+    dim = config.get("head_dim")
+    hidden = config.get("hidden_size")
+    if not _is_int(dim) and _is_int(hidden) and _is_int(heads) and heads > 0 \
+            and hidden % heads == 0:
+        dim = hidden // heads
+    if not (_is_int(heads) and _is_int(kv) and _is_int(dim)) or min(heads, kv, dim) <= 0:
+        return None
+    if name == "q":
+        return (Part("q", heads * dim, heads=heads),)
+    return (Part(name, kv * dim, heads=kv, replicate=True),)
 
 
 def columns(role, scheme, k, block, tp, rank):

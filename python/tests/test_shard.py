@@ -295,15 +295,43 @@ def test_import_tp_refused_before_output(tmp_path, capsys):
     source = tp_checkpoint(tmp_path)
     with pytest.raises(qmat.ShardError) as e:
         ck.import_checkpoint(source, tmp_path / "three", bundle=False, quiet=True, tp=3)
+    # k_proj's 2 kv heads come first: a rank holds whole heads
     assert str(e.value) == (
-        "layer model.layers.0.mlp.down_proj: K = 512 in blocks of 16 cannot be split 3 ways "
-        "(10.6667 blocks per rank); legal TP degrees: 1, 2, 4, 8, 16")
+        "layer model.layers.0.self_attn.k_proj: part k (rows 0..128 of N = 128) has 2 heads "
+        "of 64 rows, fewer than tp = 3, which is not a multiple of 2, so they can be neither "
+        "split nor replicated evenly (1.5 ranks per head); legal TP degrees: 1, 2, 4, 6, 8, "
+        "10, 12, 14, 16")
     assert not os.path.exists(tmp_path / "three")
     assert cli_main(["import", str(source), "-o", str(tmp_path / "three"), "--tp", "3",
                      "--no-bundle", "-q"]) == 1
-    assert "cannot be split 3 ways" in capsys.readouterr().err
+    assert "neither split nor replicated evenly" in capsys.readouterr().err
     with pytest.raises(qmat.ArgumentError):
         ck.import_checkpoint(source, tmp_path / "zero", bundle=False, quiet=True, tp=0)
+
+
+@pytest.mark.filterwarnings("ignore::qmat.shard.ShardWarning")
+def test_import_tp4_keeps_separate_projections_in_whole_heads(tmp_path):
+    """Separate q_proj / k_proj / v_proj: whole heads per rank; the 2 kv heads
+    at tp 4 are each held by 2 ranks, not cut in halves."""
+    source = tp_checkpoint(tmp_path)
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    ck.import_checkpoint(source, tmp_path / "four", bundle=False, quiet=True, tp=4)
+    one, four = ck.open_imported(tmp_path / "one"), ck.open_imported(tmp_path / "four")
+    q, k = "model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj"
+    assert four.manifest["linears"][q]["parts"] == [
+        {"name": "q", "size": 256, "rank_size": 64, "heads": 4, "rank_heads": 1}]
+    assert four.manifest["linears"][k]["parts"] == [
+        {"name": "k", "size": 128, "rank_size": 64, "heads": 2, "rank_heads": 1, "replicas": 2}]
+    _, full_q = one.linear(q)
+    _, full_k = one.linear(k)
+    for rank in range(4):
+        _, rank_q = four.linear(q, rank)
+        _, rank_k = four.linear(k, rank)
+        rows = slice(64 * rank, 64 * (rank + 1))
+        head = slice(64 * (rank // 2), 64 * (rank // 2 + 1))
+        for role in ("weights", "scales"):
+            assert np.array_equal(rank_q[role], full_q[role][rows])
+            assert np.array_equal(rank_k[role], full_k[role][head])
 
 
 # --- fused layers: gate_up_proj and qkv_proj, split part by part ----------------
@@ -420,7 +448,11 @@ def test_fused_parts_from_config():
     assert sh.fused_parts("model.layers.0.self_attn.qkv_proj", cfg, 512) == (
         sh.Part("q", 256, heads=4), sh.Part("k", 128, heads=2, replicate=True),
         sh.Part("v", 128, heads=2, replicate=True))
-    assert sh.fused_parts("model.layers.0.self_attn.q_proj", cfg) is None
+    # separate projections: one part of whole heads (k and v replicable)
+    assert sh.fused_parts("model.layers.0.self_attn.q_proj", cfg) == (sh.Part("q", 256, heads=4),)
+    assert sh.fused_parts("model.layers.0.self_attn.v_proj", cfg, 128) == (
+        sh.Part("v", 128, heads=2, replicate=True),)
+    assert sh.fused_parts("model.layers.0.self_attn.k_proj", {}) is None   # no heads: rows
     # head_dim from hidden_size / num_attention_heads; kv heads default to the q heads
     no_dim = {k: v for k, v in cfg.items() if k not in ("head_dim", "num_key_value_heads")}
     assert sh.fused_parts("m.qkv_proj", no_dim) == (
