@@ -227,24 +227,14 @@ std::string withoutCommentLines(StringRef source) {
 /// reads a literal an order of magnitude faster than a braced list of as many
 /// integers (megabytes of cubin compile in about a second, not half a
 /// minute), and the launcher stays one source file that builds wherever it
-/// is copied, which an .incbin of a file beside it would not. Printable
-/// bytes stand for themselves; the rest are three-digit octal escapes, which
-/// cannot swallow a following digit as a hex escape would. The array is one
-/// byte longer than `bytes`: the literal's terminating NUL.
+/// is copied, which an .incbin of a file beside it would not. escapeC's
+/// three-digit octal escapes cannot swallow a following digit. The array is
+/// one byte longer than `bytes`: the literal's terminating NUL.
 void emitBinaryLiteral(StringRef bytes, llvm::raw_ostream &os) {
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i % 64 == 0)
-      os << (i ? "\"\n    \"" : "\n    \"");
-    auto c = static_cast<unsigned char>(bytes[i]);
-    // '?' starts trigraphs; '*' and '/' are harmless inside a literal.
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?')
-      os << static_cast<char>(c);
-    else
-      os << '\\' << static_cast<char>('0' + (c >> 6))
-         << static_cast<char>('0' + ((c >> 3) & 7))
-         << static_cast<char>('0' + (c & 7));
-  }
-  os << (bytes.empty() ? " \"\"" : "\"");
+  if (bytes.empty())
+    os << " \"\"";
+  for (size_t i = 0; i < bytes.size(); i += 64)
+    os << "\n    \"" << escapeC(bytes.substr(i, 64)) << "\"";
 }
 
 /// The scales' alignment on the GEMV path: one element, or the blocks of a

@@ -298,6 +298,18 @@ def _config_parts(module, config):
         raise ShardError(f"layer {module}: config.json describes latent attention "
                          f"(kv_lora_rank / qk_nope_head_dim), not [q; k; v] heads (pass "
                          f"import_checkpoint's parts=)")
+    counts = _head_counts(config)
+    if counts is None:
+        raise need("num_attention_heads, num_key_value_heads and head_dim (or hidden_size)")
+    heads, kv, dim = counts
+    return (Part("q", heads * dim, heads=heads), Part("k", kv * dim, heads=kv, replicate=True),
+            Part("v", kv * dim, heads=kv, replicate=True))
+
+
+def _head_counts(config):
+    """(q heads, kv heads, head rows) from config.json, head_dim defaulting
+    to hidden_size / num_attention_heads and the kv heads to the q heads; None
+    where they are missing or not positive integers."""
     heads = config.get("num_attention_heads")
     kv = config.get("num_key_value_heads", heads)
     dim = config.get("head_dim")
@@ -306,26 +318,19 @@ def _config_parts(module, config):
             and hidden % heads == 0:
         dim = hidden // heads
     if not (_is_int(heads) and _is_int(kv) and _is_int(dim)) or min(heads, kv, dim) <= 0:
-        raise need("num_attention_heads, num_key_value_heads and head_dim (or hidden_size)")
-    return (Part("q", heads * dim, heads=heads), Part("k", kv * dim, heads=kv, replicate=True),
-            Part("v", kv * dim, heads=kv, replicate=True))
+        return None
+    return heads, kv, dim
 
 
 def _head_part(name, config):
     """A separate q_proj / k_proj / v_proj as one part of whole heads (k and v
     replicable), so that no rank holds part of a head; None where config.json
     does not give the heads (or describes latent attention): split as rows."""
-    if "kv_lora_rank" in config or "qk_nope_head_dim" in config:
+    counts = None if "kv_lora_rank" in config or "qk_nope_head_dim" in config \
+        else _head_counts(config)
+    if counts is None:
         return None
-    heads = config.get("num_attention_heads")
-    kv = config.get("num_key_value_heads", heads)
-    dim = config.get("head_dim")
-    hidden = config.get("hidden_size")
-    if not _is_int(dim) and _is_int(hidden) and _is_int(heads) and heads > 0 \
-            and hidden % heads == 0:
-        dim = hidden // heads
-    if not (_is_int(heads) and _is_int(kv) and _is_int(dim)) or min(heads, kv, dim) <= 0:
-        return None
+    heads, kv, dim = counts
     if name == "q":
         return (Part("q", heads * dim, heads=heads),)
     return (Part(name, kv * dim, heads=kv, replicate=True),)
