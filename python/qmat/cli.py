@@ -21,6 +21,27 @@ def _size(text):
     return size
 
 
+def _parts(text):
+    """LAYER=NAME:ROWS[:HEADS[:replicate]],... -> (LAYER, (Part, ...))."""
+    from .shard import Part
+    layer, sep, spec = text.partition("=")
+    usage = (f"not a parts spec: {text!r} (LAYER=NAME:ROWS[:HEADS[:replicate]],..., e.g. "
+             f"qkv_proj=q:4096:32,k:1024:8:replicate,v:1024:8:replicate)")
+    if not sep or not layer or not spec:
+        raise argparse.ArgumentTypeError(usage)
+    parts = []
+    for item in spec.split(","):
+        fields = item.split(":")
+        if len(fields) not in (2, 3, 4) or not fields[0] or \
+                not all(f.isdigit() and int(f) > 0 for f in fields[1:3]) or \
+                (len(fields) == 4 and fields[3] != "replicate"):
+            raise argparse.ArgumentTypeError(usage)
+        parts.append(Part(fields[0], int(fields[1]),
+                          heads=int(fields[2]) if len(fields) > 2 else None,
+                          replicate=len(fields) == 4))
+    return layer, tuple(parts)
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="qmat", description="qmat's command-line tools.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -64,6 +85,13 @@ def _parser():
                           "shard (q/k/v/gate/up/lm_head column-parallel, o/down row-parallel, "
                           "anything else replicated; a fused gate_up_proj or qkv_proj is split "
                           "part by part, in whole heads, from config.json)")
+    imp.add_argument("--parts", type=_parts, action="append", metavar="LAYER=PARTS",
+                     help="with --tp: the parts stacked along N of a fused column-parallel "
+                          "layer, where config.json does not give them: LAYER (a module's "
+                          "name, or a last name such as qkv_proj for every layer) = "
+                          "NAME:ROWS[:HEADS[:replicate]],... (whole heads per rank; "
+                          "'replicate': heads fewer than --tp are copied, as kv heads); "
+                          "repeatable")
     imp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
 
@@ -81,7 +109,8 @@ def main(argv=None):
             bundle=not args.no_bundle, format=args.format, check_config=not args.no_config_check,
             include_unquantized=not args.no_unquantized, max_shard_bytes=args.max_shard_size,
             quiet=args.quiet, qmat_aot=args.qmat_aot, emit_ptx=args.emit_ptx,
-            prepared_weights=args.prepared_weights, tp=args.tp)
+            prepared_weights=args.prepared_weights, tp=args.tp,
+            parts=dict(args.parts) if args.parts else None)
     except QMatError as e:
         sys.stderr.write(f"qmat import: error: {e}\n")
         return 1

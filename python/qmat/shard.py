@@ -336,6 +336,36 @@ def _head_part(name, config):
     return (Part(name, kv * dim, heads=kv, replicate=True),)
 
 
+# Row-parallel attention outputs by their last name: their K is the heads'
+# outputs laid end to end, and each rank computes whole heads.
+OUTPUT_HEAD_NAMES = ("o_proj",)
+
+
+def check_output_heads(name, scheme, n, k, block, config, tp):
+    """A row-parallel o_proj reads each rank's attention output, which holds
+    whole heads (the q heads are split that way): its K must fall on head
+    boundaries. Raises a ShardError naming the heads and the TP degrees that
+    split both the heads and the blocks; nothing to check where config.json
+    gives no head counts (or describes latent attention)."""
+    if name.rsplit(".", 1)[-1] not in OUTPUT_HEAD_NAMES or tp == 1:
+        return
+    config = config if isinstance(config, dict) else {}
+    counts = None if "kv_lora_rank" in config or "qk_nope_head_dim" in config \
+        else _head_counts(config)
+    if counts is None:
+        return
+    heads, _, dim = counts
+    if heads * dim != k:
+        raise ShardError(f"layer {name}: config.json gives {heads} heads of {dim} columns = "
+                         f"{heads * dim}, but the layer has K = {k} (pass import_checkpoint's "
+                         f"parallel= to split it otherwise)")
+    if heads % tp:
+        legal = [t for t in legal_degrees(scheme, n, k, block, "row") if heads % t == 0]
+        raise ShardError(f"layer {name}: K = {k} is {heads} heads of {dim} columns, which "
+                         f"cannot be split {tp} ways ({heads / tp:g} heads per rank; a rank "
+                         f"holds whole heads); legal TP degrees: {', '.join(map(str, legal))}")
+
+
 def columns(role, scheme, k, block, tp, rank):
     """For a row-parallel split: the column range [c0, c1) of `role`'s
     stored tensor held by `rank`, or None when the role is not split along

@@ -341,6 +341,43 @@ def test_fused_parts_given_in_python(tmp_path):
     assert not os.path.exists(tmp_path / "x")
 
 
+@pytest.mark.filterwarnings("ignore::qmat.shard.ShardWarning")
+def test_cli_parts(tmp_path, capsys):
+    """--parts gives a fused layer's parts where config.json does not, by
+    module name or by last name; a spec naming no quantized linear and a
+    malformed spec are refused before any output."""
+    source = tmp_path / "ckpt"
+    config = {k: v for k, v in CONFIG.items() if k != "intermediate_size"}
+    fused_checkpoint(source, config=config)
+    ck.import_checkpoint(source, tmp_path / "one", bundle=False, quiet=True)
+    for spec in (f"{GATE_UP_PROJ}=gate:512,up:512", "gate_up_proj=gate:512,up:512"):
+        assert cli.main(["import", str(source), "-o", str(tmp_path / "two"), "--tp", "2",
+                         "--no-bundle", "-q", "--parts", spec]) == 0
+        two = ck.open_imported(tmp_path / "two")
+        assert two.manifest["linears"][GATE_UP_PROJ]["parts"] == GATE_UP_PARTS_TP2
+        check_fused_ranks(ck.open_imported(tmp_path / "one"), two, 2)
+    # heads and replicated kv heads from the command line, over config.json's
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "four"), "--tp", "4",
+                     "--no-bundle", "-q", "--parts", "gate_up_proj=gate:512,up:512",
+                     "--parts", "qkv_proj=q:256:4,k:128:2:replicate,v:128:2:replicate"]) == 0
+    parts = ck.open_imported(tmp_path / "four").manifest["linears"][QKV_PROJ]["parts"]
+    assert [(p["name"], p["rank_size"], p.get("replicas")) for p in parts] == [
+        ("q", 64, None), ("k", 64, 2), ("v", 64, 2)]
+    capsys.readouterr()
+    assert cli.main(["import", str(source), "-o", str(tmp_path / "x"), "--tp", "2",
+                     "--no-bundle", "-q", "--parts", "gate_proj=gate:512,up:512"]) == 1
+    assert capsys.readouterr().err == (
+        "qmat import: error: parts names gate_proj: not a quantized linear of the checkpoint "
+        "(a module's name, or the last name of some, such as qkv_proj)\n")
+    assert not os.path.exists(tmp_path / "x")
+    for bad in ("gate_up_proj", "gate_up_proj=gate:0,up:512", "qkv_proj=q:256:4:copy"):
+        with pytest.raises(SystemExit):
+            cli.main(["import", str(source), "-o", str(tmp_path / "x"), "--tp", "2",
+                      "--no-bundle", "-q", "--parts", bad])
+        assert f"not a parts spec: {bad!r}" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "x")
+
+
 def test_cli_fused_refusals(tmp_path, capsys):
     source = tmp_path / "ckpt"
     fused_checkpoint(source)

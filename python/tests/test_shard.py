@@ -558,3 +558,42 @@ def test_fused_part_argument_refusals(kind, parts, message):
     with pytest.raises(qmat.ArgumentError) as e:
         sh.shard(layer, t, kind, 2, parts=parts)
     assert str(e.value) == message
+
+
+def test_import_tp_keeps_o_proj_in_whole_heads(tmp_path):
+    """An o_proj whose q_proj is not quantized (so no q-heads check runs):
+    its K is still split in whole heads, or refused."""
+    rng = np.random.default_rng(21)
+    tensors = modelopt_tensors(rng)
+    q = "model.layers.0.self_attn.q_proj"
+    for suffix in ("weight", "weight_scale", "weight_scale_2"):
+        del tensors[f"{q}.{suffix}"]
+    bits = rng.standard_normal((256, 256)).astype(np.float32).view(np.uint32)
+    tensors[f"{q}.weight"] = ("BF16", (bits >> 16).astype(np.uint16))
+    source = tmp_path / "ckpt"
+    write_checkpoint(source, tensors, dict(CONFIG, num_attention_heads=2, num_key_value_heads=1,
+                                                     head_dim=128),
+                     extra={"hf_quant_config.json": HF_QUANT})
+    o = "model.layers.0.self_attn.o_proj"
+    with pytest.raises(qmat.ShardError) as e:
+        ck.import_checkpoint(source, tmp_path / "four", bundle=False, quiet=True, tp=4,
+                             check_config=False)
+    assert str(e.value) == (
+        f"layer {o}: K = 256 is 2 heads of 128 columns, which cannot be split 4 ways "
+        f"(0.5 heads per rank; a rank holds whole heads); legal TP degrees: 1, 2")
+    assert not os.path.exists(tmp_path / "four")
+    ck.import_checkpoint(source, tmp_path / "two", bundle=False, quiet=True, tp=2,
+                         check_config=False)
+    # a config whose heads do not make up K is refused, not trusted
+    write_checkpoint(tmp_path / "bad", tensors, dict(CONFIG, num_attention_heads=3, head_dim=64),
+                     extra={"hf_quant_config.json": HF_QUANT})
+    with pytest.raises(qmat.ShardError) as e:
+        ck.import_checkpoint(tmp_path / "bad", tmp_path / "b", bundle=False, quiet=True, tp=2,
+                             check_config=False)
+    assert str(e.value) == (
+        f"layer {o}: config.json gives 3 heads of 64 columns = 192, but the layer has K = 256 "
+        f"(pass import_checkpoint's parallel= to split it otherwise)")
+    # replicated instead of split: nothing to check
+    ck.import_checkpoint(source, tmp_path / "rep", bundle=False, quiet=True, tp=4,
+                         check_config=False,
+                         parallel=lambda m: "replicate" if m == o else sh.parallel_kind(m))

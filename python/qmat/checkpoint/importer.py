@@ -172,8 +172,10 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     A fused column-parallel linear (gate_up_proj, qkv_proj) is split part
     by part, rank r holding [gate_r; up_r] or [q_r; k_r; v_r], the parts
     from config.json (qmat.shard.fused_parts) or from `parts`: {module:
-    parts} or parts(module) -> parts or None, the parts as
-    qmat.shard.as_parts takes them. A split that is not exact raises
+    parts} (a key may also be a last name such as qkv_proj, for every
+    module of that name; a key that names no quantized linear is refused)
+    or parts(module) -> parts or None, the parts as qmat.shard.as_parts
+    takes them. A split that is not exact raises
     qmat.ShardError before any output.
     """
     from ..layers import is_identifier
@@ -218,10 +220,22 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     if tp != 1:   # every split is checked before any output is written
         from .. import shard as tp_shard
         kinds = {plan.module: (parallel or tp_shard.parallel_kind)(plan.module) for plan in plans}
+        if isinstance(parts, dict):
+            known = {plan.module for plan in plans}
+            known |= {module.rsplit(".", 1)[-1] for module in known}
+            unknown = sorted(str(key) for key in parts if key not in known)
+            if unknown:
+                raise ArgumentError(f"parts names {', '.join(unknown)}: not a quantized linear "
+                                    f"of the checkpoint (a module's name, or the last name of "
+                                    f"some, such as qkv_proj)")
         for plan in plans:
             splits = _fused_splits(ckpt, plan, kinds[plan.module], tp, parts)
             if splits is not None:
                 fused[plan.module] = splits
+        for plan in plans:   # after the q heads' own check, which names the cause
+            if kinds[plan.module] == "row":
+                tp_shard.check_output_heads(plan.module, plan.scheme, plan.n, plan.k,
+                                            plan.block, _text_config_of(ckpt, plan.module), tp)
         by_rank = [[_shard_plan(plan, kinds[plan.module], tp, rank, fused.get(plan.module))
                     for plan in plans] for rank in range(tp)]
         if stream:
@@ -345,20 +359,30 @@ def _fused_splits(ckpt, plan, kind, tp, parts):
     `parts`, else a fused name's parts from config.json), or None."""
     from .. import shard as tp_shard
     module = plan.module
-    given = parts(module) if callable(parts) else (parts or {}).get(module)
+    if callable(parts):
+        given = parts(module)
+    else:
+        parts = parts or {}
+        given = parts.get(module, parts.get(module.rsplit(".", 1)[-1]))
     if given is not None and kind != "column":
         raise ArgumentError(f"layer {module}: parts (stacked outputs) are for column-parallel "
                             f"layers, this one is {kind}-parallel")
     if kind != "column":
         return None
     if given is None:
-        cfg = ckpt.text_config()
-        if cfg is not ckpt.config and "language_model" not in module:
-            cfg = {}   # text_config describes the language model only
-        given = tp_shard.fused_parts(module, cfg, plan.n)
+        given = tp_shard.fused_parts(module, _text_config_of(ckpt, module), plan.n)
         if given is None:
             return None
     return tp_shard.check_parts(module, given, plan.n, tp)
+
+
+def _text_config_of(ckpt, module):
+    """The config.json entries that describe `module`: text_config describes
+    the language model only."""
+    cfg = ckpt.text_config()
+    if cfg is not ckpt.config and "language_model" not in module:
+        return {}
+    return cfg
 
 
 def _rows_of(full, segments, r0, r1):
