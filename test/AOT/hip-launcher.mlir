@@ -81,8 +81,16 @@
 // tile): one 64-lane wavefront per 16 rows.
 // CHECK-NEXT: launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1
 // CHECK-NEXT: gemv m=1: 0 ok
+// CHECK-NEXT: host a: 1 gate: a is not memory the device can read (pageable host memory, or an address no HIP allocation holds); pass device memory, or host memory from hipHostMalloc or hipHostRegister
+// CHECK-NEXT: host workspace: 1 gate: workspace is not memory the device can read (pageable host memory, or an address no HIP allocation holds); pass device memory, or host memory from hipHostMalloc or hipHostRegister
+// CHECK-NEXT: launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1
+// CHECK-NEXT: gemv ignores workspace: 0 ok
+// CHECK-NEXT: pointer query failure: 6 gate: hipPointerGetAttributes failed with hipErrorUnknown (999): mock failure
 // CHECK-NEXT: unload
 // CHECK-NEXT: unload: 0 ok
+// CHECK-NEXT: load hsaco
+// CHECK:      launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1
+// CHECK-NEXT: pageable host a: 0 ok
 
 // NOLT: prefill without hipBLASLt: 7 gate: cannot load hipBLASLt for the prefill GEMM: libhipblaslt.so.1: cannot open shared object file: No such file or directory; libhipblaslt.so.0: {{.*}}; libhipblaslt.so: cannot open shared object file: No such file or directory
 

@@ -46,6 +46,20 @@ int main(int argc, char **argv) {
   report("no algorithm", hipargs_gate_run(stream, 65, a, w, s, NULL, NULL, bias, y, ws, need));
   unsetenv("MOCK_NO_ALGO");
   report("gemv m=1", hipargs_gate_run(stream, 1, a, w, s, NULL, NULL, bias, y, NULL, 0));
+  /* Pageable host memory (no allocation holds it) is refused by name
+   * before any launch, workspace included; where the device reads pageable
+   * memory itself nothing is refused. */
+  setenv("MOCK_HOST_POINTER", "0x13000000", 1);
+  report("host a", hipargs_gate_run(stream, 1, a, w, s, NULL, NULL, bias, y, NULL, 0));
+  setenv("MOCK_HOST_POINTER", "0x15000000", 1);
+  report("host workspace", hipargs_gate_run(stream, 64, a, w, s, NULL, NULL, bias, y, ws, need));
+  report("gemv ignores workspace", hipargs_gate_run(stream, 1, a, w, s, NULL, NULL, bias, y, ws, need));
+  setenv("MOCK_FAIL_POINTER", "1", 1);
+  report("pointer query failure", hipargs_gate_run(stream, 1, a, w, s, NULL, NULL, bias, y, NULL, 0));
+  unsetenv("MOCK_FAIL_POINTER");
   report("unload", hipargs_unload());
+  setenv("MOCK_HOST_POINTER", "0x13000000", 1);
+  setenv("MOCK_PAGEABLE", "1", 1);
+  report("pageable host a", hipargs_gate_run(stream, 1, a, w, s, NULL, NULL, bias, y, NULL, 0));
   return 0;
 }

@@ -40,6 +40,26 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t *properties, int) {
   properties->warpSize = 64;
   return hipSuccess;
 }
+hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attribute, int) {
+  if (attribute != hipDeviceAttributePageableMemoryAccess)
+    return hipErrorInvalidValue;
+  *value = std::getenv("MOCK_PAGEABLE") ? 1 : 0; // xnack+ with HMM
+  return hipSuccess;
+}
+// MOCK_HOST_POINTER=<address>: that address is held by no allocation (as
+// pageable host memory is); every other one is device memory.
+// MOCK_FAIL_POINTER: every query fails.
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *pointer) {
+  if (std::getenv("MOCK_FAIL_POINTER"))
+    return hipErrorUnknown;
+  const char *host = std::getenv("MOCK_HOST_POINTER");
+  if (host && std::strtoull(host, nullptr, 0) == reinterpret_cast<uintptr_t>(pointer))
+    return hipErrorInvalidValue;
+  std::memset(attributes, 0, sizeof *attributes);
+  attributes->memoryType = hipMemoryTypeDevice;
+  return hipSuccess;
+}
+hipError_t hipGetLastError() { return hipSuccess; }
 hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {
   // An hsaco is an ELF of machine 224 (EM_AMDGPU).
   const unsigned char *bytes = static_cast<const unsigned char *>(image);
