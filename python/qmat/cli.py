@@ -48,7 +48,7 @@ def _parser():
     imp = commands.add_parser(
         "import", help="import a quantized Hugging Face checkpoint",
         description="Reads a quantized Hugging Face checkpoint directory (ModelOpt NVFP4, "
-                    "compressed-tensors nvfp4-pack-quantized / pack-quantized, GPTQ, AWQ, "
+                    "compressed-tensors nvfp4-pack-quantized / mxfp4-pack-quantized / pack-quantized, GPTQ, AWQ, "
                     "block-scaled FP8) or an ONNX model with MatMulNBits nodes and writes the "
                     "qmat module, its bundle, the weights in qmat's layout and a manifest "
                     "(docs/checkpoints.md).")

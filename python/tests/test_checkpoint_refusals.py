@@ -170,7 +170,7 @@ def test_three_bit(tmp_path):
     tensors, config = ct_nvfp4(num_bits=3)
     refused(tmp_path / "2", tensors, config, ck.UnsupportedFormatError,
             f"{Q}.weight_packed: config group group_0 has num_bits 3; qmat's schemes are 4-bit "
-            f"(nvfp4, int4)")
+            f"(nvfp4, mxfp4, int4)")
 
 
 def test_act_order(tmp_path):

@@ -1,11 +1,16 @@
 """compressed-tensors checkpoints (config.json quantization_config with
-quant_method compressed-tensors): the nvfp4-pack-quantized and
-pack-quantized (int4) formats.
+quant_method compressed-tensors): the nvfp4-pack-quantized,
+mxfp4-pack-quantized and pack-quantized (int4) formats.
 
 nvfp4-pack-quantized, per linear M: M.weight_packed U8 [N, K/2] (the even k
 in the low nibble), M.weight_scale F8_E4M3 [N, K/16], M.weight_global_scale
 F32 [1] stored inverted: w = e2m1 * (float(weight_scale) / weight_global_scale),
 the quotient in fp32. M.input_global_scale is the activations' and unused.
+
+mxfp4-pack-quantized, per linear M: M.weight_packed U8 [N, K/2] (as nvfp4's),
+M.weight_scale U8 or F8_E8M0 [N, K/32] (e8m0 exponents: 2^(e - 127));
+w = e2m1 * 2^(e - 127), no tensor scale. M.input_global_scale (w4a4
+checkpoints) is the activations' and unused.
 
 pack-quantized (int4), per linear M: M.weight_packed I32 [N, ceil(K/8)],
 eight values per word along K, value j in bits 4j..4j+3, each stored as
@@ -26,8 +31,9 @@ from .common import (ACT_DTYPE, LinearPlan, check_config_shape, expect_shape,
 from .errors import ShapeError, UnsupportedFormatError
 
 NAME_NVFP4 = "compressed-tensors-nvfp4"
+NAME_MXFP4 = "compressed-tensors-mxfp4"
 NAME_INT4 = "compressed-tensors-int4"
-FORMATS = ("nvfp4-pack-quantized", "pack-quantized")
+FORMATS = ("nvfp4-pack-quantized", "mxfp4-pack-quantized", "pack-quantized")
 
 
 def parse_config(ckpt):
@@ -90,13 +96,15 @@ def plan(ckpt, module, qc, ctx):
     where = f"config group {group['name']}"
     if fmt not in FORMATS:
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has format {fmt!r}; qmat "
-                                     f"reads {' and '.join(FORMATS)}")
+                                     f"reads {', '.join(FORMATS)}")
     bits = w.get("num_bits")
     if bits != 4:
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has num_bits {bits}; "
-                                     f"qmat's schemes are 4-bit (nvfp4, int4)")
+                                     f"qmat's schemes are 4-bit (nvfp4, mxfp4, int4)")
     if fmt == "nvfp4-pack-quantized":
         return _plan_nvfp4(ckpt, module, w, where, ctx)
+    if fmt == "mxfp4-pack-quantized":
+        return _plan_mxfp4(ckpt, module, w, where, ctx)
     return _plan_int4(ckpt, module, w, where, ctx)
 
 
@@ -150,6 +158,40 @@ def _plan_nvfp4(ckpt, module, w, where, ctx):
     p.notes["global_scale"] = {"source": float(gs), "inverted": float(g0), "used": float(g_used),
                                "fp32_steps": step, "exact_inverse": bool(
                                    np.float64(g0) * np.float64(gs) == 1.0)}
+    for extra in ("input_global_scale",):
+        if f"{module}.{extra}" in ckpt:
+            p.ignored.append(f"{module}.{extra}")
+    add_bias(p, ckpt)
+    return p
+
+
+def _plan_mxfp4(ckpt, module, w, where, ctx):
+    if w.get("type") != "float":
+        raise UnsupportedFormatError(f"{module}.weight_packed: {where} has type {w.get('type')!r}, "
+                                     f"mxfp4-pack-quantized is 'float'")
+    zp_name = f"{module}.weight_zero_point"
+    if w.get("symmetric") is False or zp_name in ckpt:
+        name = zp_name if zp_name in ckpt else f"{module}.weight_packed"
+        raise UnsupportedFormatError(f"{name}: asymmetric fp4 ({where}); qmat's mxfp4 has no "
+                                     f"zero points")
+    if w.get("group_size", 32) != 32:
+        raise UnsupportedFormatError(f"{module}.weight_packed: {where} has group_size "
+                                     f"{w.get('group_size')}; MXFP4 blocks are 32")
+    packed = require(ckpt, f"{module}.weight_packed", ("U8",), 2, "two e2m1 codes per byte")
+    n, half = packed.shape
+    k = 2 * half
+    cols = -(-k // 32)
+    scale = require(ckpt, f"{module}.weight_scale", ("U8", "F8_E8M0"), 2,
+                    "e8m0 block scales (exponents)")
+    expect_shape(scale, (n, cols), "[N, K/32] for weight_packed [N, K/2]")
+    if ctx["check_config"]:
+        check_config_shape(module, n, k, ckpt, packed.name)
+    _check_g_idx(ckpt, module, 32, where)
+    p = LinearPlan(module, NAME_MXFP4, "mxfp4", n, k, 32, ctx["act"])
+    p.sources = [packed.name, scale.name]
+    p.add("codes", "U8", (n, half), lambda r0, r1: ckpt.get(packed.name)[r0:r1], row_bytes=half)
+    p.add("scales", "F8_E8M0", (n, cols), lambda r0, r1: ckpt.get(scale.name)[r0:r1],
+          row_bytes=cols)
     for extra in ("input_global_scale",):
         if f"{module}.{extra}" in ckpt:
             p.ignored.append(f"{module}.{extra}")
