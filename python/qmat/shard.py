@@ -322,12 +322,19 @@ def _head_counts(config):
     return heads, kv, dim
 
 
+def _attention_head_counts(config):
+    """_head_counts of a [q; k; v] attention, or None where config.json
+    describes latent attention (kv_lora_rank / qk_nope_head_dim)."""
+    if "kv_lora_rank" in config or "qk_nope_head_dim" in config:
+        return None
+    return _head_counts(config)
+
+
 def _head_part(name, config):
     """A separate q_proj / k_proj / v_proj as one part of whole heads (k and v
     replicable), so that no rank holds part of a head; None where config.json
     does not give the heads (or describes latent attention): split as rows."""
-    counts = None if "kv_lora_rank" in config or "qk_nope_head_dim" in config \
-        else _head_counts(config)
+    counts = _attention_head_counts(config)
     if counts is None:
         return None
     heads, kv, dim = counts
@@ -349,9 +356,7 @@ def check_output_heads(name, scheme, n, k, block, config, tp):
     gives no head counts (or describes latent attention)."""
     if name.rsplit(".", 1)[-1] not in OUTPUT_HEAD_NAMES or tp == 1:
         return
-    config = config if isinstance(config, dict) else {}
-    counts = None if "kv_lora_rank" in config or "qk_nope_head_dim" in config \
-        else _head_counts(config)
+    counts = _attention_head_counts(config if isinstance(config, dict) else {})
     if counts is None:
         return
     heads, _, dim = counts

@@ -118,23 +118,29 @@ def _check_g_idx(ckpt, module, group, where):
     check_trivial_g_idx(ckpt.get(name), group, name, f"actorder, {where}")
 
 
-def _plan_nvfp4(ckpt, module, w, where, ctx):
-    act = ctx["act"]
+def _fp4_codes(ckpt, module, w, where, scheme, block):
+    """The checks an fp4 config group and its weight_packed pass (float,
+    symmetric, blocks of `block`): (packed info, N, K/2, K, K/block)."""
     if w.get("type") != "float":
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has type {w.get('type')!r}, "
-                                     f"nvfp4-pack-quantized is 'float'")
+                                     f"{scheme}-pack-quantized is 'float'")
     zp_name = f"{module}.weight_zero_point"
     if w.get("symmetric") is False or zp_name in ckpt:
         name = zp_name if zp_name in ckpt else f"{module}.weight_packed"
-        raise UnsupportedFormatError(f"{name}: asymmetric fp4 ({where}); qmat's nvfp4 has no "
+        raise UnsupportedFormatError(f"{name}: asymmetric fp4 ({where}); qmat's {scheme} has no "
                                      f"zero points")
-    if w.get("group_size", 16) != 16:
+    if w.get("group_size", block) != block:
         raise UnsupportedFormatError(f"{module}.weight_packed: {where} has group_size "
-                                     f"{w.get('group_size')}; NVFP4 blocks are 16")
+                                     f"{w.get('group_size')}; {scheme.upper()} blocks are {block}")
     packed = require(ckpt, f"{module}.weight_packed", ("U8",), 2, "two e2m1 codes per byte")
     n, half = packed.shape
     k = 2 * half
-    cols = -(-k // 16)
+    return packed, n, half, k, -(-k // block)
+
+
+def _plan_nvfp4(ckpt, module, w, where, ctx):
+    act = ctx["act"]
+    packed, n, half, k, cols = _fp4_codes(ckpt, module, w, where, "nvfp4", 16)
     scale = require(ckpt, f"{module}.weight_scale", ("F8_E4M3",), 2, "e4m3 block scales")
     refuse_swizzled_nvfp4_scale(scale, n, cols)
     expect_shape(scale, (n, cols), "[N, K/16] for weight_packed [N, K/2]")
@@ -166,21 +172,7 @@ def _plan_nvfp4(ckpt, module, w, where, ctx):
 
 
 def _plan_mxfp4(ckpt, module, w, where, ctx):
-    if w.get("type") != "float":
-        raise UnsupportedFormatError(f"{module}.weight_packed: {where} has type {w.get('type')!r}, "
-                                     f"mxfp4-pack-quantized is 'float'")
-    zp_name = f"{module}.weight_zero_point"
-    if w.get("symmetric") is False or zp_name in ckpt:
-        name = zp_name if zp_name in ckpt else f"{module}.weight_packed"
-        raise UnsupportedFormatError(f"{name}: asymmetric fp4 ({where}); qmat's mxfp4 has no "
-                                     f"zero points")
-    if w.get("group_size", 32) != 32:
-        raise UnsupportedFormatError(f"{module}.weight_packed: {where} has group_size "
-                                     f"{w.get('group_size')}; MXFP4 blocks are 32")
-    packed = require(ckpt, f"{module}.weight_packed", ("U8",), 2, "two e2m1 codes per byte")
-    n, half = packed.shape
-    k = 2 * half
-    cols = -(-k // 32)
+    packed, n, half, k, cols = _fp4_codes(ckpt, module, w, where, "mxfp4", 32)
     scale = require(ckpt, f"{module}.weight_scale", ("U8", "F8_E8M0"), 2,
                     "e8m0 block scales (exponents)")
     expect_shape(scale, (n, cols), "[N, K/32] for weight_packed [N, K/2]")
