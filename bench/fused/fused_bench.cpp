@@ -34,7 +34,7 @@ using namespace bench;
 namespace {
 
 struct Variant {
-  int mTile, warpsN, splitK, colTiles, stages;
+  int mTile, warpsN, splitK, colTiles, stages, warpgroup;
 };
 
 /// Every fused tiling compiled into the bundle (make_bundle.py writes them
@@ -201,9 +201,9 @@ int main(int argc, char **argv) {
           allWithin &= within;
           char variant[64] = "policy";
           if (var)
-            std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d",
+            std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d%s",
                           var->mTile, var->warpsN, var->splitK, var->colTiles,
-                          var->stages);
+                          var->stages, var->warpgroup ? "_wg" : "");
           std::printf("%-26s m=%5ld %-16s err %.2e %s%s\n", l.name, long(m),
                       variant, err, within ? "ok" : "OUT OF BOUND",
                       same ? "" : " NONDETERMINISTIC");
@@ -256,8 +256,9 @@ int main(int argc, char **argv) {
           }
           double ms = timeLauncher();
           char name[64];
-          std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d_p%d", v.mTile,
-                        v.warpsN, v.splitK, v.colTiles, v.stages);
+          std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d_p%d%s", v.mTile,
+                        v.warpsN, v.splitK, v.colTiles, v.stages,
+                        v.warpgroup ? "_wg" : "");
           variants << (timed++ ? ", " : "") << "\"" << name << "\": " << ms;
           if (ms < bestMs) {
             bestMs = ms;

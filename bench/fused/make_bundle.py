@@ -7,7 +7,8 @@ per layer) and OUT_DIR/variants.inc (every fused tiling compiled, which
 bench/fused/fused_bench.cpp times one by one).
 
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
-       [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...] [-- QMAT_AOT_FLAGS]
+       [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
+       [--fused-warpgroup-variants=m,s,...] [-- QMAT_AOT_FLAGS]
 """
 import os
 import sys
@@ -36,6 +37,9 @@ def main():
     tiles = opts.get("fused-variants")
     if tiles:
         flags.append("--fused-variants=" + tiles)
+    warpgroup = opts.get("fused-warpgroup-variants")
+    if warpgroup:
+        flags.append("--fused-warpgroup-variants=" + warpgroup)
     write_bundle(aot, out, [(scheme, block, zp, act, n, k)
                             for scheme, block, zp in schemes
                             for act in acts
@@ -47,12 +51,13 @@ def main():
     seen = []
     for layer in manifest["layers"]:
         for v in layer["strategy"]["fused_variants"]:
-            t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1))
+            t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
+                 int(v.get("warpgroup", False)))
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
-            f.write("{%d, %d, %d, %d, %d},\n" % t)
+            f.write("{%d, %d, %d, %d, %d, %d},\n" % t)
 
 
 if __name__ == "__main__":

@@ -51,8 +51,10 @@ def write_bundle(aot, out, layers, flags=(), prefix="bench", env=None):
         f.writelines(mlir)
     with open(os.path.join(out, "layers.inc"), "w") as f:
         f.writelines(inc)
-    subprocess.run([aot, os.path.join(out, "model.mlir"), "--target=sm_90", "--prefix=" + prefix,
-                    "-o", out] + list(flags), check=True, env=env)
+    # sm_90 unless the flags name the target (sm_90a for the warpgroup kernels).
+    target = [] if any(f.startswith("--target=") for f in flags) else ["--target=sm_90"]
+    subprocess.run([aot, os.path.join(out, "model.mlir"), "--prefix=" + prefix,
+                    "-o", out] + target + list(flags), check=True, env=env)
 
 
 def main():

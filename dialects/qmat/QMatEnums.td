@@ -16,7 +16,7 @@ def QMat_Chip : I32EnumAttr<"Chip", "target GPU", [
     I32EnumAttrCase<"sm_80", 0>, I32EnumAttrCase<"sm_89", 1>,
     I32EnumAttrCase<"sm_90", 2>, I32EnumAttrCase<"sm_100", 3>,
     I32EnumAttrCase<"sm_120", 4>, I32EnumAttrCase<"gfx942", 5>,
-    I32EnumAttrCase<"gfx950", 6>]> {
+    I32EnumAttrCase<"gfx950", 6>, I32EnumAttrCase<"sm_90a", 7>]> {
   let cppNamespace = "::mlir::qmat";
   let genSpecializedAttr = 0;
 }

@@ -191,6 +191,16 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     is multiplied, and the next step's weights are loaded into registers
     before the current step's are decoded.
 
+    `warpgroup` asks for the warpgroup matrix instruction (wgmma on sm_90a):
+    each four warps of a block (`warps_n` = 4 or 8, `stages` = 2) hold the A
+    operand of one 64-row instruction per column tile, each warp its 16 rows
+    decoded in registers exactly as above, and the instructions read the
+    staged activations from workgroup memory, `m_tile` of them per K16 step,
+    while the threads store the next step's tile (loaded into registers one
+    step ahead). Targets without that instruction build the same tiling from
+    warp instructions; the decoded weights and the fp32 accumulation are
+    the same either way.
+
     ```mlir
     qmat.fused_gemm <nvfp4, block = 16>
         ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
@@ -210,7 +220,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
       DefaultValuedAttr<I64Attr, "1">:$stages,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
-      UnitAttr:$prepared_weights);
+      UnitAttr:$prepared_weights, UnitAttr:$warpgroup);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -221,7 +231,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
     `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
-    attr-dict
+    (`warpgroup` $warpgroup^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -129,7 +129,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
       layer.gemvVariants.push_back(v);
     std::string error;
     FailureOr<SmallVector<FusedGemmVariant>> fused =
-        getFusedGemmVariants(layer.plan, layer.k, options.fusedVariants, error);
+        getFusedGemmVariants(layer.plan, layer.k, options.fusedVariants,
+                             options.fusedWarpgroupVariants, error);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -358,6 +359,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.gemvMaxM = options.gemvMaxM;
     pipeline.fusedMaxM = options.fusedMaxM;
     pipeline.fusedVariants = ArrayRef<int64_t>(options.fusedVariants);
+    pipeline.fusedWarpgroupVariants =
+        ArrayRef<int64_t>(options.fusedWarpgroupVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

@@ -600,10 +600,11 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::FusedVariantDesc kFusedVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const FusedGemmVariant &v : layer.fusedVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", v.mTile,
-                          v.warpsN, v.splitK, v.colTiles, v.stages);
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.mTile,
+                          v.warpsN, v.splitK, v.colTiles, v.stages,
+                          v.warpgroup ? 1 : 0);
   if (fusedCount == 0)
-    os << "    {0, 0, 0, 0, 0},\n";
+    os << "    {0, 0, 0, 0, 0, 0},\n";
   os << "};\n";
   // The HIP runtime has no fused path (its layers have none).
   if (!isHip(bundle)) {
@@ -762,6 +763,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"split_k", variant.splitK},
                                          {"col_tiles", variant.colTiles},
                                          {"stages", variant.stages},
+                                         {"warpgroup", variant.warpgroup},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : p.getFusedMaxM();

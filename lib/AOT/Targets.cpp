@@ -23,7 +23,7 @@ const NvidiaTarget kNvidiaTargets[] = {
     {"sm_88", 88, false, Chip::sm_80, "+ptx90"},
     {"sm_89", 89, false, Chip::sm_89, "+ptx81"},
     {"sm_90", 90, false, Chip::sm_90, "+ptx80"},
-    {"sm_90a", 90, true, Chip::sm_90, "+ptx80"},
+    {"sm_90a", 90, true, Chip::sm_90a, "+ptx80"},
     {"sm_100", 100, false, Chip::sm_90, "+ptx86"},
     {"sm_100a", 100, true, Chip::sm_100, "+ptx88"},
     {"sm_103", 103, false, Chip::sm_90, "+ptx88"},

@@ -83,6 +83,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
                        options.gemvColTiles.end());
   gemv.fusedVariants.assign(options.fusedVariants.begin(),
                             options.fusedVariants.end());
+  gemv.fusedWarpgroupVariants.assign(options.fusedWarpgroupVariants.begin(),
+                                     options.fusedWarpgroupVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

@@ -113,6 +113,33 @@ void TargetInfo::emitAsyncWait(OpBuilder &builder, Location loc,
   llvm_unreachable("target has no asynchronous copy");
 }
 
+SmallVector<Value> TargetInfo::emitWarpgroupMma(OpBuilder &builder,
+                                                Location loc, ValueRange a,
+                                                Value bDescriptor,
+                                                ValueRange acc) const {
+  llvm_unreachable("target has no warpgroup matrix instruction");
+}
+
+SmallVector<Value> TargetInfo::emitWarpgroupFence(OpBuilder &builder,
+                                                  Location loc,
+                                                  ValueRange values) const {
+  llvm_unreachable("target has no warpgroup matrix instruction");
+}
+
+void TargetInfo::emitWarpgroupCommit(OpBuilder &builder, Location loc) const {
+  llvm_unreachable("target has no warpgroup matrix instruction");
+}
+
+SmallVector<Value> TargetInfo::emitWarpgroupWait(OpBuilder &builder,
+                                                 Location loc, int64_t pending,
+                                                 ValueRange sums) const {
+  llvm_unreachable("target has no warpgroup matrix instruction");
+}
+
+void TargetInfo::emitAsyncProxyFence(OpBuilder &builder, Location loc) const {
+  llvm_unreachable("target has no warpgroup matrix instruction");
+}
+
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
   if (isNVIDIAChip(chip))
     return createNVVMTargetInfo(chip);
@@ -128,7 +155,7 @@ std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(StringRef name,
   std::optional<Chip> chip = symbolizeChip(name);
   if (!chip) {
     error = ("unknown target '" + name +
-             "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, "
+             "' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942, "
              "gfx950, host or host-amdgcn)")
                 .str();
     return nullptr;

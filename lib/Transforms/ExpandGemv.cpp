@@ -105,6 +105,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     SmallVector<int64_t> splitKs(splitK.begin(), splitK.end());
     SmallVector<int64_t> colTileCounts(colTiles.begin(), colTiles.end());
     SmallVector<int64_t> fusedTiles(fusedVariants.begin(), fusedVariants.end());
+    SmallVector<int64_t> warpgroupTiles(fusedWarpgroupVariants.begin(),
+                                        fusedWarpgroupVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -116,8 +118,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       SmallVector<GemvVariant> gemv = getGemvVariants(
           plan, op.getScheme().getKind(), op.getK(), splitKs, colTileCounts);
       std::string error;
-      FailureOr<SmallVector<FusedGemmVariant>> fused =
-          getFusedGemmVariants(plan, op.getK(), fusedTiles, error);
+      FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
+          plan, op.getK(), fusedTiles, warpgroupTiles, error);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -177,7 +179,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, DecodeMethodAttr(),
-                  plan.getPreparedWeights());
+                  plan.getPreparedWeights(), v.warpgroup);
             });
         if (failed(rest))
           return signalPassFailure();

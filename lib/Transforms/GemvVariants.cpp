@@ -104,9 +104,9 @@ ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
   return values;
 }
 
-FailureOr<SmallVector<FusedGemmVariant>>
-mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
-                                 ArrayRef<int64_t> tiles, std::string &error) {
+FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
+    PlanAttr plan, int64_t k, ArrayRef<int64_t> tiles,
+    ArrayRef<int64_t> warpgroupTiles, std::string &error) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -118,9 +118,35 @@ mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
             std::to_string(tiles.size()) + " numbers";
     return failure();
   }
-  for (size_t i = 0; i < tiles.size(); i += kFusedTilingNumbers) {
-    FusedGemmVariant v{tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3],
-                       tiles[i + 4]};
+  if (warpgroupTiles.size() % 4 != 0) {
+    error = "fused-warpgroup-variants takes (m_tile, warps_n, split_k, "
+            "col_tiles) quadruples, got " +
+            std::to_string(warpgroupTiles.size()) + " numbers";
+    return failure();
+  }
+  SmallVector<FusedGemmVariant> listed;
+  for (size_t i = 0; i < tiles.size(); i += kFusedTilingNumbers)
+    listed.push_back(
+        {tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3], tiles[i + 4]});
+  for (size_t i = 0; i < warpgroupTiles.size(); i += 4) {
+    FusedGemmVariant v{warpgroupTiles[i],     warpgroupTiles[i + 1],
+                       warpgroupTiles[i + 2], warpgroupTiles[i + 3],
+                       /*stages=*/2,          /*warpgroup=*/true};
+    for (const FusedGemmVariant &other : listed)
+      if (!other.warpgroup && other.mTile == v.mTile &&
+          other.warpsN == v.warpsN && other.splitK == v.splitK &&
+          other.colTiles == v.colTiles && other.stages == v.stages) {
+        error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
+                              "split_k = {2}, col_tiles = {3}, stages = 2) is "
+                              "listed both as a warp and as a warpgroup "
+                              "tiling",
+                              v.mTile, v.warpsN, v.splitK, v.colTiles)
+                    .str();
+        return failure();
+      }
+    listed.push_back(v);
+  }
+  for (const FusedGemmVariant &v : listed) {
     bool legal =
         llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
         llvm::is_contained(FusedGemmOp::getWarpsNChoices(), v.warpsN) &&
@@ -130,12 +156,14 @@ mlir::qmat::getFusedGemmVariants(PlanAttr plan, int64_t k,
         v.colTiles * v.mTile / 2 <= kMaxFusedAccumulators &&
         llvm::is_contained(FusedGemmOp::getStagesChoices(), v.stages) &&
         FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK, v.colTiles,
-                                       v.stages) <= kMaxFusedSharedBytes;
+                                       v.stages) <= kMaxFusedSharedBytes &&
+        (!v.warpgroup || v.warpsN % 4 == 0);
     if (!legal) {
-      error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
+      error = llvm::formatv("fused {5}variant (m_tile = {0}, warps_n = {1}, "
                             "split_k = {2}, col_tiles = {3}, stages = {4}) "
                             "is not a legal qmat.fused_gemm tiling",
-                            v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages)
+                            v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
+                            v.warpgroup ? "warpgroup " : "")
                   .str();
       return failure();
     }

@@ -36,7 +36,8 @@ struct QMatSelectStrategyPass
     if (!chip) {
       emitError(getOperation()->getLoc())
           << "unknown target '" << target
-          << "' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or "
+          << "' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 "
+             "or "
              "gfx950)";
       return signalPassFailure();
     }

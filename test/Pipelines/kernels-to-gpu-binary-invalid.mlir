@@ -6,7 +6,7 @@
 
 // HOST: error: qmat-lower-dequant-to-gpu needs a GPU target
 // HOST-NOT: gpu.binary
-// UNKNOWN: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
+// UNKNOWN: error: unknown target 'sm_75' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 // UNKNOWN-NOT: gpu.binary
 
 // 64 threads x 3 items = 192 chunks a block do not tile the row's 256.

@@ -11,7 +11,7 @@
 // GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s1_c1 blocks in
 // GFX: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k5120_bf16_vec8_magic_bias_u5_t128 blocks in
 // GFX: gpu.binary @qmat_kernels  [#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
-// HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
+// HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 or gfx950)
 
 // Two layers: the MLP-sized one fits the 256 MiB scratch cap (one tile, a
 // [N, K] workspace), lm_head does not (26112-row tiles, 10 of them, a

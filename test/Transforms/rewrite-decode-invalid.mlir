@@ -10,7 +10,7 @@
 // RUN: not qmat-opt %s --qmat-rewrite-decode=target=sm_91 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not qmat-opt %s --qmat-rewrite-decode=force=prmt 2>&1 | FileCheck %s --check-prefix=FORCE
 
-// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
+// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 // TARGET-NOT: error: 'qmat.decode' op
 // FORCE: error: unknown decode method 'prmt' (expected auto, arith, lookup, magic_bias or native)
 // FORCE-NOT: error: 'qmat.decode' op

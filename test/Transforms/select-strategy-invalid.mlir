@@ -18,9 +18,9 @@
 // Lookup is an FP4 decode: forcing it fails on the first int4 layer.
 // RUN: not qmat-opt %s --qmat-select-strategy='target=sm_100 force-decode=lookup' 2>&1 | FileCheck %s --check-prefix=LOOKUP
 
-// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
+// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 or gfx950)
 // TARGET-NOT: error: 'qmat.matmul' op
-// HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942 or gfx950)
+// HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 or gfx950)
 // GFX: error: 'qmat.matmul' op decode 'native' is not available for nvfp4 on gfx942
 // RANGE: error: gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, 1048576]
 // RANGE-NOT: error: 'qmat.matmul' op

@@ -97,6 +97,14 @@ cl::list<int64_t> fusedVariants(
              "col_tiles, stages) quintuples of positive integers (default: "
              "the built-in set)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedWarpgroupVariants(
+    "fused-warpgroup-variants", cl::CommaSeparated,
+    cl::value_desc("m,w,s,c,..."),
+    cl::desc("Fused GEMM tilings compiled with the warpgroup matrix "
+             "instruction where a target has it (sm_90a), as (m_tile, "
+             "warps_n, split_k, col_tiles) quadruples (stages 2; default "
+             "none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -177,6 +185,13 @@ bool hasBadOption() {
         "takes quintuples (m_tile, warps_n, split_k, col_tiles, stages), "
         "got " +
         Twine(fusedVariants.size()) + " values");
+  for (int64_t value : fusedWarpgroupVariants)
+    if (outOfRange(fusedWarpgroupVariants, value, 1, INT32_MAX))
+      return true;
+  if (fusedWarpgroupVariants.size() % 4 != 0)
+    return fusedWarpgroupVariants.error(
+        "takes quadruples (m_tile, warps_n, split_k, col_tiles), got " +
+        Twine(fusedWarpgroupVariants.size()) + " values");
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
 }
@@ -343,6 +358,8 @@ int main(int argc, char **argv) {
   options.gemvMaxM = gemvMaxM;
   options.fusedMaxM = fusedMaxM;
   options.fusedVariants.assign(fusedVariants.begin(), fusedVariants.end());
+  options.fusedWarpgroupVariants.assign(fusedWarpgroupVariants.begin(),
+                                        fusedWarpgroupVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == EmitKind::ptx;

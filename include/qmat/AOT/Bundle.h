@@ -106,6 +106,8 @@ struct BundleOptions {
   /// default) and its tilings (empty: the default set).
   int64_t fusedMaxM = -1;
   std::vector<int64_t> fusedVariants;
+  /// Warpgroup tilings, (m_tile, split_k) pairs (empty: none).
+  std::vector<int64_t> fusedWarpgroupVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   bool emitPtx = false;

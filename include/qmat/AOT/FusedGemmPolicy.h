@@ -16,13 +16,16 @@ namespace qmat_policy {
 
 /// One compiled fused dequant-GEMM variant: a block owns warpsN x colTiles
 /// 16-row weight tiles and mTile activation rows; splitK warps share each
-/// tile's K range; `stages` tiles of activations are in its pipeline.
+/// tile's K range; `stages` tiles of activations are in its pipeline;
+/// `warpgroup` (1) where its four warps multiply through the warpgroup
+/// matrix instruction.
 struct FusedVariantDesc {
   int mTile;
   int warpsN;
   int splitK;
   int colTiles;
   int stages;
+  int warpgroup;
 };
 
 /// Blocks per SM from which a variant of that M tile is taken: a larger M
@@ -38,15 +41,25 @@ struct FusedVariantDesc {
 constexpr int64_t kBlocksPerSMForMTile32 = 2;
 constexpr int64_t kBlocksPerSMForMTile64 = 4;
 constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
+/// Blocks per SM from which a warpgroup variant is taken over every warp
+/// one, for an M of at least its M tile. Measured on the H200 (sm_90a,
+/// bench/README.md): slower than the best warp tiling on every model layer
+/// at M = 16 .. 128 (1.2-2.9x; 17408 x 5120 at M = 128 with 64 x 8 x 1 x 2:
+/// 1 block per SM), faster on the lm_head at M = 64 and 128 (0.79-0.95x; 7
+/// and 15 blocks per SM).
+constexpr int64_t kBlocksPerSMForWarpgroup = 4;
 
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
 /// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
 ///
-/// The largest M tile (up to the one that holds m) whose grid has enough
-/// blocks per SM (the thresholds above; the 16-row tile always qualifies),
-/// and within it the variant of the most warps over N that qualifies,
-/// then the one of most weight rows per block, then the smaller split,
-/// then the deeper pipeline.
+/// A warpgroup variant whose M tile m fills and whose grid has
+/// kBlocksPerSMForWarpgroup blocks per SM, the one of the largest M tile,
+/// then of most weight rows per block; else, among the warp variants (all
+/// variants where none is one), the largest M tile (up to the one that
+/// holds m) whose grid has enough blocks per SM (the thresholds above; the
+/// 16-row tile always qualifies), and within it the variant of the most
+/// warps over N that qualifies, then the one of most weight rows per block,
+/// then the smaller split, then the deeper pipeline.
 /// `m`, `n` and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
@@ -57,6 +70,29 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   auto blocks = [&](const FusedVariantDesc &v) {
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
     return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
+  };
+  int chosenGroup = -1;
+  bool anyWarp = false;
+  for (int i = 0; i < count; ++i) {
+    const FusedVariantDesc &v = variants[i];
+    anyWarp |= !v.warpgroup;
+    if (!v.warpgroup || v.mTile > m ||
+        blocks(v) < kBlocksPerSMForWarpgroup * sms)
+      continue;
+    if (chosenGroup < 0) {
+      chosenGroup = i;
+      continue;
+    }
+    const FusedVariantDesc &c = variants[chosenGroup];
+    int64_t rows = int64_t(v.colTiles) * v.warpsN,
+            chosenRows = int64_t(c.colTiles) * c.warpsN;
+    if (v.mTile != c.mTile ? v.mTile > c.mTile : rows > chosenRows)
+      chosenGroup = i;
+  }
+  if (chosenGroup >= 0)
+    return chosenGroup;
+  auto considered = [&](const FusedVariantDesc &v) {
+    return !anyWarp || !v.warpgroup;
   };
   auto qualifies = [&](const FusedVariantDesc &v) {
     int64_t perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
@@ -69,6 +105,8 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   // holds m caps the choice.
   int cap = 0, smallest = 0;
   for (int i = 0; i < count; ++i) {
+    if (!considered(variants[i]))
+      continue;
     int tile = variants[i].mTile;
     if (tile >= m && (cap == 0 || tile < cap))
       cap = tile;
@@ -78,7 +116,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   int chosen = -1;
   for (int i = 0; i < count; ++i) {
     const FusedVariantDesc &v = variants[i];
-    if (cap != 0 && v.mTile > cap)
+    if (!considered(v) || (cap != 0 && v.mTile > cap))
       continue;
     if (v.mTile != smallest && !qualifies(v))
       continue;

@@ -30,6 +30,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "fused-variants",
       llvm::cl::desc("Fused GEMM tilings compiled, as (m_tile, warps_n, "
                      "split_k, col_tiles, stages) quintuples")};
+  ListOption<int64_t> fusedWarpgroupVariants{
+      *this, "fused-warpgroup-variants",
+      llvm::cl::desc("Fused GEMM tilings compiled with the warpgroup "
+                     "instruction, as (m_tile, warps_n, split_k, col_tiles) "
+                     "quadruples")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

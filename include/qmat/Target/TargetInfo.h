@@ -79,6 +79,40 @@ public:
   /// C + A * B for one wavefront: `a`, `b` vector<4xT>, `c` vector<4xf32>.
   virtual Value emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
                                     Value b, Value c) const;
+  /// Whether four consecutive warps (a warpgroup, the first warp's index a
+  /// multiple of 4) have an asynchronous matrix instruction multiplying a
+  /// 64x16 tile of f16/bf16 A held in registers by a 16xN tile of B read
+  /// from workgroup memory into fp32 (PTX's wgmma.mma_async m64nNk16 on
+  /// sm_90a): warp w of the group holds A rows 16w .. 16w + 15 as the
+  /// 16x8x16 instruction's A fragment, and the sums of those rows as that
+  /// instruction's C fragments, one per 8 columns.
+  virtual bool hasWarpgroupMma() const { return false; }
+  /// Starts `acc` + A * B for the warpgroup: `a` four vector<2xT> as for
+  /// emitWarpMma16x8x16, `bDescriptor` the i64 descriptor of B's tile in
+  /// workgroup memory (K-major, not swizzled), `acc` N / 2 f32. The sums it
+  /// returns may be passed to further such instructions of the same shape,
+  /// and read otherwise only after emitWarpgroupWait.
+  virtual SmallVector<Value> emitWarpgroupMma(OpBuilder &builder, Location loc,
+                                              ValueRange a, Value bDescriptor,
+                                              ValueRange acc) const;
+  /// Orders the warpgroup's register writes before its next matrix
+  /// instructions; `values` (i32, f32 or vector<2 x f16/bf16>), the
+  /// registers they read, come back as the values to pass them.
+  virtual SmallVector<Value>
+  emitWarpgroupFence(OpBuilder &builder, Location loc, ValueRange values) const;
+  /// Closes the batch of matrix instructions the warpgroup started since the
+  /// last one.
+  virtual void emitWarpgroupCommit(OpBuilder &builder, Location loc) const;
+  /// Waits until at most `pending` batches are in flight; `sums` (f32) come
+  /// back readable.
+  virtual SmallVector<Value> emitWarpgroupWait(OpBuilder &builder, Location loc,
+                                               int64_t pending,
+                                               ValueRange sums) const;
+  /// Makes this thread's earlier stores to workgroup memory visible to the
+  /// asynchronous matrix instructions (a barrier then shares that with the
+  /// block).
+  virtual void emitAsyncProxyFence(OpBuilder &builder, Location loc) const;
+
   /// Whether the decode GEMV has a matrix instruction here (either form).
   bool hasGemvMatrixInstruction() const {
     return hasWarpMma16x8x16() || hasWaveMma16x16x16();

@@ -53,6 +53,8 @@ ArrayRef<int64_t> getDefaultGemvColTiles();
 /// One compiled fused dequant-GEMM variant (qmat.fused_gemm).
 struct FusedGemmVariant {
   int64_t mTile = 16, warpsN = 1, splitK = 1, colTiles = 1, stages = 1;
+  /// qmat.fused_gemm's `warpgroup` (warps_n 4 or 8, stages 2).
+  bool warpgroup = false;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -64,9 +66,13 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// default set; tilings whose split_k does not divide this K's steps are
 /// left out. Fails with a message when `tiles` is not a list of quintuples
 /// or holds a tiling qmat.fused_gemm's verifier refuses.
+/// `warpgroupTiles` adds warpgroup variants, as (m_tile, warps_n, split_k,
+/// col_tiles) quadruples (stages 2);
+/// one whose warp form `tiles` also lists is refused (the launcher's
+/// override names a variant by its tiling).
 FailureOr<SmallVector<FusedGemmVariant>>
 getFusedGemmVariants(PlanAttr plan, int64_t k, ArrayRef<int64_t> tiles,
-                     std::string &error);
+                     ArrayRef<int64_t> warpgroupTiles, std::string &error);
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

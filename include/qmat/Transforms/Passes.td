@@ -78,6 +78,10 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
     ListOption<"fusedVariants", "fused-variants", "int64_t",
                "Fused GEMM tilings compiled, as (m_tile, warps_n, split_k, "
                "col_tiles, stages) quintuples (default: the built-in set)">,
+    ListOption<"fusedWarpgroupVariants", "fused-warpgroup-variants", "int64_t",
+               "Fused GEMM tilings compiled with the warpgroup instruction, "
+               "as (m_tile, warps_n, split_k, col_tiles) quadruples (stages "
+               "2; default none)">,
   ];
 }
 

@@ -124,6 +124,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, DecodeMethod defaultDecode) {
   spec.mTiled = true;
   spec.warpsN = op.getWarpsN();
   spec.stages = op.getStages();
+  spec.warpgroup = op.getWarpgroup();
   return spec;
 }
 
@@ -209,7 +210,8 @@ std::string GemvKernelSpec::getKernelName() const {
                stages > 1 ? "_p" + std::to_string(stages) : std::string(),
                preparedWeights ? "_prepared" : "",
                wholeBlocksOnly ? "_full" : "")
-        .str();
+               .str() +
+           (warpgroup ? "_wg" : "");
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",
@@ -435,6 +437,30 @@ private:
   void stageActivations(Value firstStep, Value firstM, Value lastM);
   /// spec.stages > 1: the element where the tile read this step starts.
   Value stagedTileBase;
+
+  /// spec.warpgroup: the staged tile holds, per K slice, 16 groups of 8
+  /// K positions, each all m_tile rows of 16 bytes (K-major, not
+  /// swizzled): instruction s = 2w + h of a step reads groups 2s and
+  /// 2s + 1. Its K position 2t + e of group 2s + c is where lane t of the
+  /// warp matrix form holds pair 2h + c, element e, of its word w, so that
+  /// group 4w + j of row n is pair j (pairElements) of the row's words w of
+  /// lanes t = 0 .. 3 (K offsets 32t + 8w): the A fragments stay the warp
+  /// form's, whose lanes read their own 32 consecutive K elements.
+  /// A thread's share of a tile (its quads: one row's four words w at
+  /// t = 0 .. 3), loaded from global memory into registers.
+  SmallVector<Value> loadWarpgroupTile(Value firstStep, Value firstM,
+                                       Value lastM);
+  /// Stores loadWarpgroupTile's words, rearranged, at element `tileBase`.
+  void storeWarpgroupTile(ArrayRef<Value> words, Value tileBase);
+  /// The K slice, row and word of this thread's quad `first` / threads.
+  std::tuple<Value, Value, Value> getWarpgroupQuad(int64_t first);
+  /// computeStepByWord with the warpgroup instruction.
+  void computeStepWarpgroup(const StepLoads &loads,
+                            ArrayRef<SmallVector<WordFactors>> factors,
+                            MutableArrayRef<Value> acc);
+  /// spec.warpgroup: the descriptor of the staged memory's first byte for
+  /// this tile shape, and the warp's K slice.
+  Value stagedDescriptor, warpgroupSlice;
   /// A step's loads as loop-carried values, and back: the codes, then each
   /// chunk's distinct scales and zero-point bytes in order of first use.
   /// unflattenStep rebuilds the chunks of `shape` (a step's loads) from
@@ -478,6 +504,12 @@ private:
 
   PairOrder order() const {
     return spec.usesPackedDecode() ? PairOrder::strided : PairOrder::adjacent;
+  }
+  /// The two elements of an 8-element word that its pair j holds.
+  SmallVector<int64_t> pairElements(int64_t j) const {
+    return order() == PairOrder::strided
+               ? SmallVector<int64_t>{j, j + 4}
+               : SmallVector<int64_t>{2 * j, 2 * j + 1};
   }
   /// 16 x 8 matrix tiles per column tile and K step.
   int64_t getMmaTiles() const {
@@ -958,9 +990,12 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
   // mxfp4: one multiply per pair where the whole warp's scales allow it,
   // the exact two- or three-factor product otherwise; the branch is
   // warp-uniform, so the matrix instructions in both arms see a converged warp.
-  Value oneMultiply = spec.scheme.getKind() == SchemeKind::mxfp4
-                          ? allMxfp4OneMultiply(loads.chunks)
-                          : Value();
+  // The warpgroup instruction needs all four warps on one path, which a
+  // warp's vote does not give.
+  Value oneMultiply =
+      spec.scheme.getKind() == SchemeKind::mxfp4 && !spec.warpgroup
+          ? allMxfp4OneMultiply(loads.chunks)
+          : Value();
   if (!oneMultiply) {
     computeStepWith(loads, packedFactors(loads.chunks), acc);
     return;
@@ -1155,6 +1190,10 @@ TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
 void TensorCoreGemvEmitter::computeStepByWord(
     const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
     MutableArrayRef<Value> acc) {
+  if (spec.warpgroup) {
+    computeStepWarpgroup(loads, factors, acc);
+    return;
+  }
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   bool packed = spec.usesPackedDecode();
   // The decode through fp32 converts a whole chunk at once.
@@ -1199,16 +1238,154 @@ void TensorCoreGemvEmitter::computeStepByWord(
   }
 }
 
+std::tuple<Value, Value, Value>
+TensorCoreGemvEmitter::getWarpgroupQuad(int64_t first) {
+  int64_t sliceQuads = spec.maxM * 4, quads = spec.splitK * sliceQuads;
+  // Quads past the last repeat it: the same bytes to the same place.
+  Value linear = arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc,
+                            gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+                            cIdx(first)),
+      cIdx(quads - 1));
+  Value slice = arith::DivUIOp::create(b, loc, linear, cIdx(sliceQuads));
+  Value inSlice = arith::RemUIOp::create(b, loc, linear, cIdx(sliceQuads));
+  // Four threads take one row's four words: their global loads cover 64
+  // consecutive bytes, and eight rows' stores 128.
+  return {slice, arith::DivUIOp::create(b, loc, inSlice, cIdx(4)),
+          arith::RemUIOp::create(b, loc, inSlice, cIdx(4))};
+}
+
+SmallVector<Value> TensorCoreGemvEmitter::loadWarpgroupTile(Value firstStep,
+                                                            Value firstM,
+                                                            Value lastM) {
+  int64_t threads = spec.getThreads(kMmaLanes);
+  int64_t quads = spec.splitK * spec.maxM * 4;
+  auto actWord = VectorType::get({8}, act);
+  SmallVector<Value> words;
+  for (int64_t first = 0; first < quads; first += threads) {
+    auto [slice, row, w] = getWarpgroupQuad(first);
+    Value m = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
+    Value k = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, firstStep, slice),
+                              cIdx(kWarpStepK)),
+        arith::MulIOp::create(b, loc, w, cIdx(8)));
+    for (int64_t t = 0; t < kMmaLanes / 8; ++t)
+      words.push_back(vector::LoadOp::create(
+          b, loc, actWord, buffers.a,
+          ValueRange{m, arith::AddIOp::create(b, loc, k, cIdx(kLaneK * t))},
+          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+  }
+  return words;
+}
+
+void TensorCoreGemvEmitter::storeWarpgroupTile(ArrayRef<Value> words,
+                                               Value tileBase) {
+  int64_t threads = spec.getThreads(kMmaLanes);
+  int64_t groupElements = spec.maxM * 8;
+  for (int64_t q = 0; q * 4 < static_cast<int64_t>(words.size()); ++q) {
+    auto [slice, row, w] = getWarpgroupQuad(q * threads);
+    ArrayRef<Value> quad = words.slice(4 * q, 4);
+    Value rowBase = arith::AddIOp::create(
+        b, loc, tileBase,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM * kWarpStepK)),
+            arith::MulIOp::create(b, loc, row, cIdx(8))));
+    for (int64_t j = 0; j < 4; ++j) {
+      SmallVector<int64_t> e = pairElements(j);
+      SmallVector<int64_t> mask = {e[0], e[1], 8 + e[0], 8 + e[1]};
+      Value low = vector::ShuffleOp::create(b, loc, quad[0], quad[1], mask);
+      Value high = vector::ShuffleOp::create(b, loc, quad[2], quad[3], mask);
+      Value group = vector::ShuffleOp::create(
+          b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+      Value offset = arith::AddIOp::create(
+          b, loc, rowBase,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, w, cIdx(4)), cIdx(j)),
+              cIdx(groupElements)));
+      vector::StoreOp::create(b, loc, group, buffers.stagedActivations,
+                              ValueRange{offset}, /*nontemporal=*/false,
+                              /*alignment=*/llvm::MaybeAlign(16));
+    }
+  }
+}
+
+void TensorCoreGemvEmitter::computeStepWarpgroup(
+    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+    MutableArrayRef<Value> acc) {
+  int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
+  bool packed = spec.usesPackedDecode();
+  // Every A fragment of the step first: the fence then orders them all
+  // before the step's instructions.
+  SmallVector<Value> operands;
+  SmallVector<SmallVector<Value>> wholeChunks;
+  if (!packed)
+    for (const RowChunk &chunk : loads.chunks)
+      wholeChunks.push_back(decodeThroughF32(chunk));
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    SmallVector<SmallVector<Value>> pairs; // [top, bottom][4 pairs of w]
+    for (auto [c, chunk] : llvm::enumerate(loads.chunks))
+      pairs.push_back(
+          packed ? decodePacked(chunk, factors[c], w, 1)
+                 : SmallVector<Value>(
+                       ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t i = 0; i < mmaTiles; ++i) {
+        ArrayRef<Value> top = pairs[2 * i], bottom = pairs[2 * i + 1];
+        llvm::append_range(operands,
+                           ArrayRef<Value>{top[2 * h], bottom[2 * h],
+                                           top[2 * h + 1], bottom[2 * h + 1]});
+      }
+  }
+  int64_t fragments = operands.size();
+  llvm::append_range(operands, acc);
+  SmallVector<Value> fenced = target.emitWarpgroupFence(b, loc, operands);
+  SmallVector<Value> sums(fenced.begin() + fragments, fenced.end());
+  int64_t tileSums = groups * 4;
+  // The descriptor of this step's tile; instruction s starts 2s groups of
+  // 16 bytes x m_tile rows further (the address field counts 16 bytes).
+  Type i64 = b.getI64Type();
+  Value tileBytes = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, stagedTileBase,
+          arith::MulIOp::create(b, loc, warpgroupSlice,
+                                cIdx(spec.maxM * kWarpStepK))),
+      cIdx(2));
+  Value descriptor = arith::AddIOp::create(
+      b, loc, stagedDescriptor,
+      arith::IndexCastUIOp::create(
+          b, loc, i64, arith::ShRUIOp::create(b, loc, tileBytes, cIdx(4))));
+  // Each column tile is one instruction per K16 (its own 64 rows: tile i
+  // of each warp), all reading the same activations.
+  for (int64_t s = 0; s < kWarpStepK / 16; ++s) {
+    Value instruction = arith::AddIOp::create(
+        b, loc, descriptor,
+        arith::ConstantIntOp::create(b, loc, i64, 2 * s * spec.maxM));
+    for (int64_t i = 0; i < mmaTiles; ++i) {
+      SmallVector<Value> tile = target.emitWarpgroupMma(
+          b, loc, ArrayRef<Value>(fenced).slice(4 * (s * mmaTiles + i), 4),
+          instruction, ArrayRef<Value>(sums).slice(i * tileSums, tileSums));
+      llvm::copy(tile, sums.begin() + i * tileSums);
+    }
+  }
+  target.emitWarpgroupCommit(b, loc);
+  llvm::copy(sums, acc.begin());
+}
+
 SmallVector<Value>
 TensorCoreGemvEmitter::activationPairs(ArrayRef<Value> words) {
   SmallVector<Value> pairs;
   for (Value word : words)
-    for (int64_t j = 0; j < 4; ++j) {
-      SmallVector<int64_t> mask = order() == PairOrder::strided
-                                      ? SmallVector<int64_t>{j, j + 4}
-                                      : SmallVector<int64_t>{2 * j, 2 * j + 1};
-      pairs.push_back(vector::ShuffleOp::create(b, loc, word, word, mask));
-    }
+    for (int64_t j = 0; j < 4; ++j)
+      pairs.push_back(
+          vector::ShuffleOp::create(b, loc, word, word, pairElements(j)));
   return pairs;
 }
 
@@ -1238,7 +1415,24 @@ void TensorCoreGemvEmitter::emit() {
   Value rowInQuarter =
       wholeLines ? Value(arith::RemUIOp::create(b, loc, g, cIdx(4))) : Value();
   laneRow = wholeLines ? rowInQuarter : g;
-  if (spec.mTiled) {
+  if (spec.warpgroup) {
+    // The no-swizzle K-major descriptor: start address / 16 (bits 0-13),
+    // the distance of K-adjacent 8x16-byte core matrices / 16 (16-29: one
+    // group of m_tile rows), that of 8-row neighbours / 16 (32-45: 128
+    // bytes).
+    Value address = arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(
+            b, loc, buffers.stagedActivations));
+    stagedDescriptor = arith::AddIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(
+            b, loc, address,
+            arith::ConstantIntOp::create(b, loc, b.getI64Type(), 4)),
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                     (spec.maxM << 16) | (int64_t(8) << 32)));
+    warpgroupSlice = kWarp;
+  } else if (spec.mTiled) {
     // Lane (g, t) reads chunk 4t + w of row g (+ 8 per group) of its K
     // slice's tile, at chunk 4t + (w ^ s), s = 2 (t / 2) + g % 2: the eight
     // lanes of each quarter warp then hit eight distinct 16-byte bank
@@ -1431,7 +1625,85 @@ void TensorCoreGemvEmitter::emit() {
     target.emitAsyncWait(b, loc, 0);
     return SmallVector<Value>(loop.getResults().take_front(accumulators));
   };
+  // The warpgroup form's pipeline, two K steps deep in registers (one step
+  // left a load's whole latency exposed in every iteration): iteration i
+  // loads the activations and weights of iteration i + 2, decodes its own
+  // weights and starts its instructions on tile i % 2, stores the
+  // activations of iteration i + 1 (loaded one iteration earlier) into tile
+  // (i + 1) % 2 while they run, and waits for them before the barrier that
+  // publishes that tile. Loads past the last iteration repeat it.
+  auto emitWarpgroupLoop = [&](ArrayRef<Value> weightRows) {
+    int64_t iterations = spec.k / kWarpStepK / spec.splitK;
+    int64_t tileElements = spec.splitK * spec.maxM * kWarpStepK;
+    Value lastIteration = cIdx(iterations - 1);
+    auto clampedAfter = [&](Value iteration, int64_t ahead) {
+      return arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(ahead)),
+          lastIteration);
+    };
+    auto stepOf = [&](Value iteration) {
+      return arith::AddIOp::create(
+          b, loc, kWarp,
+          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
+    };
+    auto tileOf = [&](Value iteration) {
+      return loadWarpgroupTile(
+          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)), firstM,
+          lastM);
+    };
+    auto publish = [&]() {
+      target.emitAsyncProxyFence(b, loc);
+      gpu::BarrierOp::create(b, loc);
+    };
+    storeWarpgroupTile(tileOf(cIdx(0)), cIdx(0));
+    SmallVector<Value> secondTile = tileOf(clampedAfter(cIdx(0), 1));
+    publish();
+    StepLoads first = loadStep(stepK(kWarp), weightRows, {});
+    StepLoads second =
+        loadStep(stepK(stepOf(clampedAfter(cIdx(0), 1))), weightRows, {});
+    SmallVector<Value> init(zeros);
+    SmallVector<Value> firstFlat = flattenStep(first);
+    int64_t stepValues = firstFlat.size();
+    llvm::append_range(init, firstFlat);
+    llvm::append_range(init, flattenStep(second));
+    llvm::append_range(init, secondTile);
+    auto loop =
+        scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations), cIdx(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
+    ValueRange ownFlat = args.slice(accumulators, stepValues),
+               nextFlat = args.slice(accumulators + stepValues, stepValues),
+               nextTile = args.drop_front(accumulators + 2 * stepValues);
+    Value afterNext = clampedAfter(iteration, 2);
+    SmallVector<Value> laterTile = tileOf(afterNext);
+    StepLoads later = loadStep(stepK(stepOf(afterNext)), weightRows, {});
+    StepLoads loads = unflattenStep(first, ownFlat, stepK(stepOf(iteration)));
+    loads.staged = true;
+    auto slotBase = [&](Value i) {
+      return arith::MulIOp::create(b, loc,
+                                   arith::RemUIOp::create(b, loc, i, cIdx(2)),
+                                   cIdx(tileElements));
+    };
+    stagedTileBase = slotBase(iteration);
+    computeStep(loads, acc);
+    stagedTileBase = Value();
+    storeWarpgroupTile(
+        SmallVector<Value>(nextTile.begin(), nextTile.end()),
+        slotBase(arith::AddIOp::create(b, loc, iteration, cIdx(1))));
+    SmallVector<Value> yielded = target.emitWarpgroupWait(b, loc, 0, acc);
+    publish();
+    llvm::append_range(yielded, nextFlat);
+    llvm::append_range(yielded, flattenStep(later));
+    llvm::append_range(yielded, laterTile);
+    scf::YieldOp::create(b, loc, yielded);
+    return SmallVector<Value>(loop.getResults().take_front(accumulators));
+  };
   auto emitLoop = [&](ArrayRef<Value> weightRows) {
+    if (spec.warpgroup)
+      return emitWarpgroupLoop(weightRows);
     if (spec.mTiled && spec.stages > 1)
       return emitPipelinedLoop(weightRows);
     auto loop = scf::ForOp::create(b, loc, kWarp, cIdx(spec.k / warpStepK),

@@ -30,6 +30,13 @@ using namespace mlir::qmat;
 
 namespace {
 
+/// The Hopper kernel classes, portable and arch-specific: the register
+/// budgets below were measured there.
+bool isHopper(const TargetInfo &info) {
+  std::optional<Chip> chip = info.getChip();
+  return chip == Chip::sm_90 || chip == Chip::sm_90a;
+}
+
 struct QMatLowerGemvToGPUPass
     : qmat::impl::QMatLowerGemvToGPUBase<QMatLowerGemvToGPUPass> {
   using Base::Base;
@@ -57,9 +64,9 @@ struct QMatLowerGemvToGPUPass
   /// was not measured.
   static bool takesWholeLineRegisterBudget(const GemvKernelSpec &spec,
                                            const TargetInfo &info) {
-    return info.getChip() == Chip::sm_90 && spec.wholeLines &&
-           spec.colTiles == 1 && spec.scheme.getKind() == SchemeKind::nvfp4 &&
-           spec.splitK >= 2 && spec.splitK <= 8 && spec.k <= 5120;
+    return isHopper(info) && spec.wholeLines && spec.colTiles == 1 &&
+           spec.scheme.getKind() == SchemeKind::nvfp4 && spec.splitK >= 2 &&
+           spec.splitK <= 8 && spec.k <= 5120;
   }
 
   /// Threads per SM that the half-step kernels keep resident: 96 registers
@@ -77,7 +84,7 @@ struct QMatLowerGemvToGPUPass
                              const TargetInfo &info) {
     // Prepared codes take them only without the partial-block loop
     // (GemvKernelSpec::wholeBlocksOnly), whose clamped tiles spilled.
-    return info.getChip() == Chip::sm_90 && spec.canUseHalfSteps() &&
+    return isHopper(info) && spec.canUseHalfSteps() &&
            (!spec.preparedWeights || spec.wholeBlocksOnly) &&
            (spec.splitK == 2 || spec.splitK == 4) &&
            !llvm::isPowerOf2_64(spec.k);
@@ -233,6 +240,9 @@ struct QMatLowerGemvToGPUPass
                            !ShapedType::isDynamic(n) &&
                            n % spec.getRowsPerBlock() == 0;
     spec.halfSteps = !spec.mTiled && takesHalfSteps(spec, info);
+    // Elsewhere the same tiling takes the warp instruction (the op's
+    // documented fallback).
+    spec.warpgroup = spec.warpgroup && info.hasWarpgroupMma();
     gpu::GPUModuleOp kernels =
         getOrCreateKernelModule(op->template getParentOfType<ModuleOp>(), info);
 

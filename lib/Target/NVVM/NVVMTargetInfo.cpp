@@ -172,6 +172,125 @@ public:
     return asmOp.getResult(0);
   }
 
+  /// wgmma.mma_async (sm_90a only) through inline PTX: NVVM's op takes A
+  /// from workgroup memory alone, and the decoded weights are in registers.
+  /// Every piece has side effects and clobbers memory, which keeps the
+  /// instructions in order with each other, with the barriers and with the
+  /// stores of the tiles they read.
+  bool hasWarpgroupMma() const override { return chip == Chip::sm_90a; }
+
+  /// A pair as the i32 register PTX takes; f32 and i32 as they are.
+  static Value toRegister(OpBuilder &builder, Location loc, Value value) {
+    if (!isa<VectorType>(value.getType()))
+      return value;
+    Value word = vector::BitCastOp::create(
+        builder, loc, VectorType::get({1}, builder.getI32Type()), value);
+    return vector::ExtractOp::create(builder, loc, word, ArrayRef<int64_t>{0});
+  }
+  static Value fromRegister(OpBuilder &builder, Location loc, Value reg,
+                            Type type) {
+    if (!isa<VectorType>(type))
+      return reg;
+    Value word = vector::FromElementsOp::create(
+        builder, loc, VectorType::get({1}, builder.getI32Type()), reg);
+    return vector::BitCastOp::create(builder, loc, type, word);
+  }
+
+  /// `text` with `values` as read-write operands $0 .. (tied), then
+  /// `inputs` as read-only ones; returns the values as passed through.
+  static SmallVector<Value> emitTiedPtx(OpBuilder &builder, Location loc,
+                                        StringRef text, ValueRange values,
+                                        ValueRange inputs = {}) {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    std::string outs, ties, ins;
+    for (auto [i, value] : llvm::enumerate(values)) {
+      Value reg = toRegister(builder, loc, value);
+      StringRef kind = reg.getType().isF32() ? "f" : "r";
+      outs += (i ? ",=" : "=") + kind.str();
+      ties += "," + std::to_string(i);
+      operands.push_back(reg);
+      types.push_back(reg.getType());
+    }
+    for (Value input : inputs) {
+      ins += input.getType().isInteger(64) ? ",l" : ",r";
+      operands.push_back(input);
+    }
+    std::string constraints = outs + ties + ins + ",~{memory}";
+    if (values.empty())
+      constraints = ins.empty() ? "~{memory}" : ins.substr(1) + ",~{memory}";
+    MLIRContext *context = builder.getContext();
+    Type result = types.empty()
+                      ? Type(LLVM::LLVMVoidType::get(context))
+                      : Type(LLVM::LLVMStructType::getLiteral(context, types));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        builder, loc, types.empty() ? TypeRange{} : TypeRange{result}, operands,
+        builder.getStringAttr(text), builder.getStringAttr(constraints),
+        builder.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(context,
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> out;
+    for (auto [i, value] : llvm::enumerate(values))
+      out.push_back(fromRegister(
+          builder, loc,
+          LLVM::ExtractValueOp::create(builder, loc, asmOp.getResult(0), i),
+          value.getType()));
+    return out;
+  }
+
+  SmallVector<Value> emitWarpgroupMma(OpBuilder &builder, Location loc,
+                                      ValueRange a, Value bDescriptor,
+                                      ValueRange acc) const override {
+    Type element = cast<VectorType>(a.front().getType()).getElementType();
+    int64_t n = 2 * static_cast<int64_t>(acc.size());
+    std::string sums, fragment;
+    for (int64_t i = 0; i < n / 2; ++i)
+      sums += (i ? ", $" : "$") + std::to_string(i);
+    for (int64_t i = 0; i < 4; ++i)
+      fragment += (i ? ", $" : "$") + std::to_string(n + i);
+    // Operands: the sums $0 .., their tied inputs, then A at $n, B's
+    // descriptor at $n + 4 and the scale-d register (1: accumulate) at
+    // $n + 5; A and B unnegated, B K-major.
+    std::string text =
+        llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
+                      "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
+                      "{{{3}}, {{{4}}, ${5}, p, 1, 1, 0;\n}",
+                      n + 5, n, element.isBF16() ? "bf16" : "f16", sums,
+                      fragment, n + 4)
+            .str();
+    SmallVector<Value> inputs;
+    for (Value pair : a)
+      inputs.push_back(toRegister(builder, loc, pair));
+    inputs.push_back(bDescriptor);
+    inputs.push_back(
+        arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 1));
+    return emitTiedPtx(builder, loc, text, acc, inputs);
+  }
+
+  SmallVector<Value> emitWarpgroupFence(OpBuilder &builder, Location loc,
+                                        ValueRange values) const override {
+    return emitTiedPtx(builder, loc, "wgmma.fence.sync.aligned;", values);
+  }
+
+  void emitWarpgroupCommit(OpBuilder &builder, Location loc) const override {
+    emitTiedPtx(builder, loc, "wgmma.commit_group.sync.aligned;", {});
+  }
+
+  SmallVector<Value> emitWarpgroupWait(OpBuilder &builder, Location loc,
+                                       int64_t pending,
+                                       ValueRange sums) const override {
+    return emitTiedPtx(
+        builder, loc,
+        llvm::formatv("wgmma.wait_group.sync.aligned {0};", pending).str(),
+        sums);
+  }
+
+  void emitAsyncProxyFence(OpBuilder &builder, Location loc) const override {
+    emitTiedPtx(builder, loc, "fence.proxy.async.shared::cta;", {});
+  }
+
   /// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX:
   /// the NVPTX backend drops `!nontemporal` on loads and has no prefetch
   /// size. The asm is free of side effects (the compiler may merge, drop or

@@ -6,7 +6,7 @@
 // RUN: qmat-opt %s -split-input-file --qmat-lower-to-target=target=host-amdgcn | FileCheck %s --enable-var-scope --check-prefix=HOSTAMD
 // RUN: not qmat-opt %s --qmat-lower-to-target=target=sm_91 2>&1 | FileCheck %s --check-prefix=TARGET
 
-// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
+// TARGET: error: unknown target 'sm_91' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942, gfx950, host or host-amdgcn)
 
 // NVIDIA: qmat.byte_perm is prmt.b32 in its default mode, operand for
 // operand (nvvm.prmt prints the selector first).

@@ -31,7 +31,8 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
   const FusedVariantDesc &v = table[i];
   return "mt" + std::to_string(v.mTile) + "_w" + std::to_string(v.warpsN) +
          "_s" + std::to_string(v.splitK) + "_c" + std::to_string(v.colTiles) +
-         (v.stages > 1 ? "_p" + std::to_string(v.stages) : "");
+         (v.stages > 1 ? "_p" + std::to_string(v.stages) : "") +
+         (v.warpgroup ? "_wg" : "");
 }
 
 } // namespace
@@ -107,4 +108,29 @@ TEST(FusedGemmPolicy, Ties) {
   std::vector<FusedVariantDesc> pipelined = {
       {16, 1, 2, 2, 3}, {16, 1, 2, 2, 1}, {16, 1, 2, 2, 2}};
   EXPECT_EQ(chosen(6144, 5120, 16, pipelined), "mt16_w1_s2_c2_p3");
+}
+
+// Warpgroup variants: only a full M tile on a grid of 4 blocks per SM,
+// then the largest M tile and the most rows per block; else the warp variants
+// as without them, and all variants where only warpgroup ones are compiled.
+TEST(FusedGemmPolicy, Warpgroup) {
+  std::vector<FusedVariantDesc> table = kDefault;
+  table.push_back({64, 4, 1, 2, 2, 1});
+  table.push_back({64, 8, 1, 2, 2, 1});
+  // The lm_head at M = 64: 970 blocks of 256 rows, 7.3 per SM.
+  EXPECT_EQ(chosen(248320, 5120, 64, table), "mt64_w8_s1_c2_p2_wg");
+  EXPECT_EQ(chosen(248320, 5120, 128, table), "mt64_w8_s1_c2_p2_wg");
+  // M below the tile, or too few blocks: the warp choice.
+  EXPECT_EQ(chosen(248320, 5120, 63, table), chosen(248320, 5120, 63));
+  // 17408 rows at M = 128: 136 blocks of 256 rows (1 per SM), 272 of 128
+  // (2 per SM).
+  EXPECT_EQ(chosen(17408, 5120, 128, table), chosen(17408, 5120, 128));
+  // 528 blocks of 128 rows at M = 128 reach 4 per SM.
+  EXPECT_EQ(chosen(33792, 5120, 128, table), "mt64_w4_s1_c2_p2_wg");
+  std::vector<FusedVariantDesc> onlyGroups = {{16, 4, 2, 2, 2, 1},
+                                              {64, 4, 1, 1, 2, 1}};
+  EXPECT_EQ(chosen(6144, 5120, 16, onlyGroups), "mt16_w4_s2_c2_p2_wg");
+  // 192 blocks of the 64-row tile: under the 4 per SM it needs.
+  EXPECT_EQ(chosen(6144, 5120, 100, onlyGroups), "mt16_w4_s2_c2_p2_wg");
+  EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
 }

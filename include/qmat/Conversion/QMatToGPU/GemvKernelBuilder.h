@@ -69,6 +69,11 @@ struct GemvKernelSpec {
   /// copies stages - 1 K steps ahead, and each step's weights are loaded
   /// one step ahead into registers.
   int64_t stages = 1;
+  /// mTiled: the four warps multiply through the target's warpgroup matrix
+  /// instruction (qmat.fused_gemm's `warpgroup`, kept by the lowering only
+  /// where the target has it), the activations stored into two staged
+  /// tiles from registers loaded one K step ahead.
+  bool warpgroup = false;
 
   static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
   static GemvKernelSpec get(FusedGemmOp op, DecodeMethod defaultDecode);

@@ -435,6 +435,13 @@ LogicalResult FusedGemmOp::verify() {
                         colTiles);
   if (!llvm::is_contained(getStagesChoices(), stages))
     return emitNotAmong(*this, "stages", getStagesChoices(), stages);
+  if (getWarpgroup() &&
+      ((warpsN != 4 && warpsN != 8) || colTiles > 2 || stages != 2))
+    return emitOpError()
+           << "warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and "
+              "stages = 2 (whole warpgroups, one 64-row instruction per "
+              "column tile, two staged tiles), got warps_n = "
+           << warpsN << ", col_tiles = " << colTiles << ", stages = " << stages;
   if (32 * warpsN * splitK > kMaxFusedBlockThreads)
     return emitOpError() << "warps_n x split_k x 32 threads must be at most "
                          << kMaxFusedBlockThreads << ", got "
