@@ -12,6 +12,7 @@
 
 #include "qmat/InitAll.h"
 #include "qmat/Pipelines/Pipelines.h"
+#include "qmat/Support/InputNesting.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -71,11 +72,14 @@ private:
   unsigned uses = 0;
 };
 
-/// Parses (and verifies) `text` as a module; null on a diagnostic.
+/// Parses (and verifies) `text` as a module; null on a diagnostic, or where
+/// the tools refuse it unparsed (nested past kMaxInputNesting).
 /// The text is copied first: MLIR's lexer reads up to a terminating NUL, as
 /// every buffer a tool reads from a file has (libFuzzer's has none).
 inline mlir::OwningOpRef<mlir::ModuleOp> parseModule(mlir::MLIRContext &ctx,
                                                      llvm::StringRef text) {
+  if (mlir::qmat::findExcessiveNesting(text))
+    return nullptr;
   std::string terminated = text.str();
   mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/true);
   return mlir::parseSourceString<mlir::ModuleOp>(terminated, config);

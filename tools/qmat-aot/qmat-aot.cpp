@@ -12,6 +12,7 @@
 #include "qmat/AOT/Targets.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/InitAll.h"
+#include "qmat/Support/InputNesting.h"
 #include "qmat/Target/TargetInfo.h"
 #include "qmat/Version.h"
 
@@ -343,6 +344,13 @@ int main(int argc, char **argv) {
   auto input = openInputFile(inputFile, &error);
   if (!input) {
     llvm::errs() << "qmat-aot: " << error << "\n";
+    return 1;
+  }
+  if (const char *deep = findExcessiveNesting(input->getBuffer())) {
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(deep),
+                           llvm::SourceMgr::DK_Error,
+                           getExcessiveNestingMessage());
     return 1;
   }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());

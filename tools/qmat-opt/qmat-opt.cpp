@@ -2,19 +2,27 @@
 //
 // mlir-opt with the qmat dialect, passes and named pipelines registered, so
 // that every pass and pipeline stage can be run and lit-tested on its own.
+// An input nested deeper than the parser can recurse is refused first
+// (qmat/Support/InputNesting.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "qmat/InitAll.h"
+#include "qmat/Support/InputNesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::registerAllPasses();
   mlir::qmat::registerAllPassesAndPipelines();
 
@@ -25,7 +33,40 @@ int main(int argc, char **argv) {
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::qmat::registerAllDialects(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
+  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "qmat optimizer driver: block-quantized matmul compiler\n",
-      registry));
+      registry);
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listings read no input.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (const char *deep = mlir::qmat::findExcessiveNesting(input->getBuffer())) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(deep),
+                           llvm::SourceMgr::DK_Error,
+                           mlir::qmat::getExcessiveNestingMessage());
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }
