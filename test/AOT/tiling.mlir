@@ -22,6 +22,7 @@
 // CHECK-NEXT: load cubin
 // CHECK-NEXT: function dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
 // CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) view0=+0 rows=128
+// CHECK-NEXT: heuristic alignment A=256 B=256 C=256 D=256
 // CHECK-NEXT: gemm W=4096x128(ld 4096) A=4096x16(ld 4096) Y=128x16(ld 769) y=+33554432 bias=+
 // CHECK-NEXT:   bias=+67108864
 // CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) view0=+524288 rows=128
@@ -29,12 +30,17 @@
 // CHECK-NEXT:   bias=+67109120
 // CHECK-COUNT-4: launch grid=(128,1,1)
 // CHECK: launch grid=(1,1,1) block=(256,1,1) view0=+3145728 rows=1
+// CHECK-NEXT: heuristic alignment A=256 B=256 C=256 D=256
 // CHECK-NEXT: gemm W=4096x1(ld 4096) A=4096x16(ld 4096) Y=1x16(ld 769) y=+33555968 bias=+
 // CHECK-NEXT:   bias=+67110400
 // CHECK-NEXT: status 0
 // CHECK-NOT: load
 // CHECK-NOT: function
 // CHECK: launch grid=(128,1,1) block=(256,1,1) view0=+0 rows=128
+// CHECK: status 0
+// CHECK-NEXT: launch grid=(128,1,1) block=(256,1,1) view0=+0 rows=128
+// CHECK-NEXT: heuristic alignment A=256 B=2 C=2 D=2
+// CHECK-NEXT: gemm W=4096x128(ld 4096) A=4096x16(ld 4096) Y=128x16(ld 769) y=+33554434 bias=+
 // CHECK: status 0
 // CHECK-NEXT: unload
 // CHECK-NEXT: unload 0

@@ -213,24 +213,40 @@ cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
   delete reinterpret_cast<MockLayout *>(layout);
   return CUBLAS_STATUS_SUCCESS;
 }
+/// The minimum alignments the launcher asks for (A, B, C, D), in bytes.
+struct MockPreference {
+  uint32_t alignment[4] = {0, 0, 0, 0};
+};
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
-  *pref = reinterpret_cast<cublasLtMatmulPreference_t>(new int(0));
+  *pref = reinterpret_cast<cublasLtMatmulPreference_t>(new MockPreference);
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
-  delete reinterpret_cast<int *>(pref);
+  delete reinterpret_cast<MockPreference *>(pref);
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t,
-                                                    cublasLtMatmulPreferenceAttributes_t,
-                                                    const void *, size_t) {
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr,
+                                                    const void *buf, size_t size) {
+  auto *p = reinterpret_cast<MockPreference *>(pref);
+  const cublasLtMatmulPreferenceAttributes_t alignments[4] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (int i = 0; i < 4; ++i)
+    if (attr == alignments[i] && size == sizeof(uint32_t))
+      std::memcpy(&p->alignment[i], buf, sizeof(uint32_t));
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t,
                                               cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
                                               cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-                                              cublasLtMatmulPreference_t, int,
+                                              cublasLtMatmulPreference_t pref, int,
                                               cublasLtMatmulHeuristicResult_t *, int *found) {
+  // MOCK_PRINT_ALIGNMENT: each heuristic query with the alignments it was given.
+  if (std::getenv("MOCK_PRINT_ALIGNMENT")) {
+    const uint32_t *a = reinterpret_cast<MockPreference *>(pref)->alignment;
+    std::printf("heuristic alignment A=%u B=%u C=%u D=%u\n", a[0], a[1], a[2], a[3]);
+  }
   *found = 1;
   return CUBLAS_STATUS_SUCCESS;
 }
