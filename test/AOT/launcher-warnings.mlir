@@ -1,17 +1,16 @@
 // The generated launchers compile without a warning at every optimisation
-// level (-O1 and -O3 run the flow analyses behind -Wmaybe-uninitialized),
-// with g++ and clang++: CUDA against the toolkit's headers, HIP against
-// the HIP headers.
+// level, -O0 to -O3 (-O1 and up run the flow analyses behind
+// -Wmaybe-uninitialized), with g++ and clang++: CUDA against the toolkit's
+// headers, HIP against the HIP headers.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: qmat-aot %s --target=sm_90 --prefix=warn -o %t > /dev/null
-// RUN: %cxx -std=c++17 -Wall -Wextra -Werror -O1 -I%t -I%cuda_path/include -c %t/warn.cpp -o %t/warn.o1.o
-// RUN: %cxx -std=c++17 -Wall -Wextra -Werror -O3 -I%t -I%cuda_path/include -c %t/warn.cpp -o %t/warn.o3.o
-// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror -O3 -I%t -I%cuda_path/include -c %t/warn.cpp -o %t/warn.clang.o
+// RUN: for o in 0 1 2 3; do %cxx -std=c++17 -Wall -Wextra -Werror -O$o -I%t -I%cuda_path/include -c %t/warn.cpp -o %t/warn.gcc$o.o || exit 1; done
+// RUN: for o in 0 1 2 3; do %clangxx -std=c++17 -Wall -Wextra -Werror -O$o -I%t -I%cuda_path/include -c %t/warn.cpp -o %t/warn.clang$o.o || exit 1; done
 // RUN: qmat-aot %s --target=gfx942 --gemv-split-k=1,2 --gemv-col-tiles=1 --prefix=warnhip -o %t > /dev/null
-// RUN: %cxx -std=c++17 -Wall -Wextra -Werror -O1 -D__HIP_PLATFORM_AMD__ -I%t -c %t/warnhip.cpp -o %t/warnhip.o1.o
-// RUN: %cxx -std=c++17 -Wall -Wextra -Werror -O3 -D__HIP_PLATFORM_AMD__ -I%t -c %t/warnhip.cpp -o %t/warnhip.o3.o
-// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror -O3 -D__HIP_PLATFORM_AMD__ -I%t -c %t/warnhip.cpp -o %t/warnhip.clang.o
+// RUN: for o in 0 1 2 3; do %cxx -std=c++17 -Wall -Wextra -Werror -O$o -D__HIP_PLATFORM_AMD__ -I%t -c %t/warnhip.cpp -o %t/warnhip.gcc$o.o || exit 1; done
+// RUN: for o in 0 1 2 3; do %clangxx -std=c++17 -Wall -Wextra -Werror -O$o -D__HIP_PLATFORM_AMD__ -I%t -c %t/warnhip.cpp -o %t/warnhip.clang$o.o || exit 1; done
+// RUN: ls %t/warn.gcc0.o %t/warn.gcc3.o %t/warn.clang0.o %t/warn.clang3.o %t/warnhip.gcc0.o %t/warnhip.clang3.o
 
 // A tensor-core layer (several GEMV variants) and a prefill-only one.
 func.func @gemv(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>,
