@@ -133,7 +133,11 @@ int main(int argc, char **argv) {
       checkMs.push_back(4096);
       checkMs.push_back(8192);
     }
-    int64_t maxM = std::max(checkMs.back(),
+    // Checks alone: the M list, when given, is the one checked (M <= 8
+    // takes the GEMV).
+    if (!timing && argc > 4)
+      checkMs = timeMs;
+    int64_t maxM = std::max(*std::max_element(checkMs.begin(), checkMs.end()),
                             *std::max_element(timeMs.begin(), timeMs.end()));
     size_t wsBytes = l.workspace(maxM);
     void *workspace = nullptr;

@@ -5,10 +5,12 @@
 # allocations) under compute-sanitizer's memcheck, racecheck, initcheck and
 # synccheck, with bench/fused/fused_bench.cpp's checks. Writes
 # OUT/<tool>.log and OUT/sanitize.json (the error count of each tool).
-# Usage: bash bench/sanitize/run.sh BUNDLE OUT [tool,tool,...] [LAYER_FILTER]
+# Usage: bash bench/sanitize/run.sh BUNDLE OUT [tool,tool,...] [LAYER_FILTER] [M,M,...]
+# (the M list, by default fused_bench.cpp's, may reach into the GEMV: M <= 8)
 # (SANITIZE_TIMEOUT=seconds bounds each tool's run.)
 set -uo pipefail
 bundle=$1; out=$2; tools=${3:-memcheck,racecheck,initcheck,synccheck}; filter=${4:-}
+ms=${5:-}
 mkdir -p "$out"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
@@ -20,7 +22,7 @@ for tool in ${tools//,/ }; do
   extra=()
   [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
   timeout "${SANITIZE_TIMEOUT:-3600}" "$sanitizer" --tool "$tool" "${extra[@]}" --print-limit 20 \
-    /tmp/fused_bench_sanitize "$out/$tool.json" "$filter" check > "$out/$tool.log" 2>&1
+    /tmp/fused_bench_sanitize "$out/$tool.json" "$filter" check $ms > "$out/$tool.log" 2>&1
   rc=$?
   # memcheck, initcheck and synccheck end with "ERROR SUMMARY: N errors",
   # racecheck with "RACECHECK SUMMARY: ... (N errors, M warnings)".
