@@ -267,8 +267,22 @@ def _int_in_range(what, value, lo, hi):
     return number
 
 
+def _tilings(what, tilings, numbers, names):
+    """`tilings` as qmat-aot's comma-separated list of `numbers`-tuples."""
+    flat = []
+    for tiling in tilings:
+        t = tuple(tiling) if isinstance(tiling, (tuple, list)) else (tiling,)
+        if len(t) != numbers or any(isinstance(x, bool) or not isinstance(x, int) or
+                                    not 1 <= x <= 2147483647 for x in t):
+            raise ArgumentError(f"{what} takes ({names}) tuples of positive integers, "
+                                f"got {tiling!r}")
+        flat.extend(t)
+    return ",".join(str(x) for x in flat)
+
+
 def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx=False,
-            scratch_cap_mib=None, gemv_max_m=None, prepared_weights=False, qmat_aot=None,
+            scratch_cap_mib=None, gemv_max_m=None, fused_max_m=None, fused_variants=None,
+            fused_warpgroup_variants=None, prepared_weights=False, qmat_aot=None,
             timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
@@ -277,7 +291,11 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     sequence or a comma-separated string. `out_dir`: where the bundle goes
     (a new temporary directory when None; it is not deleted). `emit_ptx`
     also embeds PTX so newer GPUs can run the bundle. `scratch_cap_mib`
-    (default 256) and `gemv_max_m` (default 8) are qmat-aot's knobs;
+    (default 256), `gemv_max_m` (default 8), `fused_max_m` (-1: the
+    target's default, 0: no fused GEMM), `fused_variants` ((m_tile, warps_n,
+    split_k, col_tiles, stages) tuples) and `fused_warpgroup_variants`
+    ((m_tile, warps_n, split_k, col_tiles) tuples, wgmma on sm_90a) are
+    qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -289,6 +307,16 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         scratch_cap_mib = _int_in_range("scratch_cap_mib", scratch_cap_mib, 1, 1048576)
     if gemv_max_m is not None:
         gemv_max_m = _int_in_range("gemv_max_m", gemv_max_m, 0, 64)
+    if fused_max_m is not None:
+        fused_max_m = _int_in_range("fused_max_m", fused_max_m, -1, 2147483647)
+    tilings = []
+    if fused_variants is not None:
+        tilings.append("--fused-variants=" + _tilings(
+            "fused_variants", fused_variants, 5, "m_tile, warps_n, split_k, col_tiles, stages"))
+    if fused_warpgroup_variants is not None:
+        tilings.append("--fused-warpgroup-variants=" + _tilings(
+            "fused_warpgroup_variants", fused_warpgroup_variants, 4,
+            "m_tile, warps_n, split_k, col_tiles"))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):
@@ -318,6 +346,9 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         command.append(f"--scratch-cap-mib={scratch_cap_mib}")
     if gemv_max_m is not None:
         command.append(f"--gemv-max-m={gemv_max_m}")
+    if fused_max_m is not None:
+        command.append(f"--fused-max-m={fused_max_m}")
+    command.extend(t for t in tilings if not t.endswith("="))
     if prepared_weights:
         command.append("--prepared-weights")
     summary = run_tool(command, f"qmat-aot on {input_path}", timeout=timeout)

@@ -56,6 +56,21 @@ def test_compile_a_file_with_knobs(qmat_aot, tmp_path):
     assert lm.strategy["tile_rows"] % 128 == 0 and lm.strategy["tiles"] > 10
 
 
+def test_compile_takes_fused_tilings(qmat_aot, tmp_path):
+    """The fused GEMM's knobs reach qmat-aot: a warp tiling and a warpgroup
+    one, whose sm_90a kernel is the wgmma form (its name ends in _wg)."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 64, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_max_m=64, fused_variants=[(16, 2, 2, 2, 2)],
+                     fused_warpgroup_variants=[(16, 4, 1, 1)], qmat_aot=qmat_aot)
+    x = b.layer("x")
+    assert x.strategy["fused_max_m"] == 64
+    fused = x.strategy["fused_variants"]
+    assert [(v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v["stages"],
+             v["warpgroup"]) for v in fused] == [(16, 2, 2, 2, 2, False), (16, 4, 1, 1, 2, True)]
+    assert fused[1]["kernels"]["sm_90a"]["symbol"].endswith("_mt16_w4_s1_c1_p2_wg")
+    assert not fused[0]["kernels"]["sm_90a"]["symbol"].endswith("_wg")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -74,6 +89,14 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(scratch_cap_mib=0), qmat.ArgumentError,
      "scratch_cap_mib must be an integer in [1, 1048576], got 0"),
     (dict(gemv_max_m=65), qmat.ArgumentError, "gemv_max_m must be an integer in [0, 64], got 65"),
+    (dict(fused_max_m=-2), qmat.ArgumentError,
+     "fused_max_m must be an integer in [-1, 2147483647], got -2"),
+    (dict(fused_variants=[(16, 1, 1, 1)]), qmat.ArgumentError,
+     "fused_variants takes (m_tile, warps_n, split_k, col_tiles, stages) tuples of positive "
+     "integers, got (16, 1, 1, 1)"),
+    (dict(fused_warpgroup_variants=[(64, 4, 0, 1)]), qmat.ArgumentError,
+     "fused_warpgroup_variants takes (m_tile, warps_n, split_k, col_tiles) tuples of positive "
+     "integers, got (64, 4, 0, 1)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),
