@@ -13,6 +13,9 @@
 // The whole-line layout (GemvKernelSpec::wholeLines) uses the same freedom
 // across rows: A rows g and g + 4 take the two K halves of one weight row,
 // so that a load instruction covers whole 128-byte lines.
+// The fused GEMM's warpgroup form keeps this A fragment and stages its
+// activations in the order the warpgroup instruction reads them
+// (docs/design.md, "The warpgroup form").
 //
 // Packed decodes (exact: each pair holds the reference's rounded weights):
 // - fp4: the nibble's sign lands on bit 15 of a 16-bit half and its three
@@ -1273,7 +1276,8 @@ SmallVector<Value> TensorCoreGemvEmitter::loadWarpgroupTile(Value firstStep,
                               arith::AddIOp::create(b, loc, firstStep, slice),
                               cIdx(kWarpStepK)),
         arith::MulIOp::create(b, loc, w, cIdx(8)));
-    for (int64_t t = 0; t < kMmaLanes / 8; ++t)
+    // The words of lanes t = 0 .. 3 of a row group.
+    for (int64_t t = 0; t < kWarpStepK / kLaneK; ++t)
       words.push_back(vector::LoadOp::create(
           b, loc, actWord, buffers.a,
           ValueRange{m, arith::AddIOp::create(b, loc, k, cIdx(kLaneK * t))},
@@ -1329,7 +1333,7 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(
     for (const RowChunk &chunk : loads.chunks)
       wholeChunks.push_back(decodeThroughF32(chunk));
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    SmallVector<SmallVector<Value>> pairs; // [top, bottom][4 pairs of w]
+    SmallVector<SmallVector<Value>> pairs; // [chunk][4 pairs of w]
     for (auto [c, chunk] : llvm::enumerate(loads.chunks))
       pairs.push_back(
           packed ? decodePacked(chunk, factors[c], w, 1)
