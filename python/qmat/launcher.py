@@ -12,6 +12,7 @@ import os
 
 from .bundle import Bundle, LayerInfo
 from .errors import ArgumentError, DTypeError, LauncherError, QMatError
+from .tools import log
 
 # The qmat_status enumerators of the generated header.
 STATUS_NAMES = {
@@ -74,6 +75,8 @@ class Library:
                     f"links the NVIDIA driver's libcuda.so.1 and cuBLASLt (libcublasLt.so); "
                     f"load it where the driver is installed") from None
         self._cdll = cdll
+        log.info("loaded the %s launcher %s: layers %s", self.prefix, self.path,
+                 ", ".join(info.name for info in bundle.layers))
         self._last_error = self._function(f"{self.prefix}_last_error", ctypes.c_char_p, ())
         self._unload = self._function(f"{self.prefix}_unload", ctypes.c_int, ())
         self.entries = {}

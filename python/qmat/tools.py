@@ -1,10 +1,17 @@
 """Finding and running qmat's command-line tools (qmat-aot, qmat-opt)."""
+import logging
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 from .errors import ToolError, ToolNotFoundError
+
+# The package's logger: the commands it runs at DEBUG, what they built and
+# how long it took at INFO (logging.basicConfig(level=logging.INFO) shows it).
+log = logging.getLogger("qmat")
 
 # Environment variable naming each tool's executable directly.
 _TOOL_ENV = {"qmat-aot": "QMAT_AOT", "qmat-opt": "QMAT_OPT"}
@@ -91,7 +98,11 @@ def first_error_lines(stderr, limit=8):
 
 
 def run_tool(command, what, timeout=None, input_text=None):
-    """Runs `command`; returns its stdout or raises ToolError with stderr."""
+    """Runs `command`; returns its stdout or raises ToolError with stderr.
+    Logs the command (DEBUG) and its time (INFO, DEBUG-level detail on a
+    failure goes with the exception)."""
+    log.debug("running %s: %s", what, shlex.join(str(c) for c in command))
+    start = time.monotonic()
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                                 input=input_text)
@@ -100,8 +111,11 @@ def run_tool(command, what, timeout=None, input_text=None):
                         command, None, e.stderr or "") from None
     except OSError as e:
         raise ToolError(f"cannot run {command[0]}: {e}", command, None, str(e)) from None
+    elapsed = time.monotonic() - start
     if result.returncode != 0:
+        log.debug("%s failed (exit %d) after %.1f s", what, result.returncode, elapsed)
         raise ToolError(f"{what} failed (exit {result.returncode}):\n"
                         f"{first_error_lines(result.stderr)}",
                         command, result.returncode, result.stderr, result.stdout)
+    log.info("%s: %.1f s", what, elapsed)
     return result.stdout

@@ -2,6 +2,7 @@
 that says how to get them. Stand-in executables (shell scripts) play the
 tools, so that no build is needed and each place can be told apart."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -157,3 +158,23 @@ def test_an_installed_package_finds_the_tools_of_its_prefix(tmp_path):
                      f"the Python prefix's bin: {venv}/bin/qmat-aot (missing)"]
     tool = make_tool(venv / "bin")
     assert run() == [os.path.join(site, "qmat", "__init__.py"), tool]
+
+
+def test_run_tool_logs_the_command_and_its_time(caplog):
+    """The "qmat" logger: the command at DEBUG, its time at INFO; a failing
+    one at DEBUG only, its stderr in the ToolError."""
+    import logging
+    from qmat.tools import run_tool
+    caplog.set_level(logging.DEBUG, logger="qmat")
+    out = run_tool([sys.executable, "-c", "print('made it')"], "the probe")
+    assert out == "made it\n"
+    records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "qmat"]
+    assert records[0][0] == "DEBUG"
+    assert records[0][1].startswith("running the probe: ") and "print(" in records[0][1]
+    assert records[1][0] == "INFO" and re.fullmatch(r"the probe: \d+\.\d s", records[1][1])
+    caplog.clear()
+    with pytest.raises(qmat.ToolError, match="the failing probe failed \\(exit 3\\)"):
+        run_tool([sys.executable, "-c", "import sys; sys.exit(3)"], "the failing probe")
+    levels = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "qmat"]
+    assert [l for l, _ in levels] == ["DEBUG", "DEBUG"]
+    assert re.fullmatch(r"the failing probe failed \(exit 3\) after \d+\.\d s", levels[1][1])
