@@ -242,6 +242,11 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static ArrayRef<int64_t> getWarpsNChoices();
     static ArrayRef<int64_t> getSplitKChoices();
     static ArrayRef<int64_t> getStagesChoices();
+    /// Whether `warpgroup` may take that tiling: whole warpgroups (warps_n
+    /// 4 or 8), one 64-row instruction per column tile (col_tiles 1 or 2),
+    /// two staged tiles.
+    static bool isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
+                                  int64_t stages);
     /// Bytes of workgroup memory a block needs: `stages` tiles of staged
     /// activations, each split_k K steps of m_tile rows of 128 elements,
     /// which the split-K reduction reuses after the loop (every warp parks

@@ -157,7 +157,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
         llvm::is_contained(FusedGemmOp::getStagesChoices(), v.stages) &&
         FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK, v.colTiles,
                                        v.stages) <= kMaxFusedSharedBytes &&
-        (!v.warpgroup || v.warpsN % 4 == 0);
+        (!v.warpgroup ||
+         FusedGemmOp::isWarpgroupTiling(v.warpsN, v.colTiles, v.stages));
     if (!legal) {
       error = llvm::formatv("fused {5}variant (m_tile = {0}, warps_n = {1}, "
                             "split_k = {2}, col_tiles = {3}, stages = {4}) "

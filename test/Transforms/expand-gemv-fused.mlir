@@ -12,10 +12,12 @@
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=64,4,1,2,2 fused-warpgroup-variants=64,4,1,2" 2>&1 | FileCheck %s --check-prefix=GROUP-TWICE
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=64,2,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-ILLEGAL
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=128,4,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-SHARED
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=16,4,1,4" 2>&1 | FileCheck %s --check-prefix=GROUP-TILES
 
 // GROUP-THREE: error: 'qmat.matmul' op fused-warpgroup-variants takes (m_tile, warps_n, split_k, col_tiles) quadruples, got 3 numbers
 // GROUP-TWICE: error: 'qmat.matmul' op fused variant (m_tile = 64, warps_n = 4, split_k = 1, col_tiles = 2, stages = 2) is listed both as a warp and as a warpgroup tiling
 // GROUP-ILLEGAL: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 64, warps_n = 2, split_k = 1, col_tiles = 1, stages = 2) is not a legal qmat.fused_gemm tiling
+// GROUP-TILES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 16, warps_n = 4, split_k = 1, col_tiles = 4, stages = 2) is not a legal qmat.fused_gemm tiling
 // GROUP-SHARED: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 4, split_k = 1, col_tiles = 1, stages = 2) is not a legal qmat.fused_gemm tiling
 
 // The warpgroup tilings follow the warp ones, two stages each.

@@ -457,6 +457,14 @@ private:
   void storeWarpgroupTile(ArrayRef<Value> words, Value tileBase);
   /// The K slice, row and word of this thread's quad `first` / threads.
   std::tuple<Value, Value, Value> getWarpgroupQuad(int64_t first);
+  /// The decode through fp32 of every chunk of a step (empty for the packed
+  /// decodes, which decode word by word).
+  SmallVector<SmallVector<Value>> decodeWholeChunks(const StepLoads &loads);
+  /// Per chunk, the 4 pairs of word w: decoded here (packed decodes) or taken
+  /// from `wholeChunks`.
+  SmallVector<SmallVector<Value>>
+  decodeWord(const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+             ArrayRef<SmallVector<Value>> wholeChunks, int64_t w);
   /// computeStepByWord with the warpgroup instruction.
   void computeStepWarpgroup(const StepLoads &loads,
                             ArrayRef<SmallVector<WordFactors>> factors,
@@ -1190,6 +1198,27 @@ TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
   return loads;
 }
 
+SmallVector<SmallVector<Value>>
+TensorCoreGemvEmitter::decodeWholeChunks(const StepLoads &loads) {
+  SmallVector<SmallVector<Value>> whole;
+  if (!spec.usesPackedDecode())
+    for (const RowChunk &chunk : loads.chunks)
+      whole.push_back(decodeThroughF32(chunk));
+  return whole;
+}
+
+SmallVector<SmallVector<Value>> TensorCoreGemvEmitter::decodeWord(
+    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+    ArrayRef<SmallVector<Value>> wholeChunks, int64_t w) {
+  SmallVector<SmallVector<Value>> pairs; // [chunk][4 pairs of w]
+  for (auto [c, chunk] : llvm::enumerate(loads.chunks))
+    pairs.push_back(spec.usesPackedDecode()
+                        ? decodePacked(chunk, factors[c], w, 1)
+                        : SmallVector<Value>(
+                              ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+  return pairs;
+}
+
 void TensorCoreGemvEmitter::computeStepByWord(
     const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
     MutableArrayRef<Value> acc) {
@@ -1198,20 +1227,11 @@ void TensorCoreGemvEmitter::computeStepByWord(
     return;
   }
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
-  bool packed = spec.usesPackedDecode();
-  // The decode through fp32 converts a whole chunk at once.
-  SmallVector<SmallVector<Value>> wholeChunks;
-  if (!packed)
-    for (const RowChunk &chunk : loads.chunks)
-      wholeChunks.push_back(decodeThroughF32(chunk));
+  SmallVector<SmallVector<Value>> wholeChunks = decodeWholeChunks(loads);
   auto actWord = VectorType::get({8}, act);
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    SmallVector<SmallVector<Value>> weightPairs; // [chunk][4 pairs of w]
-    for (auto [c, chunk] : llvm::enumerate(loads.chunks))
-      weightPairs.push_back(
-          packed ? decodePacked(chunk, factors[c], w, 1)
-                 : SmallVector<Value>(
-                       ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+    SmallVector<SmallVector<Value>> weightPairs =
+        decodeWord(loads, factors, wholeChunks, w);
     for (int64_t r = 0; r < groups; ++r) {
       // Row 8r + g of the staged tile, chunk 4t + w (loop-invariant
       // addresses: the tile is refilled in place every step).
@@ -1324,21 +1344,13 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(
     const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
     MutableArrayRef<Value> acc) {
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
-  bool packed = spec.usesPackedDecode();
   // Every A fragment of the step first: the fence then orders them all
   // before the step's instructions.
   SmallVector<Value> operands;
-  SmallVector<SmallVector<Value>> wholeChunks;
-  if (!packed)
-    for (const RowChunk &chunk : loads.chunks)
-      wholeChunks.push_back(decodeThroughF32(chunk));
+  SmallVector<SmallVector<Value>> wholeChunks = decodeWholeChunks(loads);
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    SmallVector<SmallVector<Value>> pairs; // [chunk][4 pairs of w]
-    for (auto [c, chunk] : llvm::enumerate(loads.chunks))
-      pairs.push_back(
-          packed ? decodePacked(chunk, factors[c], w, 1)
-                 : SmallVector<Value>(
-                       ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+    SmallVector<SmallVector<Value>> pairs =
+        decodeWord(loads, factors, wholeChunks, w);
     for (int64_t h = 0; h < 2; ++h)
       for (int64_t i = 0; i < mmaTiles; ++i) {
         ArrayRef<Value> top = pairs[2 * i], bottom = pairs[2 * i + 1];
@@ -1563,6 +1575,13 @@ void TensorCoreGemvEmitter::emit() {
     return Value(arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, step, cIdx(warpStepK)), lanesK));
   };
+  // The fused GEMM's pipelines: the warp's K step in loop iteration
+  // `iteration` (split_k K slices per iteration).
+  auto stepOf = [&](Value iteration) {
+    return arith::AddIOp::create(
+        b, loc, kWarp,
+        arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
+  };
   // One iteration per K step, every load of the step issued before its
   // arithmetic. (Carrying the next step's loads through the loop was
   // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
@@ -1587,11 +1606,6 @@ void TensorCoreGemvEmitter::emit() {
                       arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
                       /*async=*/true);
       target.emitAsyncCommit(b, loc);
-    };
-    auto stepOf = [&](Value iteration) {
-      return arith::AddIOp::create(
-          b, loc, kWarp,
-          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
     };
     for (int64_t i = 0; i + 1 < stages; ++i)
       copyIteration(cIdx(i));
@@ -1644,11 +1658,6 @@ void TensorCoreGemvEmitter::emit() {
       return arith::MinUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(ahead)),
           lastIteration);
-    };
-    auto stepOf = [&](Value iteration) {
-      return arith::AddIOp::create(
-          b, loc, kWarp,
-          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
     };
     auto tileOf = [&](Value iteration) {
       return loadWarpgroupTile(

@@ -127,13 +127,8 @@ public:
     Type element = cast<VectorType>(a.front().getType()).getElementType();
     bool bf16 = element.isBF16();
     // The bf16 flavour takes its pairs as i32 registers.
-    auto asOperand = [&](Value pair) -> Value {
-      if (!bf16)
-        return pair;
-      Value word = vector::BitCastOp::create(
-          builder, loc, VectorType::get({1}, builder.getI32Type()), pair);
-      return vector::ExtractOp::create(builder, loc, word,
-                                       ArrayRef<int64_t>{0});
+    auto asOperand = [&](Value pair) {
+      return bf16 ? toRegister(builder, loc, pair) : pair;
     };
     SmallVector<Value> aOps, bOps;
     for (Value v : a)
@@ -161,15 +156,23 @@ public:
   static Value createInlinePtx(OpBuilder &builder, Location loc, Type result,
                                ValueRange operands, StringRef text,
                                StringRef constraints, bool pure = true) {
-    auto asmOp = LLVM::InlineAsmOp::create(
-        builder, loc, result, operands, builder.getStringAttr(text),
+    return createInlineAsm(builder, loc, result, operands, text, constraints,
+                           pure)
+        .getResult(0);
+  }
+  /// The inline assembly op of createInlinePtx, of any number of results.
+  static LLVM::InlineAsmOp createInlineAsm(OpBuilder &builder, Location loc,
+                                           TypeRange results,
+                                           ValueRange operands, StringRef text,
+                                           StringRef constraints, bool pure) {
+    return LLVM::InlineAsmOp::create(
+        builder, loc, results, operands, builder.getStringAttr(text),
         builder.getStringAttr(constraints),
         /*has_side_effects=*/pure ? UnitAttr() : builder.getUnitAttr(),
         /*is_align_stack=*/UnitAttr(),
         LLVM::TailCallKindAttr::get(builder.getContext(),
                                     LLVM::tailcallkind::TailCallKind::None),
         LLVM::AsmDialectAttr(), ArrayAttr());
-    return asmOp.getResult(0);
   }
 
   /// wgmma.mma_async (sm_90a only) through inline PTX: NVVM's op takes A
@@ -219,18 +222,12 @@ public:
     std::string constraints = outs + ties + ins + ",~{memory}";
     if (values.empty())
       constraints = ins.empty() ? "~{memory}" : ins.substr(1) + ",~{memory}";
-    MLIRContext *context = builder.getContext();
-    Type result = types.empty()
-                      ? Type(LLVM::LLVMVoidType::get(context))
-                      : Type(LLVM::LLVMStructType::getLiteral(context, types));
-    auto asmOp = LLVM::InlineAsmOp::create(
-        builder, loc, types.empty() ? TypeRange{} : TypeRange{result}, operands,
-        builder.getStringAttr(text), builder.getStringAttr(constraints),
-        builder.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(context,
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Type> results;
+    if (!types.empty())
+      results.push_back(
+          LLVM::LLVMStructType::getLiteral(builder.getContext(), types));
+    auto asmOp = createInlineAsm(builder, loc, results, operands, text,
+                                 constraints, /*pure=*/false);
     SmallVector<Value> out;
     for (auto [i, value] : llvm::enumerate(values))
       out.push_back(fromRegister(

@@ -435,8 +435,7 @@ LogicalResult FusedGemmOp::verify() {
                         colTiles);
   if (!llvm::is_contained(getStagesChoices(), stages))
     return emitNotAmong(*this, "stages", getStagesChoices(), stages);
-  if (getWarpgroup() &&
-      ((warpsN != 4 && warpsN != 8) || colTiles > 2 || stages != 2))
+  if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
     return emitOpError()
            << "warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and "
               "stages = 2 (whole warpgroups, one 64-row instruction per "
@@ -488,6 +487,12 @@ ArrayRef<int64_t> FusedGemmOp::getSplitKChoices() {
 ArrayRef<int64_t> FusedGemmOp::getStagesChoices() {
   static const int64_t values[] = {1, 2, 3, 4};
   return values;
+}
+
+bool FusedGemmOp::isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
+                                    int64_t stages) {
+  return (warpsN == 4 || warpsN == 8) && (colTiles == 1 || colTiles == 2) &&
+         stages == 2;
 }
 
 int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
