@@ -31,6 +31,7 @@
 
 namespace {
 
+// LauncherABI.h's qmat_run_fn (tests/test_abi.py checks it there).
 using RunFn = int (*)(void *stream, int64_t m, const void *a, const void *weights,
                       const void *scales, const float *global_scale, const void *zero_points,
                       const void *bias, void *y, void *workspace, size_t workspace_size);

@@ -14,7 +14,9 @@ from .bundle import Bundle, LayerInfo
 from .errors import ArgumentError, DTypeError, LauncherError, QMatError
 from .tools import log
 
-# The qmat_status enumerators of the generated header.
+# The launcher ABI (include/qmat/AOT/LauncherABI.h, the start of every
+# bundle's header) as ctypes sees it; tests/test_abi.py checks it there.
+# The qmat_status enumerators:
 STATUS_NAMES = {
     0: "QMAT_OK",
     1: "QMAT_ERROR_INVALID_ARGUMENT",

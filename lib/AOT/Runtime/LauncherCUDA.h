@@ -1,6 +1,19 @@
 // The CUDA part of a generated launcher (driver API + cuBLASLt), after
-// LauncherCommon.inc.
-R"QMAT_RUNTIME(
+// LauncherCommon.h.
+#ifndef QMAT_AOT_RUNTIME_LAUNCHERCUDA_H
+#define QMAT_AOT_RUNTIME_LAUNCHERCUDA_H
+
+#include "LauncherCommon.h"
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace {
 
 qmat_status cudaFailure(CUresult result, const char *call) {
@@ -135,9 +148,9 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
   if (selection.index < 0)
     return fail(QMAT_ERROR_UNSUPPORTED_DEVICE, unsupportedDevice(major, minor));
   const TargetDesc *target = &kTargets[selection.index];
-  const KernelDesc *kernels = kKernels[selection.index];
-  const GemvKernelDesc *gemvKernels = kGemvKernels[selection.index];
-  const GemvKernelDesc *fusedKernels = kFusedKernels[selection.index];
+  const KernelDesc *kernels = kernelsOf(selection.index);
+  const GemvKernelDesc *gemvKernels = gemvKernelsOf(selection.index);
+  const GemvKernelDesc *fusedKernels = fusedKernelsOf(selection.index);
   bool fromPtx = selection.kind == qmat_select::BinaryKind::ptx;
   ContextState fresh;
   fresh.kernels = kernels;
@@ -466,4 +479,5 @@ qmat_status runChecked(const LayerDesc &layer, CUstream stream, int64_t m, const
 }
 
 }  // namespace
-)QMAT_RUNTIME"
+
+#endif // QMAT_AOT_RUNTIME_LAUNCHERCUDA_H

@@ -1,12 +1,23 @@
 // The HIP part of a generated launcher (HIP module API + hipBLASLt), after
-// LauncherCommon.inc. hipBLASLt is opened with dlopen on the first prefill
+// LauncherCommon.h. hipBLASLt is opened with dlopen on the first prefill
 // call: the launcher then builds against Debian's HIP headers alone (no
 // hipBLASLt headers or library at build time), and a deployment that only
 // ever runs the decode GEMV needs no hipBLASLt. The few hipBLASLt types and
 // values used are declared here from its public C API (hipblaslt.h and
 // hipblas-common.h, ROCm 6.0 and later; ROCm 5 used other compute-type
 // values).
-R"QMAT_RUNTIME(
+#ifndef QMAT_AOT_RUNTIME_LAUNCHERHIP_H
+#define QMAT_AOT_RUNTIME_LAUNCHERHIP_H
+
+#include "LauncherCommon.h"
+
+#include <dlfcn.h>
+#include <hip/hip_runtime_api.h>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
 namespace {
 
 namespace hipblaslt {
@@ -176,8 +187,8 @@ qmat_status loadState(DeviceState *&state) {
                                                    ") has no binary in this bundle (built for: " +
                                                    available + ")");
   DeviceState fresh;
-  fresh.kernels = kKernels[index];
-  fresh.gemvKernels = kGemvKernels[index];
+  fresh.kernels = kernelsOf(index);
+  fresh.gemvKernels = gemvKernelsOf(index);
   fresh.multiprocessors = properties.multiProcessorCount;
   int pageable = 0;
   QMAT_HIP(hipDeviceGetAttribute(&pageable, hipDeviceAttributePageableMemoryAccess, device));
@@ -412,4 +423,5 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
 }
 
 }  // namespace
-)QMAT_RUNTIME"
+
+#endif // QMAT_AOT_RUNTIME_LAUNCHERHIP_H

@@ -1,10 +1,25 @@
 // The vendor-neutral part of every generated launcher: status messages,
 // argument validation, the workspace contract, the GEMV variant choice and
-// the kernel parameter layout. Written verbatim into each bundle after its
-// tables (which also define `Stream`, the vendor's stream type) and before
-// the vendor's runtime (LauncherCUDA.inc, LauncherHIP.inc), which defines
-// runChecked.
-R"QMAT_RUNTIME(
+// the kernel parameter layout. Written into each launcher after the bundle's
+// tables (BundleTables.h) and before the vendor's runtime (LauncherCUDA.h,
+// LauncherHIP.h), which defines runChecked.
+#ifndef QMAT_AOT_RUNTIME_LAUNCHERCOMMON_H
+#define QMAT_AOT_RUNTIME_LAUNCHERCOMMON_H
+
+#include "BundleTables.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
 namespace {
 
 thread_local std::string lastError;
@@ -342,8 +357,10 @@ qmat_status validateArguments(const LayerDesc &layer, int64_t m, const void *a, 
     if (misaligned(weights, layer.weightAlignment))
       return fail(QMAT_ERROR_INVALID_ARGUMENT, where + "weights must be " + std::to_string(layer.weightAlignment) +
                                                    "-byte aligned for the vectorised dequantization");
-    if (misaligned(workspace, 256))
-      return fail(QMAT_ERROR_INVALID_ARGUMENT, where + "workspace must be 256-byte aligned");
+    if (misaligned(workspace, QMAT_WORKSPACE_ALIGNMENT))
+      return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                  where + "workspace must be " + std::to_string(QMAT_WORKSPACE_ALIGNMENT) +
+                      "-byte aligned");
   }
   if (misaligned(a, 2) || misaligned(y, 2) || (bias && misaligned(bias, 2)) ||
       misaligned(globalScale, 4))
@@ -361,6 +378,17 @@ qmat_status runChecked(const LayerDesc &layer, Stream stream, int64_t m, const v
                        const void *zeroPoints, const void *bias, void *y, void *workspace,
                        size_t workspaceSize);
 
+/// A run entry point's type with its stream passed as `void *`, as
+/// LauncherABI.h's qmat_run_fn declares it: CUstream and hipStream_t are
+/// pointers.
+template <class Function> struct AbiRun;
+template <class StreamType, class... Args>
+struct AbiRun<qmat_status (*)(StreamType, Args...)> {
+  static_assert(std::is_pointer<StreamType>::value, "a stream is a pointer");
+  using type = qmat_status (*)(void *, Args...);
+};
+template <class Function> using AbiRunType = typename AbiRun<Function>::type;
+
 /// Every failure message starts with the layer's name.
 qmat_status runLayer(const LayerDesc &layer, Stream stream, int64_t m, const void *a,
                      const void *weights, const void *scales, const float *globalScale,
@@ -374,4 +402,5 @@ qmat_status runLayer(const LayerDesc &layer, Stream stream, int64_t m, const voi
 }
 
 }  // namespace
-)QMAT_RUNTIME"
+
+#endif // QMAT_AOT_RUNTIME_LAUNCHERCOMMON_H
