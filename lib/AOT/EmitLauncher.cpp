@@ -82,14 +82,11 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
     return layer.plan.getPreparedWeights() && !layer.bf16
                ? "qmat_policy::WideTiles::manyTilesOrRows"
                : "qmat_policy::WideTiles::fourOnManyTiles";
-  // At 17408 x 5120, M = 4 and 8, one tile against two: prepared int4
-  // 1-1.5 % (bf16) and 5-11 % (f16, 19.1 / 21.3 us at M = 4,
-  // 2026-12-01-gemv-sm90-prepared-final-main.json) faster with one, where
-  // the checkpoint's layout is even. mxfp4, since its one-multiply decode,
-  // gains from two at M = 8 in either layout (prepared 17.9 / 21.0 us bf16,
-  // 18.7 / 20.9 f16; checkpoint f16 19.5 / 24.2,
-  // 2026-12-01-gemv-sm90-mxfp4-one-multiply-{prepared,checkpoint}-main.json),
-  // as nvfp4 does.
+  // Prepared int4 takes two tiles on many-tile layers only: at 17408 x 5120,
+  // M = 4 and 8, one tile is faster (5-11 % with f16), where the
+  // checkpoint's layout is even. mxfp4, since its one-multiply decode,
+  // gains from two tiles at M = 8 in either layout, as nvfp4 does
+  // (bench/README.md, "Measurements behind the compiler's choices").
   if (layer.scheme != SchemeKind::mxfp4 && layer.plan.getPreparedWeights())
     return "qmat_policy::WideTiles::manyTiles";
   return "qmat_policy::WideTiles::manyTilesOrRows";

@@ -15,14 +15,12 @@
 namespace qmat_policy {
 
 /// When two or four column tiles per block (tiles sharing activation loads)
-/// are wanted over one. Fitted on the H200 (bench/results,
-/// 2026-11-30-gemv-sm90-whole-blocks-final-main.json and
-/// 2026-11-30-gemv-sm90-exp-baseline-f.json): the packed decodes (nvfp4, mxfp4,
-/// int4) gain from two tiles on the lm_head at every M and at 17408 rows from M
-/// = 8 (equal at M = 4), except prepared int4, which gains on the lm_head
-/// only (EmitLauncher.cpp, getWideGemvTiles); the fp32 decode (fp8) only on the
-/// lm_head from M = 4 (M = 8: 312 against 347 us), losing at M = 1 (311 against
-/// 298 us).
+/// are wanted over one, fitted on the H200: the packed decodes (nvfp4,
+/// mxfp4, int4) gain from two tiles on the lm_head at every M and at 17408
+/// rows from M = 8 (equal at M = 4), except prepared int4, which gains on
+/// the lm_head only (EmitLauncher.cpp, getWideGemvTiles); the fp32 decode
+/// (fp8) only on the lm_head from M = 4 (10 % faster at M = 8), losing at
+/// M = 1 (bench/README.md, "Measurements behind the compiler's choices").
 enum class WideTiles : int {
   never = 0,
   /// When there are kWideTilesPerSM two-tile blocks per SM or more.
@@ -32,13 +30,11 @@ enum class WideTiles : int {
   /// manyTiles, and from kTwoTilesFromM activation rows on.
   manyTilesFromRows = 3,
   /// Four tiles with kWideTilesPerSM four-tile blocks per SM or more, else
-  /// as manyTilesOrRows. nvfp4, variants timed in interleaved rounds
-  /// (2026-11-30-gemv-sm90-l2-128b-rounds-main.json, ...-lm-head-rounds-
-  /// main.json): on the lm_head four tiles at split-K 2 beat two at split-K 4
-  /// by 0.1-3 % at M = 1, 2-3.5 % at M = 4 and 5-6 % at M = 8 (a block's
-  /// activation loads serve twice the rows; 29 four-tile blocks per SM); int4
-  /// and mxfp4 do not gain. Smaller layers, not measured with four tiles, keep
-  /// two.
+  /// as manyTilesOrRows. nvfp4: on the lm_head (29 four-tile blocks per SM)
+  /// four tiles at split-K 2 beat two at split-K 4 at every M, by 5-6 % at
+  /// M = 8, since a block's activation loads serve twice the rows; int4 and
+  /// mxfp4 do not gain. Smaller layers, not measured with four tiles, keep
+  /// two (bench/README.md, "Measurements behind the compiler's choices").
   fourOnManyTiles = 4,
 };
 
@@ -54,18 +50,13 @@ struct GemvVariantDesc {
   /// Where two tiles are wanted on a many-tile layer, split-K 1 whatever
   /// K. fp8 with f16 activations, whose decode is one conversion per two
   /// codes: on the lm_head at M = 4 and 8 split-K 1 was the best two-tile
-  /// variant in every full run (M = 8: 332 / 349 us against the capped
-  /// split-K 4's 366 / 379, bench/results/2026-11-30-gemv-sm90-fp4-select-
-  /// main.json and ...-split3-main.json); bf16 (through fp32) keeps the cap.
-  /// Prepared packed codes with f16 activations, and prepared mxfp4: on
-  /// the lm_head at M = 8 split-K 1 was the best variant in both of the
-  /// 2026-12-01 runs (nvfp4 f16 192.0 / 186.5 us against the policy's 196.8 /
-  /// 193.9, mxfp4 bf16 197.5 / 199.5 against 201.2 / 204.5, mxfp4 f16 233.4
-  /// / 235.4 against 234.7 / 240.3; 2026-12-01-gemv-sm90-prepared-all-,
-  /// -prepared-nvfp4-repeat-, -prepared-mxfp4-policy-main.json), and for
-  /// int4 f16 at M = 1, 4, 8 in the run after its cheaper decode (194.3 /
-  /// 199.4 / 206.5 us against 213.8 / 218.2 / 224.3, ...-prepared-final-
-  /// main.json), where the checkpoint's layout had it 30-40 % behind.
+  /// variant in every full run (about 10 % ahead of the capped split-K 4 at
+  /// M = 8); bf16 (through fp32) keeps the cap. Prepared packed codes with
+  /// f16 activations, and prepared mxfp4: on the lm_head at M = 8 split-K 1
+  /// was the best variant in both runs that timed each, and for int4 f16
+  /// at M = 1, 4 and 8 since its cheaper decode (about 9 % ahead of the old
+  /// choice), where the checkpoint's layout had it 30-40 % behind
+  /// (bench/README.md, "Measurements behind the compiler's choices").
   bool unsplitOnManyTiles = false;
 };
 
@@ -129,32 +120,28 @@ inline int64_t wantedColTiles(WideTiles wideTiles, bool manyTiles,
 /// whole wave pays a second round of long warps; a larger split makes the
 /// rounds shorter. Four-tile blocks on many-tile layers make many waves
 /// whose last round's tail is small: the smallest split within the step cap
-/// wins (lm_head: split-K 2, 4, 8 measured 205, 213, 226 us at M = 1, where
-/// wave-steps would have taken 8). With two tiles and one wave-steps still
-/// decide (fp8 f16 on the lm_head at M = 8 measured split-K 8 faster than
-/// 4: 332 against 351 us).
+/// wins (on the lm_head at M = 1 split-K 2 beat 4 and 8, where wave-steps
+/// would have taken 8). With two tiles and one wave-steps still decide
+/// (fp8 f16 on the lm_head at M = 8: split-K 8 beat 4).
 /// Whole-line variants (the tier of row capacity 4) take the smallest split
 /// whose warps walk at most kMaxWholeLineStepsPerWarp of their 256-element
-/// steps, or kMaxStepsPerWarp on many-tile layers: measured
-/// (2026-11-30-gemv-sm90-whole-lines-main.json) nvfp4 17408 x 5120 at M = 1
-/// split-K 4, 2, 8: 19.4, 21.1, 21.4 us (wave-steps would take 8), the
-/// lm_head split-K 2, 4: 204.2, 209.5 us; but where that split's grid
-/// needs a second round of resident warps, a split whose grid fits one
-/// round with at most kWholeLineStepsForOneRound more steps goes first
-/// (17408 x 5120, 32 resident warps with the register budget: split-K 3,
-/// 7 steps, one round, measured 7-8 % faster than split-K 4's 1.03 rounds,
-/// bench/results/2026-11-30-gemv-sm90-ab-split3-*.json). The fp32 decode's
-/// (fp8) two-tile variants on many-tile layers also take the smallest split
-/// within the cap: in four full runs (2026-11-30-gemv-sm90-l2-128b-rounds-,
-/// -four-tile-policy-, -whole-lines-, -whole-lines-mxfp4-main.json)
-/// split-K 4 was within 0-3 % of the best on the bf16 lm_head at M = 4 and 8
-/// where wave-steps' split-K 8 was 4-8 % behind; with f16 activations,
-/// where both were 6-10 % behind, split-K 1 (unsplitOnManyTiles).
-/// Ties go to the smaller split (less reduction). Fitted on the
-/// H200 (bench/results, 2026-11-30-gemv-sm90-*.json): int4 at 17408 x 5120 has
-/// 58 registers, 32 resident warps, and split-K 4 needs 1.03 waves (2 rounds x
-/// 10 steps) where split-K 8 needs 3 rounds x 5 steps: 8 was measured 11%
-/// faster; nvfp4 with 56 registers fits split-K 4 in one wave (10 against 15).
+/// steps, or kMaxStepsPerWarp on many-tile layers (nvfp4 17408 x 5120 at
+/// M = 1: split-K 4 beat 2 and 8, where wave-steps would take 8; the
+/// lm_head: 2 beat 4); but where that split's grid needs a second round of
+/// resident warps, a split whose grid fits one round with at most
+/// kWholeLineStepsForOneRound more steps goes first (17408 x 5120, 32
+/// resident warps with the register budget: split-K 3, 7 steps, one round,
+/// 7-8 % faster than split-K 4's 1.03 rounds). The fp32 decode's (fp8)
+/// two-tile variants on many-tile layers also take the smallest split
+/// within the cap: split-K 4 was within 0-3 % of the best on the bf16
+/// lm_head at M = 4 and 8, where wave-steps' split-K 8 was 4-8 % behind;
+/// with f16 activations, where both were 6-10 % behind, split-K 1
+/// (unsplitOnManyTiles). Ties go to the smaller split (less reduction).
+/// Fitted on the H200: int4 at 17408 x 5120 has 58 registers, 32 resident
+/// warps, and split-K 4 needs 1.03 waves (2 rounds x 10 steps) where
+/// split-K 8 needs 3 rounds x 5 steps, and 8 is 11 % faster; nvfp4 with 56
+/// registers fits split-K 4 in one wave (10 against 15). Figures:
+/// bench/README.md, "Measurements behind the compiler's choices".
 inline int chooseGemvVariant(int64_t n, int64_t k, int64_t m,
                              int64_t multiprocessors,
                              const GemvVariantDesc *variants, int count,

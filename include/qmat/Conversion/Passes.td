@@ -30,7 +30,7 @@ def QMatLowerDequantToGPU : Pass<"qmat-lower-dequant-to-gpu", "::mlir::ModuleOp"
     Option<"occupancyHints", "occupancy-hints", "bool", /*default=*/"false",
            "Let the target add occupancy hints (register budgets) to kernels; "
            "off by default: on the H200 the 32-register budget spilled and "
-           "cost 4% (bench/results)">,
+           "cost 4% (bench/README.md)">,
     Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"0",
            "Work items per thread; 0 picks the largest of 1..8 that divides "
            "the row's work per block">,

@@ -43,9 +43,9 @@ SmallVector<GemvVariant> getGemvVariants(PlanAttr plan, SchemeKind scheme,
 /// (split-K 3 only pays in the whole-line tier), and the whole-line tier's
 /// split-Ks: with 3, a 17408 x 5120 grid fits one round of resident warps
 /// (7 steps each) where split-K 4 needs a second round for 3 % of its
-/// blocks; measured 7-8 % faster on the H200 for nvfp4 at M = 1 and 4
-/// (bench/results/2026-11-30-gemv-sm90-ab-split3-*.json), mxfp4 within 1 %;
-/// the 16-row kernels at M = 8 were 15 % slower at split-K 3.
+/// blocks, 7-8 % faster on the H200 for nvfp4 at M = 1 and 4 (mxfp4
+/// within 1 %); the 16-row kernels at M = 8 are slower at split-K 3
+/// (bench/README.md, "Measurements behind the compiler's choices").
 ArrayRef<int64_t> getDefaultGemvSplitKs();
 ArrayRef<int64_t> getDefaultWholeLineGemvSplitKs();
 ArrayRef<int64_t> getDefaultGemvColTiles();

@@ -1533,15 +1533,12 @@ void TensorCoreGemvEmitter::emit() {
 
   // The packed codes are read once per block: loads that bypass L1 leave it
   // to the activations and scales, which the block's warps and its
-  // neighbours read again. Measured on the H200 (bench/results,
-  // 2026-11-30-gemv-sm90-ab-l1-bypass-{base,new}.json, one run): nvfp4
-  // 17408 x 5120 at M = 1 22.1 -> 20.8 us, int4 22.8 -> 21.8 us; the
-  // lm_head gain (222.6 -> 210.7 us) is within its run-to-run spread. A
-  // row's 128-byte line holds two K steps, which two warps of the block
-  // read at about the same time: fetching the whole line on the first miss
-  // made every timed layer 1-3 % faster in interleaved A/B rounds
-  // (2026-11-30-gemv-sm90-ab-l2-128b.json). fp8 loads 32-byte chunks and
-  // keeps plain loads (not measured).
+  // neighbours read again (nvfp4 17408 x 5120 about 6 % faster on the H200).
+  // A row's 128-byte line holds two K steps, which two warps of the block
+  // read at about the same time, so the first miss fetches the whole line
+  // (1-3 % faster on every timed layer). fp8 loads 32-byte chunks and keeps
+  // plain loads (not measured). Figures: bench/README.md, "Measurements
+  // behind the compiler's choices".
   if (spec.scheme.isPacked() && target.hasStreamingLoad()) {
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
@@ -1583,9 +1580,9 @@ void TensorCoreGemvEmitter::emit() {
         arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
   };
   // One iteration per K step, every load of the step issued before its
-  // arithmetic. (Carrying the next step's loads through the loop was
-  // measured slower on the H200: 25.9 against 22.6 us for nvfp4 17408 x 5120
-  // at M = 1, bench/results/2026-11-30-gemv-sm90-prefetch.json.)
+  // arithmetic: carrying the next step's loads through the loop was slower
+  // on the H200 (about 15 % for nvfp4 17408 x 5120 at M = 1;
+  // bench/README.md, "Measurements behind the compiler's choices").
   // The fused GEMM's software pipeline (spec.stages > 1): iteration i
   // waits for its tile of activations (copied stages - 1 iterations ago),
   // then, behind one barrier that also frees the tile read in iteration

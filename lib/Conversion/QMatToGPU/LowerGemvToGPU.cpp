@@ -56,9 +56,8 @@ struct QMatLowerGemvToGPUPass
   /// Where ptxas fits that budget without spilling (lit: ptx-gemv.mlir) and
   /// it was measured: nvfp4's one-tile whole-line kernels at split-K 2 to 8
   /// and K <= 5120 on sm_90, since the lop3 fp4 placement. 17408 x 5120 at
-  /// split-K 4 then takes 1.03 waves instead of 1.18: 2-4 % faster on the
-  /// H200, and the lm_head 1-2 % at M = 1
-  /// (bench/results/2026-11-30-gemv-sm90-ab-whole-line-64-registers.json).
+  /// split-K 4 then takes 1.03 waves instead of 1.18, 2-4 % faster on the
+  /// H200 (bench/README.md, "Measurements behind the compiler's choices").
   /// Split-K 1 and 16, K = 8192 and 16384, mxfp4 with bf16 and sm_80 /
   /// sm_89 spill at 64 registers; the rest (mxfp4 with f16, other chips)
   /// was not measured.
@@ -77,9 +76,10 @@ struct QMatLowerGemvToGPUPass
   /// sm_90; lit: ptx-gemv.mlir) and were measured: split-K 2 and 4. At
   /// split-K 1 ptxas spills 12-20 bytes; with K a power of two (1024 to
   /// 16384) 32-40 bytes, or takes 104 registers unbudgeted (no warp
-  /// gained), so those keep whole steps. nvfp4's lm_head at M = 8 gained
-  /// 4-5 % with identical outputs, mxfp4's four-tile kernel the same
-  /// (bench/results/2026-11-30-gemv-sm90-ab-half-steps-96-registers*.json).
+  /// gained), so those keep whole steps. The half steps make nvfp4's lm_head
+  /// at M = 8 4-5 % faster with identical outputs, and mxfp4's four-tile
+  /// kernel likewise (bench/README.md, "Measurements behind the compiler's
+  /// choices").
   static bool takesHalfSteps(const GemvKernelSpec &spec,
                              const TargetInfo &info) {
     // Prepared codes take them only without the partial-block loop

@@ -35,13 +35,12 @@ constexpr int64_t getGemvMmaTilesPerColTile(bool wholeLines) {
 /// Whether a tensor-core GEMV on the 16x8x16 mapping takes the whole-line
 /// layout (GemvKernelSpec::wholeLines): nvfp4 or mxfp4 (packed decode), K a
 /// multiple of 256, at most kWholeLineGemvMaxM rows and
-/// kWholeLineGemvMaxColTiles tiles. Measured on the H200 against the 16-row
-/// layout in interleaved rounds (bench/results/2026-11-30-gemv-sm90-ab-
-/// whole-lines-m4-*.json, ...-mxfp4-*.json): nvfp4 lm_head 1-5 % and
-/// 17408 x 5120 7 % faster at M = 1; mxfp4 17408 x 5120 3-10 % faster at
-/// M = 1 and 4 (split-K 4), the lm_head unchanged; int4 7-14 % slower (not
-/// taken); at 8 rows, where half of each matrix instruction pairs rows with
-/// the other K half, every layer 8-48 % slower (...-whole-lines-m8-*.json).
+/// kWholeLineGemvMaxColTiles tiles. Against the 16-row layout at up to 4
+/// rows it is faster for nvfp4 (17408 x 5120 7 % at M = 1) and for mxfp4
+/// at 17408 x 5120 (its lm_head even), slower for int4 (not taken); at 8
+/// rows, where half of each matrix instruction pairs rows with the other K
+/// half, it is slower on every layer (bench/README.md, "Measurements behind
+/// the compiler's choices").
 /// Measured on the H200 only: the other NVIDIA targets (sm_80, sm_89,
 /// sm_100, sm_120) run the same PTX mapping unmeasured.
 inline bool isWholeLineGemv(SchemeKind scheme, bool tensorCore,
