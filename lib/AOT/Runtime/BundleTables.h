@@ -73,9 +73,9 @@ struct LayerDesc {
   bool gemvChunkedDot;    // the FMA GEMV loads 16-byte vectors
   bool needsGlobal, needsZeroPoints, needsBias, bf16;
   size_t kernelIndex;
-  int64_t gemvMaxM;             // 0: every M takes the prefill path
-  size_t gemvFirst, gemvCount;  // into kGemvVariants
-  int64_t fusedMaxM;            // M above gemvMaxM up to this: the fused GEMM
+  int64_t gemvMaxM;              // 0: every M takes the prefill path
+  size_t gemvFirst, gemvCount;   // into kGemvVariants
+  int64_t fusedMaxM;             // M above gemvMaxM up to this: the fused GEMM
   size_t fusedFirst, fusedCount; // into kFusedVariants
   int fusedScaleAlignment;       // bytes
 };
