@@ -20,6 +20,7 @@ def QMat_DequantKernelAttr : EnumAttr<QMat_Dialect, QMat_DequantKernel, "dequant
 def QMat_DecodeMethodAttr : EnumAttr<QMat_Dialect, QMat_DecodeMethod, "decode_method">;
 def QMat_DecodePathAttr : EnumAttr<QMat_Dialect, QMat_DecodePath, "decode_path">;
 
+def QMat_MatrixOpAttr : EnumAttr<QMat_Dialect, QMat_MatrixOp, "matrix_op">;
 def QMat_SchemeAttr : QMat_Attr<"Scheme", "scheme"> {
   let summary = "A block quantization scheme and its block size along K";
   let description = [{
@@ -104,6 +105,45 @@ def QMat_PlanAttr : QMat_Attr<"Plan", "plan"> {
         `tile_rows` `=` $tileRows
         `` custom<PlanOptions>($preparedWeights, $fusedMaxM) `>`
   }];
+  let genVerifyDecl = 1;
+}
+
+def QMat_KernelConfigAttr : QMat_Attr<"KernelConfig", "kernel_config"> {
+  let summary = "How one GEMV or fused GEMM kernel is built";
+  let description = [{
+    Attached to every `qmat.gemv` and `qmat.fused_gemm` by
+    `qmat-configure-kernels`, the one place that weighs a target and the
+    measurements; the lowering builds exactly what it says. The op keeps the
+    tiling the launcher dispatches on (`max_m` or `m_tile`, `split_k`,
+    `col_tiles`, ...); the config holds what is decided per target:
+
+    - `matrix`: the instruction: `mma_16x8x16` (a warp's 16x8x16 MMA),
+      `mfma_16x16x16` (a 64-lane wavefront's), `wgmma_64xnx16` (a
+      warpgroup's 64xNx16, the fused GEMM's `warpgroup` form) or `scalar`
+      (no matrix instruction: one warp per weight row);
+    - `decode`: the element decode of the weights;
+    - `whole_lines`: the GEMV's whole-line layout (a column tile as two
+      8-row halves over 256-element K steps, so that a load reads whole
+      128-byte lines);
+    - `half_steps`: each K step walked in two halves of the column tiles;
+    - `whole_blocks`: N is a multiple of the rows per block, so the kernel
+      has no partial-block loop;
+    - `resident_threads`: the threads per multiprocessor the kernel's
+      register budget keeps resident (0: no budget).
+
+    ```mlir
+    #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias,
+                        whole_lines = true, resident_threads = 1024>
+    ```
+  }];
+  let parameters = (ins
+      EnumParameter<QMat_MatrixOp>:$matrix,
+      EnumParameter<QMat_DecodeMethod>:$decode,
+      DefaultValuedParameter<"bool", "false">:$whole_lines,
+      DefaultValuedParameter<"bool", "false">:$half_steps,
+      DefaultValuedParameter<"bool", "false">:$whole_blocks,
+      DefaultValuedParameter<"int64_t", "0">:$resident_threads);
+  let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
 

@@ -51,4 +51,11 @@ def QMat_DecodePath : I32EnumAttr<"DecodePath", "small-M strategy", [
   let genSpecializedAttr = 0;
 }
 
+// The matrix instruction a GEMV or fused GEMM kernel multiplies with.
+def QMat_MatrixOp : I32EnumAttr<"MatrixOp", "kernel matrix instruction", [
+    I32EnumAttrCase<"scalar", 0>, I32EnumAttrCase<"mma_16x8x16", 1>,
+    I32EnumAttrCase<"mfma_16x16x16", 2>, I32EnumAttrCase<"wgmma_64xnx16", 3>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
 #endif // QMAT_ENUMS_TD

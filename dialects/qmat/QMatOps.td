@@ -121,6 +121,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     shared memory, and `col_tiles` is the number of 16-row tiles one block
     owns. Without it, one warp per row decodes element by element and
     reduces with shuffles (any K and block size; split_k = col_tiles = 1).
+    `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
+    says how the lowering builds the kernel for its target.
 
     ```mlir
     qmat.gemv <fp8, block = 128>
@@ -139,7 +141,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
       I64Attr:$max_m, I64Attr:$split_k, I64Attr:$col_tiles,
       UnitAttr:$tensor_core, OptionalAttr<QMat_DecodeMethodAttr>:$decode,
-      UnitAttr:$prepared_weights);
+      UnitAttr:$prepared_weights,
+      OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -149,7 +152,8 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
     `outs` `(` $y `:` type($y) `)`
     `max_m` `=` $max_m `split_k` `=` $split_k `col_tiles` `=` $col_tiles
     (`tensor_core` $tensor_core^)? (`decode` `=` $decode^)?
-    (`prepared_weights` $prepared_weights^)? attr-dict
+    (`prepared_weights` $prepared_weights^)?
+    (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -199,7 +203,8 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     while the threads store the next step's tile (loaded into registers one
     step ahead). Targets without that instruction build the same tiling from
     warp instructions; the decoded weights and the fp32 accumulation are
-    the same either way.
+    the same either way. `config` (`#qmat.kernel_config`, attached by
+    `qmat-configure-kernels`) says which instruction the lowering uses.
 
     ```mlir
     qmat.fused_gemm <nvfp4, block = 16>
@@ -220,7 +225,8 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
       DefaultValuedAttr<I64Attr, "1">:$stages,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
-      UnitAttr:$prepared_weights, UnitAttr:$warpgroup);
+      UnitAttr:$prepared_weights, UnitAttr:$warpgroup,
+      OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -231,7 +237,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
     `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
-    (`warpgroup` $warpgroup^)? attr-dict
+    (`warpgroup` $warpgroup^)? (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -3,6 +3,7 @@
 #include "qmat/AOT/BinarySelection.h"
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Transforms/KernelConfig.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -592,7 +593,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     }
     os << "};\n";
   }
-  os << "\nconst KernelDesc *kernelsOf(size_t target) { return kKernels[target]; "
+  os << "\nconst KernelDesc *kernelsOf(size_t target) { return "
+        "kKernels[target]; "
         "}\n"
      << "const GemvKernelDesc *gemvKernelsOf(size_t target) {\n"
      << "  return kGemvKernels[target];\n}\n";
@@ -669,7 +671,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
        << "                  workspace, workspace_size);\n}\n\n";
   }
   os << "\n}  // extern \"C\"\n\n"
-     << "// The entry points have the types of LauncherABI.h (at the top of the\n"
+     << "// The entry points have the types of LauncherABI.h (at the top of "
+        "the\n"
      << "// header), which bindings that load them by name rely on.\n";
   for (const Layer &l : bundle.layers) {
     std::string entry = bundle.prefix + "_" + l.symbol;

@@ -117,6 +117,9 @@ static void addKernelLowering(OpPassManager &pm,
   lower.occupancyHints = options.occupancyHints;
   lower.persistentBlocks = options.persistentBlocks;
   pm.addPass(createQMatLowerDequantToGPU(lower));
+  QMatConfigureKernelsOptions configure;
+  configure.target = options.target;
+  pm.addPass(createQMatConfigureKernels(configure));
   QMatLowerGemvToGPUOptions gemv;
   gemv.target = options.target;
   pm.addPass(createQMatLowerGemvToGPU(gemv));

@@ -159,11 +159,12 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
             b, op, m, plan.getGemvMaxM(), "qmat.gemv_variant", gemv.size(),
             [&](OpBuilder &rb, size_t i) {
               const GemvVariant &v = gemv[i];
-              GemvOp::create(
-                  rb, loc, op.getScheme(), op.getA(), op.getWeights(),
-                  op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
-                  op.getBias(), op.getY(), v.maxM, v.splitK, v.colTiles,
-                  v.tensorCore, DecodeMethodAttr(), plan.getPreparedWeights());
+              GemvOp::create(rb, loc, op.getScheme(), op.getA(),
+                             op.getWeights(), op.getScales(),
+                             op.getGlobalScale(), op.getZeroPoints(),
+                             op.getBias(), op.getY(), v.maxM, v.splitK,
+                             v.colTiles, v.tensorCore, DecodeMethodAttr(),
+                             plan.getPreparedWeights(), KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();
@@ -179,7 +180,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, DecodeMethodAttr(),
-                  plan.getPreparedWeights(), v.warpgroup);
+                  plan.getPreparedWeights(), v.warpgroup, KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();

@@ -2,7 +2,7 @@
 
 #include "qmat/Transforms/GemvVariants.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
-#include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
+#include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Target/TargetInfo.h"
 #include "llvm/Support/FormatVariadic.h"
 

@@ -48,7 +48,9 @@ def QMatLowerGemvToGPU : Pass<"qmat-lower-gemv-to-gpu", "::mlir::ModuleOp"> {
     Without it, one warp per weight row decodes element by element and
     reduces with shuffles. Each `qmat.fused_gemm` is the same tensor-core
     kernel with `warps_n` weight tiles per block and the grid tiled over M
-    (`m_tile` rows per block).
+    (`m_tile` rows per block). The instruction, decode, layout and register
+    budget are the op's `#qmat.kernel_config` (qmat-configure-kernels); an
+    op without one, or with one its target cannot build, is refused.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect",

@@ -85,6 +85,26 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
   ];
 }
 
+def QMatConfigureKernels : Pass<"qmat-configure-kernels"> {
+  let summary = "Attach each GEMV and fused GEMM its #qmat.kernel_config";
+  let description = [{
+    Decides, for every `qmat.gemv` and `qmat.fused_gemm` without a `config`,
+    how the lowering builds its kernel on `target`: the matrix instruction
+    (the warp's 16x8x16, the wavefront's 16x16x16, the warpgroup's 64xNx16
+    where the fused GEMM asks for it and the target has it, or none), the
+    element decode (the op's, else the target's default), the GEMV's
+    whole-line layout or half steps, whole blocks (no partial-block branch,
+    for prepared codes whose N is a multiple of a block's rows) and a
+    register budget. This pass is the only one that names chips or weighs
+    measurements; an op that already has a config keeps it.
+  }];
+  let dependentDialects = ["::mlir::qmat::QMatDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU (sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942, gfx950)">,
+  ];
+}
+
 def QMatVectorizeDequant : Pass<"qmat-vectorize-dequant"> {
   let summary = "Pick the vec8 dequant kernel where legal, scalar elsewhere";
   let description = [{

@@ -84,50 +84,40 @@ constexpr int kPackedFp4ResidualExponent = 7;
 
 } // namespace
 
-DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format) {
-  return format == ElementFormat::e4m3 ? DecodeMethod::arith
-                                       : DecodeMethod::magic_bias;
-}
-
-DecodeMethod mlir::qmat::getDefaultGemvDecode(ElementFormat format,
-                                              const TargetInfo &target) {
-  if (format == ElementFormat::e4m3 &&
-      target.supportsDecode(format, DecodeMethod::native))
-    return DecodeMethod::native;
-  return getDefaultGemvDecode(format);
-}
-
 /// The fields qmat.gemv and qmat.fused_gemm share.
 template <typename OpT>
-static GemvKernelSpec getOperandSpec(OpT op, DecodeMethod defaultDecode) {
+static GemvKernelSpec getOperandSpec(OpT op, KernelConfigAttr config) {
   GemvKernelSpec spec;
   spec.scheme = op.getScheme();
   spec.k = op.getK();
   spec.actType = op.getActType();
   spec.splitK = op.getSplitK();
   spec.colTiles = op.getColTiles();
-  spec.decode = op.getDecode().value_or(defaultDecode);
+  spec.decode = config.getDecode();
   spec.hasZeroPoints = static_cast<bool>(op.getZeroPoints());
   spec.hasBias = static_cast<bool>(op.getBias());
   spec.preparedWeights = op.getPreparedWeights();
+  spec.wholeBlocksOnly = config.getWholeBlocks();
   return spec;
 }
 
-GemvKernelSpec GemvKernelSpec::get(GemvOp op, DecodeMethod defaultDecode) {
-  GemvKernelSpec spec = getOperandSpec(op, defaultDecode);
+GemvKernelSpec GemvKernelSpec::get(GemvOp op, KernelConfigAttr config) {
+  GemvKernelSpec spec = getOperandSpec(op, config);
   spec.maxM = op.getMaxM();
-  spec.tensorCore = op.getTensorCore();
+  spec.tensorCore = config.getMatrix() != MatrixOp::scalar;
+  spec.wholeLines = config.getWholeLines();
+  spec.halfSteps = config.getHalfSteps();
   return spec;
 }
 
-GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, DecodeMethod defaultDecode) {
-  GemvKernelSpec spec = getOperandSpec(op, defaultDecode);
+GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
+  GemvKernelSpec spec = getOperandSpec(op, config);
   spec.maxM = op.getMTile();
   spec.tensorCore = true;
   spec.mTiled = true;
   spec.warpsN = op.getWarpsN();
   spec.stages = op.getStages();
-  spec.warpgroup = op.getWarpgroup();
+  spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
   return spec;
 }
 
@@ -149,11 +139,6 @@ int64_t GemvKernelSpec::getSharedBytes() const {
              : 0;
 }
 
-bool GemvKernelSpec::canUseWholeLines() const {
-  return isWholeLineGemv(scheme.getKind(), tensorCore, decode, k, maxM,
-                         colTiles);
-}
-
 bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
                                     DecodeMethod decode) {
   if (!tensorCore || decode != DecodeMethod::magic_bias)
@@ -171,13 +156,6 @@ bool mlir::qmat::isPackedGemvDecode(SchemeKind scheme, bool tensorCore,
 
 bool GemvKernelSpec::usesPackedDecode() const {
   return isPackedGemvDecode(scheme.getKind(), tensorCore, decode);
-}
-
-bool GemvKernelSpec::canUseHalfSteps() const {
-  SchemeKind kind = scheme.getKind();
-  return tensorCore && !wholeLines && colTiles >= 4 && usesPackedDecode() &&
-         (kind == SchemeKind::nvfp4 || kind == SchemeKind::mxfp4) &&
-         actType.isBF16();
 }
 
 bool mlir::qmat::isChunkedGemvDot(bool tensorCore, int64_t k,

@@ -6,7 +6,8 @@
 // weight rows (tensor core) or per four rows (scalar). The fused dequant-GEMM
 // (qmat.fused_gemm) is the tensor-core kernel tiled over M as well
 // (GemvKernelSpec::mTiled): grid (ceil(M / m_tile), ceil(N / rows per
-// block)).
+// block)). The kernel is built as the op's #qmat.kernel_config says; this
+// pass only checks that the target can build it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,13 +31,6 @@ using namespace mlir::qmat;
 
 namespace {
 
-/// The Hopper kernel classes, portable and arch-specific: the register
-/// budgets below were measured there.
-bool isHopper(const TargetInfo &info) {
-  std::optional<Chip> chip = info.getChip();
-  return chip == Chip::sm_90 || chip == Chip::sm_90a;
-}
-
 struct QMatLowerGemvToGPUPass
     : qmat::impl::QMatLowerGemvToGPUBase<QMatLowerGemvToGPUPass> {
   using Base::Base;
@@ -49,51 +43,11 @@ struct QMatLowerGemvToGPUPass
       info->getDependentDialects(registry);
   }
 
-  /// Threads per SM that the budgeted whole-line kernels keep resident: 64
-  /// registers each, 32 warps instead of the 28 that their 68-72 registers
-  /// allow unbudgeted.
-  static constexpr int64_t kWholeLineResidentThreads = 1024;
-  /// Where ptxas fits that budget without spilling (lit: ptx-gemv.mlir) and
-  /// it was measured: nvfp4's one-tile whole-line kernels at split-K 2 to 8
-  /// and K <= 5120 on sm_90, since the lop3 fp4 placement. 17408 x 5120 at
-  /// split-K 4 then takes 1.03 waves instead of 1.18, 2-4 % faster on the
-  /// H200 (bench/README.md, "Measurements behind the compiler's choices").
-  /// Split-K 1 and 16, K = 8192 and 16384, mxfp4 with bf16 and sm_80 /
-  /// sm_89 spill at 64 registers; the rest (mxfp4 with f16, other chips)
-  /// was not measured.
-  static bool takesWholeLineRegisterBudget(const GemvKernelSpec &spec,
-                                           const TargetInfo &info) {
-    return isHopper(info) && spec.wholeLines && spec.colTiles == 1 &&
-           spec.scheme.getKind() == SchemeKind::nvfp4 && spec.splitK >= 2 &&
-           spec.splitK <= 8 && spec.k <= 5120;
-  }
-
-  /// Threads per SM that the half-step kernels keep resident: 96 registers
-  /// each, 20 warps instead of the 18 that a whole step's 106 registers
-  /// allow.
-  static constexpr int64_t kHalfStepResidentThreads = 640;
-  /// Where the half steps fit that budget without spilling (ptxas 13.0,
-  /// sm_90; lit: ptx-gemv.mlir) and were measured: split-K 2 and 4. At
-  /// split-K 1 ptxas spills 12-20 bytes; with K a power of two (1024 to
-  /// 16384) 32-40 bytes, or takes 104 registers unbudgeted (no warp
-  /// gained), so those keep whole steps. The half steps make nvfp4's lm_head
-  /// at M = 8 4-5 % faster with identical outputs, and mxfp4's four-tile
-  /// kernel likewise (bench/README.md, "Measurements behind the compiler's
-  /// choices").
-  static bool takesHalfSteps(const GemvKernelSpec &spec,
-                             const TargetInfo &info) {
-    // Prepared codes take them only without the partial-block loop
-    // (GemvKernelSpec::wholeBlocksOnly), whose clamped tiles spilled.
-    return isHopper(info) && spec.canUseHalfSteps() &&
-           (!spec.preparedWeights || spec.wholeBlocksOnly) &&
-           (spec.splitK == 2 || spec.splitK == 4) &&
-           !llvm::isPowerOf2_64(spec.k);
-  }
-
   gpu::GPUFuncOp getOrCreateKernel(gpu::GPUModuleOp kernels,
                                    const TargetInfo &info,
                                    const GemvKernelSpec &spec,
-                                   TypeRange argTypes, Location loc) {
+                                   KernelConfigAttr config, TypeRange argTypes,
+                                   Location loc) {
     auto funcType = FunctionType::get(kernels.getContext(), argTypes, {});
     gpu::GPUFuncOp existing;
     std::string name =
@@ -107,10 +61,8 @@ struct QMatLowerGemvToGPUPass
     int64_t threads = spec.getThreads(info.getWarpSize());
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-    if (takesWholeLineRegisterBudget(spec, info))
-      info.annotateKernel(kernel, threads, kWholeLineResidentThreads);
-    else if (spec.halfSteps)
-      info.annotateKernel(kernel, threads, kHalfStepResidentThreads);
+    if (config.getResidentThreads())
+      info.annotateKernel(kernel, threads, config.getResidentThreads());
 
     Block &entry = kernel.getBody().front();
     unsigned argIndex = 0;
@@ -159,18 +111,33 @@ struct QMatLowerGemvToGPUPass
     return kernel;
   }
 
-  /// Whether `op` needs an instruction `info` lacks (diagnosed).
-  LogicalResult checkMatrixInstruction(GemvOp op, const TargetInfo &info) {
-    if (!op.getTensorCore() || info.hasGemvMatrixInstruction())
+  /// Whether `config`'s instruction is one `info` lacks (diagnosed).
+  LogicalResult checkMatrixInstruction(GemvOp op, KernelConfigAttr config,
+                                       const TargetInfo &info) {
+    MatrixOp matrix = config.getMatrix();
+    if (matrix == MatrixOp::scalar)
       return success();
-    return op.emitOpError() << "tensor_core needs a warp matrix instruction "
-                               "(16x8x16 or 16x16x16), which "
-                            << target << " lacks";
+    if (!info.hasGemvMatrixInstruction())
+      return op.emitOpError() << "tensor_core needs a warp matrix instruction "
+                                 "(16x8x16 or 16x16x16), which "
+                              << target << " lacks";
+    if ((matrix == MatrixOp::mma_16x8x16) != info.usesWarpMmaGemv())
+      return op.emitOpError()
+             << "config matrix = " << stringifyMatrixOp(matrix)
+             << " is not the matrix instruction of " << target
+             << " (qmat-configure-kernels chooses it for the target)";
+    return success();
   }
-  LogicalResult checkMatrixInstruction(FusedGemmOp op, const TargetInfo &info) {
+  LogicalResult checkMatrixInstruction(FusedGemmOp op, KernelConfigAttr config,
+                                       const TargetInfo &info) {
     if (!info.usesWarpMmaGemv())
       return op.emitOpError() << "the fused GEMM needs the 16x8x16 warp "
                                  "matrix instruction, which "
+                              << target << " lacks";
+    if (config.getMatrix() == MatrixOp::wgmma_64xnx16 &&
+        !info.hasWarpgroupMma())
+      return op.emitOpError() << "config matrix = wgmma_64xnx16 needs the "
+                                 "warpgroup matrix instruction, which "
                               << target << " lacks";
     if (op.getStages() > 1 && !info.hasAsyncCopy())
       return op.emitOpError() << "stages = " << op.getStages()
@@ -214,10 +181,13 @@ struct QMatLowerGemvToGPUPass
   }
 
   template <typename OpT> LogicalResult lower(OpT op, const TargetInfo &info) {
-    if (failed(checkMatrixInstruction(op, info)))
+    KernelConfigAttr config = op.getConfigAttr();
+    if (!config)
+      return op.emitOpError() << "has no #qmat.kernel_config to lower by "
+                                 "(qmat-configure-kernels attaches one)";
+    if (failed(checkMatrixInstruction(op, config, info)))
       return failure();
-    GemvKernelSpec spec = GemvKernelSpec::get(
-        op, getDefaultGemvDecode(op.getScheme().getElementFormat(), info));
+    GemvKernelSpec spec = GemvKernelSpec::get(op, config);
     if (!info.supportsDecode(op.getScheme().getElementFormat(), spec.decode)) {
       return op.emitOpError()
              << "decode '" << stringifyDecodeMethod(spec.decode)
@@ -232,17 +202,6 @@ struct QMatLowerGemvToGPUPass
              << spec.getThreads(warp) << " threads per block on " << target
              << " (" << warp << "-lane warps), more than the "
              << GemvOp::kMaxBlockThreads << " a GEMV block may take";
-    // The whole-line layout is a mapping of the 16x8x16 instruction.
-    spec.wholeLines = !spec.mTiled && spec.tensorCore &&
-                      info.usesWarpMmaGemv() && spec.canUseWholeLines();
-    int64_t n = cast<MemRefType>(op.getWeights().getType()).getDimSize(0);
-    spec.wholeBlocksOnly = spec.preparedWeights && spec.tensorCore &&
-                           !ShapedType::isDynamic(n) &&
-                           n % spec.getRowsPerBlock() == 0;
-    spec.halfSteps = !spec.mTiled && takesHalfSteps(spec, info);
-    // Elsewhere the same tiling takes the warp instruction (the op's
-    // documented fallback).
-    spec.warpgroup = spec.warpgroup && info.hasWarpgroupMma();
     gpu::GPUModuleOp kernels =
         getOrCreateKernelModule(op->template getParentOfType<ModuleOp>(), info);
 
@@ -262,7 +221,7 @@ struct QMatLowerGemvToGPUPass
     if (failed(argTypes))
       return failure();
     gpu::GPUFuncOp kernel =
-        getOrCreateKernel(kernels, info, spec, *argTypes, loc);
+        getOrCreateKernel(kernels, info, spec, config, *argTypes, loc);
 
     Value rows = memref::DimOp::create(b, loc, args[1], 0);
     int64_t perBlock = spec.getRowsPerBlock();

@@ -1,4 +1,4 @@
-// RUN: qmat-opt %s -split-input-file -verify-diagnostics --qmat-lower-gemv-to-gpu=target=gfx942
+// RUN: qmat-opt %s -split-input-file -verify-diagnostics --qmat-configure-kernels=target=gfx942 --qmat-lower-gemv-to-gpu=target=gfx942
 
 // Rule: a GEMV block has at most 512 threads; split-K 16 of 64-lane
 // wavefronts would take 1024.

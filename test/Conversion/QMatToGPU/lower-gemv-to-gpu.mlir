@@ -1,7 +1,7 @@
-// RUN: qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels --qmat-lower-gemv-to-gpu | FileCheck %s --enable-var-scope
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=host 2>&1 | FileCheck %s --check-prefix=HOST
 
-// RUN: qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=gfx942 | FileCheck %s --check-prefix=GFX --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=gfx942 --qmat-lower-gemv-to-gpu=target=gfx942 | FileCheck %s --check-prefix=GFX --enable-var-scope
 
 // HOST: error: qmat-lower-gemv-to-gpu needs a GPU target
 

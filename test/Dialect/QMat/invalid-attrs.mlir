@@ -151,3 +151,60 @@ func.func @empty_target() attributes {t = #qmat.target<>} {
 func.func @plan_prepared_tile_rows() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 40, prepared_weights = true>} {
   return
 }
+
+// -----
+
+// Rule: whole lines and half steps are layouts of the 16x8x16 warp
+// instruction.
+// expected-error @+1 {{whole_lines is a layout of the 16x8x16 warp instruction, got matrix = mfma_16x16x16}}
+func.func @config_whole_lines_mfma() attributes {c = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias, whole_lines = true>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{half_steps is a layout of the 16x8x16 warp instruction, got matrix = scalar}}
+func.func @config_half_steps_scalar() attributes {c = #qmat.kernel_config<matrix = scalar, decode = arith, half_steps = true>} {
+  return
+}
+
+// -----
+
+// Rule: the half steps walk the 16-row layout, not whole lines.
+// expected-error @+1 {{whole_lines and half_steps exclude each other (the half steps walk the 16-row layout)}}
+func.func @config_lines_and_halves() attributes {c = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_lines = true, half_steps = true>} {
+  return
+}
+
+// -----
+
+// Rule: whole blocks are blocks of matrix-instruction rows.
+// expected-error @+1 {{whole_blocks is a property of the matrix kernels' row blocks, got matrix = scalar}}
+func.func @config_whole_blocks_scalar() attributes {c = #qmat.kernel_config<matrix = scalar, decode = arith, whole_blocks = true>} {
+  return
+}
+
+// -----
+
+// Rule: a register budget is a whole number of warps a multiprocessor can
+// hold.
+// expected-error @+1 {{resident_threads must be 0 (no register budget) or a multiple of 32 in [32, 2048], got 1000}}
+func.func @config_resident_threads() attributes {c = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, resident_threads = 1000>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{resident_threads must be 0 (no register budget) or a multiple of 32 in [32, 2048], got 4096}}
+func.func @config_resident_threads_above() attributes {c = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, resident_threads = 4096>} {
+  return
+}
+
+// -----
+
+// Rule: the instruction is one of the four.
+// expected-error @+2 {{expected ::mlir::qmat::MatrixOp to be one of: scalar, mma_16x8x16, mfma_16x16x16, wgmma_64xnx16}}
+// expected-error @+1 {{failed to parse QMat_KernelConfigAttr parameter 'matrix'}}
+func.func @config_unknown_matrix() attributes {c = #qmat.kernel_config<matrix = mma_16x8x32, decode = magic_bias>} {
+  return
+}

@@ -169,3 +169,43 @@ func.func @fused_warpgroup(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: me
       m_tile = 16 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 warpgroup
   return
 }
+
+// -----
+
+// Rule: the fused GEMM multiplies with the warp or the warpgroup instruction.
+func.func @config_fused_mfma(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
+  // expected-error @+1 {{config matrix must be mma_16x8x16 or wgmma_64xnx16 for the fused GEMM, got mfma_16x16x16}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<6144x128xi8>, memref<6144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x6144xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias>
+  return
+}
+
+// -----
+
+// Rule: the warpgroup instruction needs the warpgroup tiling.
+func.func @config_fused_wgmma(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
+  // expected-error @+1 {{config matrix = wgmma_64xnx16 needs the warpgroup tiling (warpgroup is not set)}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<6144x128xi8>, memref<6144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x6144xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>
+  return
+}
+
+// -----
+
+// Rule: whole lines and half steps are layouts of the GEMV.
+func.func @config_fused_whole_lines(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
+  // expected-error @+1 {{config whole_lines and half_steps are GEMV layouts; the fused GEMM takes neither}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<6144x128xi8>, memref<6144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x6144xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_lines = true>
+  return
+}
+
+// -----
+
+// Rule: whole blocks need N to be a multiple of a block's rows.
+func.func @config_fused_whole_blocks(%a: memref<?x256xbf16>, %w: memref<6160x128xi8>, %s: memref<6160x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6160xbf16>) {
+  // expected-error @+1 {{config whole_blocks needs N to be a multiple of the 64 rows a block produces, got N = 6160}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<6160x128xi8>, memref<6160x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x6160xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_blocks = true>
+  return
+}

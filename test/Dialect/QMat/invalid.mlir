@@ -624,3 +624,93 @@ func.func @gemv_shared_memory(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN
       outs(%y : memref<?x64xbf16>) max_m = 64 split_k = 16 col_tiles = 4 tensor_core
   return
 }
+
+// -----
+
+// Rule: a config's instruction agrees with tensor_core.
+func.func @config_scalar_tensor_core(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config matrix = scalar but tensor_core is set}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core config = #qmat.kernel_config<matrix = scalar, decode = magic_bias>
+  return
+}
+
+// -----
+
+// Rule: a config's instruction agrees with tensor_core.
+func.func @config_mma_scalar(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config matrix = mma_16x8x16 but tensor_core is not set}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
+  return
+}
+
+// -----
+
+// Rule: the warpgroup instruction is the fused GEMM's.
+func.func @config_gemv_wgmma(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config matrix = wgmma_64xnx16 is the fused GEMM's warpgroup instruction, not a GEMV's}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>
+  return
+}
+
+// -----
+
+// Rule: whole lines hold at most 4 activation rows.
+func.func @config_whole_lines_rows(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config whole_lines needs nvfp4 or mxfp4 codes decoded by magic_bias, K % 256 == 0, max_m <= 4 and col_tiles <= 2}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_lines = true>
+  return
+}
+
+// -----
+
+// Rule: whole lines walk K in 256-element steps.
+func.func @config_whole_lines_k(%a: memref<?x384xbf16>, %w: memref<64x192xi8>, %s: memref<64x24xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config whole_lines needs nvfp4 or mxfp4 codes decoded by magic_bias, K % 256 == 0, max_m <= 4 and col_tiles <= 2}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x384xbf16>, memref<64x192xi8>, memref<64x24xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 4 split_k = 1 col_tiles = 1 tensor_core config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_lines = true>
+  return
+}
+
+// -----
+
+// Rule: half steps split four column tiles of fp4 codes with bf16 activations.
+func.func @config_half_steps_tiles(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config half_steps needs nvfp4 or mxfp4 codes decoded by magic_bias, bf16 activations and col_tiles = 4}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, half_steps = true>
+  return
+}
+
+// -----
+
+// Rule: half steps split four column tiles of fp4 codes with bf16 activations.
+func.func @config_half_steps_int4(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x2xbf16>, %z: memref<64x1xi8>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config half_steps needs nvfp4 or mxfp4 codes decoded by magic_bias, bf16 activations and col_tiles = 4}}
+  qmat.gemv <int4, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x2xbf16>)
+      zero_points(%z : memref<64x1xi8>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, half_steps = true>
+  return
+}
+
+// -----
+
+// Rule: whole blocks need N to be a multiple of a block's rows (no partial-block branch).
+func.func @config_whole_blocks(%a: memref<?x256xbf16>, %w: memref<80x128xi8>, %s: memref<80x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x80xbf16>) {
+  // expected-error @+1 {{config whole_blocks needs N to be a multiple of the 64 rows a block produces, got N = 80}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<80x128xi8>, memref<80x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x80xbf16>) max_m = 8 split_k = 2 col_tiles = 4 tensor_core config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_blocks = true>
+  return
+}
+
+// -----
+
+// Rule: an op's own decode is its config's.
+func.func @config_decode(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{decode = lookup but its config decodes with magic_bias}}
+  qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core decode = lookup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
+  return
+}

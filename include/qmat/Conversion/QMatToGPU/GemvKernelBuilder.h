@@ -11,8 +11,8 @@
 #ifndef QMAT_CONVERSION_QMATTOGPU_GEMVKERNELBUILDER_H
 #define QMAT_CONVERSION_QMATTOGPU_GEMVKERNELBUILDER_H
 
+#include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
-#include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -33,28 +33,23 @@ struct GemvKernelSpec {
   DecodeMethod decode = DecodeMethod::arith;
   bool hasZeroPoints = false;
   bool hasBias = false;
-  /// The whole-line layout of the 16x8x16 GEMV (set by the lowering where
-  /// canUseWholeLines() and the target has that instruction): a column
-  /// tile is two 8-row halves walked in 256-element K steps, whose A rows
-  /// g and g + 4 take the two 64-byte halves of one weight row's 128-byte
-  /// line, so that a code load reads 4 rows x 128 bytes instead of 8 rows x
-  /// 64 (half the L2 requests; a kernel that only reads the lm_head's codes
-  /// in the two shapes measured 4.59 against 4.24 TB/s on the H200,
-  /// bench/gemv/row_access.cu); activation rows g % 4 (+ 4 per group) take
-  /// the matching K half.
+  /// The whole-line layout of the 16x8x16 GEMV (the config's whole_lines):
+  /// a column tile is two 8-row halves walked in 256-element K steps, whose
+  /// A rows g and g + 4 take the two 64-byte halves of one weight row's
+  /// 128-byte line, so that a code load reads 4 rows x 128 bytes instead of
+  /// 8 rows x 64 (half the L2 requests; a kernel that only reads the
+  /// lm_head's codes in the two shapes measured 4.59 against 4.24 TB/s on
+  /// the H200, bench/gemv/row_access.cu); activation rows g % 4 (+ 4 per
+  /// group) take the matching K half.
   bool wholeLines = false;
   /// Each K step in two halves of the column tiles, each half's code and
   /// scale loads issued before its arithmetic, the activations loaded once
-  /// (set by the lowering where canUseHalfSteps() and the target budgets
-  /// the registers they save).
+  /// (the config's half_steps).
   bool halfSteps = false;
   /// The codes are in the prepared layout (PreparedWeights.h).
   bool preparedWeights = false;
-  /// Every block of the launch is whole (N a multiple of getRowsPerBlock(),
-  /// known where the lowering specialises on one layer): no loop for a
-  /// partial last block. Set for prepared codes, whose half-step kernels
-  /// spilled 40 bytes under their register budget with that loop's four
-  /// clamped tile bases live (ptxas 13.0).
+  /// Every block of the launch is whole (the config's whole_blocks): no
+  /// loop for a partial last block.
   bool wholeBlocksOnly = false;
   /// The fused dequant-GEMM (qmat.fused_gemm): a block of warpsN x splitK
   /// warps, warp w owning weight tile (w % warpsN) and K slice (w /
@@ -69,17 +64,15 @@ struct GemvKernelSpec {
   /// copies stages - 1 K steps ahead, and each step's weights are loaded
   /// one step ahead into registers.
   int64_t stages = 1;
-  /// mTiled: the four warps multiply through the target's warpgroup matrix
-  /// instruction (qmat.fused_gemm's `warpgroup`, kept by the lowering only
-  /// where the target has it), the activations stored into two staged
-  /// tiles from registers loaded one K step ahead.
+  /// mTiled: the four warps multiply through the warpgroup matrix
+  /// instruction (the config's wgmma_64xnx16), the activations stored into
+  /// two staged tiles from registers loaded one K step ahead.
   bool warpgroup = false;
 
-  static GemvKernelSpec get(GemvOp op, DecodeMethod defaultDecode);
-  static GemvKernelSpec get(FusedGemmOp op, DecodeMethod defaultDecode);
+  /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
+  static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);
+  static GemvKernelSpec get(FusedGemmOp op, KernelConfigAttr config);
 
-  /// Whether the whole-line layout applies (isWholeLineGemv).
-  bool canUseWholeLines() const;
   /// Groups of activation rows, one matrix instruction's N each: 8 rows,
   /// or 4 in the whole-line layout (whose other 4 columns pair each row
   /// with the other K half).
@@ -99,14 +92,6 @@ struct GemvKernelSpec {
   /// loads, 8-wide products): K % 32 == 0 and a block that is a multiple
   /// of 8, so that every 8-element word has one scale.
   bool usesChunkedDot() const;
-  /// Whether the 16-row layout can walk each K step in two halves of the
-  /// column tiles (halfSteps): fp4 kernels of four or more tiles with bf16
-  /// activations. A whole step of four tiles keeps 32 code words, 8 scale
-  /// pairs and 16 activation words live at once (106 registers on sm_90);
-  /// in halves, with a register budget, ptxas fits 96 without spilling
-  /// where the lowering takes them. With f16 activations ptxas allocates
-  /// more in halves (112), so they keep whole steps.
-  bool canUseHalfSteps() const;
   /// getGemvScaleLoadElements for this kernel.
   int64_t getScaleLoadElements() const;
   std::string getKernelName() const;
@@ -144,14 +129,6 @@ bool isChunkedGemvDot(bool tensorCore, int64_t k, int64_t blockSize);
 /// and the chunked dot) pair them. The launcher requires the scales to be
 /// aligned to that many elements.
 int64_t getGemvScaleLoadElements(bool tensorCore, int64_t k, int64_t blockSize);
-
-/// The default GEMV decode of `format` on targets with the 16x8x16 warp
-/// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
-DecodeMethod getDefaultGemvDecode(ElementFormat format);
-/// getDefaultGemvDecode, except that e4m3 takes the target's conversion
-/// instruction where it has one (two codes per instruction, exact).
-DecodeMethod getDefaultGemvDecode(ElementFormat format,
-                                  const TargetInfo &target);
 
 } // namespace mlir::qmat
 

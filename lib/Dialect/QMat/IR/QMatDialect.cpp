@@ -172,3 +172,33 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << kPreparedTileRows << ", got " << tileRows;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// KernelConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         MatrixOp matrix, DecodeMethod decode, bool wholeLines,
+                         bool halfSteps, bool wholeBlocks,
+                         int64_t residentThreads) {
+  // Both layouts are mappings of the warp's 16x8x16 instruction.
+  if ((wholeLines || halfSteps) && matrix != MatrixOp::mma_16x8x16)
+    return emitError() << (wholeLines ? "whole_lines" : "half_steps")
+                       << " is a layout of the 16x8x16 warp instruction, got "
+                          "matrix = "
+                       << stringifyMatrixOp(matrix);
+  if (wholeLines && halfSteps)
+    return emitError() << "whole_lines and half_steps exclude each other (the "
+                          "half steps walk the 16-row layout)";
+  if (wholeBlocks && matrix == MatrixOp::scalar)
+    return emitError() << "whole_blocks is a property of the matrix kernels' "
+                          "row blocks, got matrix = scalar";
+  // A multiprocessor holds at most 2048 threads; the budget is in whole
+  // warps.
+  if (residentThreads < 0 || residentThreads > 2048 || residentThreads % 32)
+    return emitError() << "resident_threads must be 0 (no register budget) "
+                          "or a multiple of 32 in [32, 2048], got "
+                       << residentThreads;
+  return success();
+}

@@ -7,8 +7,8 @@
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
+#include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
-#include "qmat/Dialect/QMat/IR/WholeLineGemv.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -314,6 +314,27 @@ static LogicalResult verifyPreparedWeights(Operation *op, SchemeAttr scheme,
                                                         : std::to_string(n));
 }
 
+/// The rules of a #qmat.kernel_config that involve its op (the attribute
+/// checks its own): an op's own decode is the config's, and whole_blocks
+/// needs a static N that is a multiple of the rows one block produces
+/// (the kernel then has no partial-block branch).
+static LogicalResult verifyConfigOfOp(Operation *op, KernelConfigAttr config,
+                                      std::optional<DecodeMethod> decode,
+                                      Value weights, int64_t rowsPerBlock) {
+  if (decode && *decode != config.getDecode())
+    return op->emitOpError() << "decode = " << stringifyDecodeMethod(*decode)
+                             << " but its config decodes with "
+                             << stringifyDecodeMethod(config.getDecode());
+  int64_t n = cast<MemRefType>(weights.getType()).getDimSize(0);
+  if (config.getWholeBlocks() &&
+      (ShapedType::isDynamic(n) || n % rowsPerBlock != 0))
+    return op->emitOpError()
+           << "config whole_blocks needs N to be a multiple of the "
+           << rowsPerBlock << " rows a block produces, got N = "
+           << (ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n));
+  return success();
+}
+
 LogicalResult GemvOp::verify() {
   FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
   if (failed(problem))
@@ -335,11 +356,21 @@ LogicalResult GemvOp::verify() {
     llvm::interleaveComma(getColTileChoices(), diag);
     return diag << ", got " << getColTiles();
   }
+  KernelConfigAttr config = getConfigAttr();
+  if (config && (config.getMatrix() == MatrixOp::scalar) == getTensorCore())
+    return emitOpError() << "config matrix = "
+                         << stringifyMatrixOp(config.getMatrix()) << " but "
+                         << (getTensorCore() ? "tensor_core is set"
+                                             : "tensor_core is not set");
+  if (config && config.getMatrix() == MatrixOp::wgmma_64xnx16)
+    return emitOpError() << "config matrix = wgmma_64xnx16 is the fused "
+                            "GEMM's warpgroup instruction, not a GEMV's";
   if (getTensorCore()) {
-    // The whole-line layout (maxM <= 4, at most 2 column tiles) may be the
-    // lowering's choice; it takes more memory than the 16-row one.
-    bool wholeLines = getMaxM() <= kWholeLineGemvMaxM &&
-                      getColTiles() <= kWholeLineGemvMaxColTiles;
+    // Without a config the whole-line layout (maxM <= 4, at most 2 column
+    // tiles) may be chosen later; it takes more memory than the 16-row one.
+    bool wholeLines = config ? config.getWholeLines()
+                             : getMaxM() <= kWholeLineGemvMaxM &&
+                                   getColTiles() <= kWholeLineGemvMaxColTiles;
     int64_t shared =
         std::max(getPartialSumBytes(getSplitK(), getColTiles(), getMaxM()),
                  wholeLines ? getPartialSumBytes(getSplitK(), getColTiles(),
@@ -369,7 +400,25 @@ LogicalResult GemvOp::verify() {
                                      problem->k)))
       return failure();
   }
-  return success();
+  if (!config)
+    return success();
+  SchemeKind kind = getScheme().getKind();
+  if (config.getWholeLines() &&
+      !isWholeLineGemv(kind, getTensorCore(), config.getDecode(), problem->k,
+                       getMaxM(), getColTiles()))
+    return emitOpError()
+           << "config whole_lines needs nvfp4 or mxfp4 codes decoded by "
+              "magic_bias, K % 256 == 0, max_m <= "
+           << kWholeLineGemvMaxM
+           << " and col_tiles <= " << kWholeLineGemvMaxColTiles;
+  if (config.getHalfSteps() &&
+      !isHalfStepGemv(kind, config.getDecode(), getActType().isBF16(),
+                      getColTiles(), config.getWholeLines()))
+    return emitOpError() << "config half_steps needs nvfp4 or mxfp4 codes "
+                            "decoded by magic_bias, bf16 activations and "
+                            "col_tiles = 4";
+  return verifyConfigOfOp(*this, config, getDecode(), getWeights(),
+                          16 * getColTiles());
 }
 
 int64_t GemvOp::getK() { return getA().getType().getDimSize(1); }
@@ -463,7 +512,22 @@ LogicalResult FusedGemmOp::verify() {
       failed(
           verifyPreparedWeights(*this, getScheme(), getWeights(), problem->k)))
     return failure();
-  return success();
+  KernelConfigAttr config = getConfigAttr();
+  if (!config)
+    return success();
+  MatrixOp matrix = config.getMatrix();
+  if (matrix != MatrixOp::mma_16x8x16 && matrix != MatrixOp::wgmma_64xnx16)
+    return emitOpError() << "config matrix must be mma_16x8x16 or "
+                            "wgmma_64xnx16 for the fused GEMM, got "
+                         << stringifyMatrixOp(matrix);
+  if (matrix == MatrixOp::wgmma_64xnx16 && !getWarpgroup())
+    return emitOpError() << "config matrix = wgmma_64xnx16 needs the "
+                            "warpgroup tiling (warpgroup is not set)";
+  if (config.getWholeLines() || config.getHalfSteps())
+    return emitOpError() << "config whole_lines and half_steps are GEMV "
+                            "layouts; the fused GEMM takes neither";
+  return verifyConfigOfOp(*this, config, getDecode(), getWeights(),
+                          16 * colTiles * warpsN);
 }
 
 int64_t FusedGemmOp::getK() { return getA().getType().getDimSize(1); }

@@ -1,0 +1,33 @@
+//===- KernelConfig.h - How each decode-path kernel is built ----*- C++ -*-===//
+//
+// The one strategy for the decode-path kernels: given an op's tiling and a
+// target, the #qmat.kernel_config the lowering builds (matrix instruction,
+// decode, layout, register budget). qmat-configure-kernels attaches it;
+// nothing after it decides these again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_TRANSFORMS_KERNELCONFIG_H
+#define QMAT_TRANSFORMS_KERNELCONFIG_H
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+namespace mlir::qmat {
+
+class TargetInfo;
+
+/// The config of a GEMV variant and of a fused GEMM tiling on `target`.
+KernelConfigAttr getKernelConfig(GemvOp op, const TargetInfo &target);
+KernelConfigAttr getKernelConfig(FusedGemmOp op, const TargetInfo &target);
+
+/// The default GEMV decode of `format` on targets with the 16x8x16 warp
+/// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
+DecodeMethod getDefaultGemvDecode(ElementFormat format);
+/// getDefaultGemvDecode, except that e4m3 takes the target's conversion
+/// instruction where it has one (two codes per instruction, exact).
+DecodeMethod getDefaultGemvDecode(ElementFormat format,
+                                  const TargetInfo &target);
+
+} // namespace mlir::qmat
+
+#endif // QMAT_TRANSFORMS_KERNELCONFIG_H
