@@ -71,26 +71,32 @@ def with_ptx(aot, work, name):
     return path
 
 
-def kernels_of_ptx(text):
-    """Each .entry of a PTX module, by name."""
-    parts = re.split(r"(?m)^(?=\.visible \.entry |\.entry )", text)
+def split_kernels(text, label):
+    """{kernel name: its text} of an assembly listing whose kernels start at
+    lines matching `label` (a regex whose group 1 is the name); the text
+    before the first kernel is "<header>"."""
+    # Split before each label (its group made non-capturing, or re.split
+    # would return the names as parts too).
+    parts = re.split(r"(?m)^(?=%s)" % re.sub(r"\((?!\?)", "(?:", label), text)
     kernels = {"<header>": parts[0]}
     for part in parts[1:]:
-        kernels[re.match(r"(?:\.visible )?\.entry (\w+)", part).group(1)] = part
+        kernels[re.match(label, part).group(1)] = part
     return kernels
+
+
+def kernels_of_ptx(path):
+    with open(path) as f:
+        return split_kernels(f.read(), r"(?:\.visible )?\.entry (\w+)")
 
 
 def kernels_of_hsaco(path):
     objdump = os.environ.get("LLVM_OBJDUMP", "/usr/lib/llvm-22/bin/llvm-objdump")
     text = subprocess.run([objdump, "-d", "--no-show-raw-insn", path], check=True,
                           capture_output=True, text=True).stdout
-    # Drop the file name line; split at each function label.
-    text = "\n".join(line for line in text.splitlines() if not line.endswith("file format elf64-amdgpu"))
-    parts = re.split(r"(?m)^(?=[0-9a-f]+ <\w+>:)", text)
-    kernels = {"<header>": parts[0]}
-    for part in parts[1:]:
-        kernels[re.match(r"[0-9a-f]+ <(\w+)>:", part).group(1)] = part
-    return kernels
+    # The listing names its file: drop that line.
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.endswith("file format elf64-amdgpu"))
+    return split_kernels(text, r"[0-9a-f]+ <(\w+)>:")
 
 
 def manifest(path):
@@ -116,10 +122,9 @@ def compare_dirs(before, after):
             diffs.append(name + ": only " + ("before" if os.path.exists(b) else "after"))
             continue
         files += 1
-        if name.endswith(".ptx") or name.endswith(".hsaco"):
+        if name.endswith((".ptx", ".hsaco")):
             split = kernels_of_ptx if name.endswith(".ptx") else kernels_of_hsaco
-            kb = split(open(b).read()) if name.endswith(".ptx") else split(b)
-            ka = split(open(a).read()) if name.endswith(".ptx") else split(a)
+            kb, ka = split(b), split(a)
             kernels += len(set(kb) | set(ka)) - 1
             for k in sorted(set(kb) | set(ka)):
                 if kb.get(k) != ka.get(k):

@@ -145,6 +145,11 @@ def QMat_KernelConfigAttr : QMat_Attr<"KernelConfig", "kernel_config"> {
       DefaultValuedParameter<"int64_t", "0">:$resident_threads);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The discardable attribute that carries a kernel's config on its
+    /// gpu.launch_func, where qmat-aot reads it back.
+    static llvm::StringRef getLaunchAttrName() { return "qmat.kernel_config"; }
+  }];
 }
 
 #endif // QMAT_ATTRS_TD

@@ -204,6 +204,8 @@ LogicalResult collectLaunches(ModuleOp lowered,
           return;
         GemvLaunch &info = gemv[variant];
         info.symbol = op.getKernelName().str();
+        info.config = op->getAttrOfType<KernelConfigAttr>(
+            KernelConfigAttr::getLaunchAttrName());
         info.threads = constantIndex(op.getBlockSizeX());
         if (auto blocks = op.getGridSizeX().getDefiningOp<arith::CeilDivUIOp>())
           info.rowsPerBlock = constantIndex(blocks.getRhs());
@@ -212,11 +214,12 @@ LogicalResult collectLaunches(ModuleOp lowered,
       return lowered.emitError()
              << "no kernel launch found for layer @" << layer.name;
     for (const GemvLaunch &info : gemv)
-      if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0)
+      if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0 ||
+          !info.config)
         return lowered.emitError()
                << "layer @" << layer.name
-               << ": a GEMV variant has no launch with constant block size "
-                  "and rows per block";
+               << ": a GEMV variant has no launch with constant block size, "
+                  "rows per block and a kernel config";
     for (const FusedLaunch &info : fused)
       if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0 ||
           info.mTile <= 0)

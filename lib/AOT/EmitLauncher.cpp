@@ -3,7 +3,6 @@
 #include "qmat/AOT/BinarySelection.h"
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
-#include "qmat/Transforms/KernelConfig.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -47,17 +46,20 @@ const char *kPreparedWeights =
     ;
 
 /// For a variant the policy may tile (NVIDIA's 16-row tensor-core GEMV),
-/// whether its decode is packed (else through fp32); none for the rest.
-std::optional<bool> isTiledPackedDecode(const Bundle &bundle,
-                                        const Layer &layer,
-                                        const GemvVariant &v) {
+/// whether its decode is packed (else through fp32), from the config its
+/// kernel was built by; none for the rest. Every target of a bundle builds
+/// a variant with the same decode class (the table is per layer), so the
+/// first target's kernel answers.
+std::optional<bool> isTiledPackedDecode(const Bundle &bundle, size_t layerIndex,
+                                        size_t variant) {
+  const Layer &layer = bundle.layers[layerIndex];
+  const GemvVariant &v = layer.gemvVariants[variant];
   if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
     return std::nullopt;
-  ElementFormat format =
-      SchemeAttr::get(layer.plan.getContext(), layer.scheme, layer.blockSize)
-          .getElementFormat();
-  return isPackedGemvDecode(layer.scheme, v.tensorCore,
-                            getDefaultGemvDecode(format));
+  KernelConfigAttr config =
+      bundle.targets.front().gemvLaunches[layerIndex][variant].config;
+  return isPackedGemvDecode(
+      layer.scheme, config.getMatrix() != MatrixOp::scalar, config.getDecode());
 }
 
 /// When the variant's kernel gains from two column tiles
@@ -70,9 +72,10 @@ std::optional<bool> isTiledPackedDecode(const Bundle &bundle,
 /// (takesUnsplitTwoTiles says where at split-K 1). The AMD matrix GEMV (not
 /// measured) keeps one tile, and so does the whole-line tier (compiled with one
 /// tile only).
-StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
-                           const GemvVariant &v) {
-  std::optional<bool> packed = isTiledPackedDecode(bundle, layer, v);
+StringRef getWideGemvTiles(const Bundle &bundle, size_t layerIndex,
+                           size_t variant) {
+  const Layer &layer = bundle.layers[layerIndex];
+  std::optional<bool> packed = isTiledPackedDecode(bundle, layerIndex, variant);
   if (!packed)
     return "qmat_policy::WideTiles::never";
   if (!*packed)
@@ -97,9 +100,10 @@ StringRef getWideGemvTiles(const Bundle &bundle, const Layer &layer,
 /// the fp32 decode (fp8) with f16 activations, and prepared packed codes
 /// with f16 activations or mxfp4 (nvfp4 with bf16 has four-tile half-step
 /// kernels as fast; int4 with bf16 measured split-K 1 4-6 % behind).
-bool takesUnsplitTwoTiles(const Bundle &bundle, const Layer &layer,
-                          const GemvVariant &v) {
-  std::optional<bool> packed = isTiledPackedDecode(bundle, layer, v);
+bool takesUnsplitTwoTiles(const Bundle &bundle, size_t layerIndex,
+                          size_t variant) {
+  const Layer &layer = bundle.layers[layerIndex];
+  std::optional<bool> packed = isTiledPackedDecode(bundle, layerIndex, variant);
   if (!packed)
     return false;
   if (!*packed)
@@ -540,13 +544,13 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   os << "constexpr size_t kNumGemvKernels = " << gemvCount << ";\n"
      << "// The compiled decode-GEMV variants of every layer, in layer order.\n"
      << "const qmat_policy::GemvVariantDesc kGemvVariants[] = {\n";
-  for (const Layer &layer : bundle.layers)
-    for (const GemvVariant &v : layer.gemvVariants)
+  for (auto [l, layer] : llvm::enumerate(bundle.layers))
+    for (auto [i, v] : llvm::enumerate(layer.gemvVariants))
       os << llvm::formatv(
           "    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n", v.maxM, v.splitK,
           v.colTiles, v.tensorCore ? "true" : "false",
-          getWideGemvTiles(bundle, layer, v), v.wholeLines ? "true" : "false",
-          takesUnsplitTwoTiles(bundle, layer, v) ? "true" : "false");
+          getWideGemvTiles(bundle, l, i), v.wholeLines ? "true" : "false",
+          takesUnsplitTwoTiles(bundle, l, i) ? "true" : "false");
   if (gemvCount == 0)
     os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false, "
           "false},\n";

@@ -41,6 +41,8 @@ struct GemvLaunch {
   int64_t threads = 0;
   /// Weight rows per block: the grid is ceil(N / rowsPerBlock).
   int64_t rowsPerBlock = 0;
+  /// How the kernel was built (qmat-configure-kernels).
+  KernelConfigAttr config;
 };
 
 /// One compiled fused dequant-GEMM variant of a layer on one target: the

@@ -231,9 +231,11 @@ struct QMatLowerGemvToGPUPass
     gpu::KernelDim3 grid = getGrid(b, loc, op, blocks, one);
     Value threads = arith::ConstantIndexOp::create(
         b, loc, spec.getThreads(info.getWarpSize()));
-    gpu::LaunchFuncOp::create(b, loc, kernel, grid,
-                              gpu::KernelDim3{threads, one, one},
-                              /*dynamicSharedMemorySize=*/Value(), args);
+    auto launch = gpu::LaunchFuncOp::create(
+        b, loc, kernel, grid, gpu::KernelDim3{threads, one, one},
+        /*dynamicSharedMemorySize=*/Value(), args);
+    // The launcher's tables describe each kernel from its config.
+    launch->setAttr(KernelConfigAttr::getLaunchAttrName(), config);
     op.erase();
     return success();
   }
