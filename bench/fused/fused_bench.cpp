@@ -7,6 +7,9 @@
 // copies past L2, the launcher's time (its policy), every compiled fused
 // variant (<prefix>_set_fused_override), the dequantize + cuBLASLt path and
 // cuBLAS bf16 / f16 on the dense dequantized weights, all in this process.
+// At M in the GEMV's range (<= 8) the checks run every compiled GEMV
+// (split-K, column tiles) pair (<prefix>_set_gemv_override) besides the
+// policy.
 // Writes JSON.
 //
 // Usage: fused_bench OUT.json [LAYER_FILTER] [check|time|all] [M,M,...]
@@ -42,6 +45,18 @@ struct Variant {
 const Variant kVariants[] = {
 #include "variants.inc"
 };
+
+/// Every (split-K, column tiles) pair of the bundle's GEMV variants
+/// (make_bundle.py writes them into gemv_variants.inc).
+struct GemvPair {
+  int splitK, colTiles;
+};
+const GemvPair kGemvPairs[] = {
+#include "gemv_variants.inc"
+};
+
+/// The GEMV's default range: M up to this takes it.
+constexpr int64_t kGemvMaxM = 8;
 
 std::vector<int64_t> parseList(const std::string &text) {
   std::vector<int64_t> out;
@@ -164,16 +179,24 @@ int main(int argc, char **argv) {
             randomActivations(shape.act, size_t(m) * shape.k, splitmix(s));
         CUDA_CHECK(cudaMemcpy(a, aBits.data(), aBits.size() * 2,
                               cudaMemcpyHostToDevice));
-        // Every fused variant that this layer has, and the policy (-1).
-        for (int v = -1; v < int(std::size(kVariants)); ++v) {
-          // Each variant at M = 16, 31, 100 and 1000 (M % 3 == 1); the
-          // lm_head's reference is too slow for more than the policy.
-          if (v >= 0 && (lmHead || m > 1024 || m % 3 != 1))
+        // The policy (-1), then every fused variant that this layer has or,
+        // at M in the GEMV's range, every GEMV pair.
+        bool gemvM = m <= kGemvMaxM;
+        int arms = gemvM ? int(std::size(kGemvPairs)) : int(std::size(kVariants));
+        for (int v = -1; v < arms; ++v) {
+          // Each fused variant at M = 16, 31, 100 and 1000 (M % 3 == 1),
+          // each GEMV pair at every M; the lm_head's reference is too slow
+          // for more than the policy.
+          if (v >= 0 && (lmHead || (!gemvM && (m > 1024 || m % 3 != 1))))
             continue;
-          const Variant *var = v >= 0 ? &kVariants[v] : nullptr;
+          const Variant *var = v >= 0 && !gemvM ? &kVariants[v] : nullptr;
+          const GemvPair *pair = v >= 0 && gemvM ? &kGemvPairs[v] : nullptr;
           if (var &&
               bench_set_fused_override(var->mTile, var->warpsN, var->splitK,
                                        var->colTiles, var->stages) != QMAT_OK)
+            continue;
+          if (pair && (pair->splitK == 0 ||
+                       bench_set_gemv_override(pair->splitK, pair->colTiles) != QMAT_OK))
             continue;
           std::vector<uint16_t> first(size_t(m) * shape.n),
               second(first.size());
@@ -182,6 +205,12 @@ int main(int argc, char **argv) {
             CUDA_CHECK(cudaMemset(y, 0xFF, size_t(m) * shape.n * 2));
             qmat_status st = run(m, 0);
             CUDA_CHECK(cudaStreamSynchronize(stream));
+            // This layer has no variant of the pair that holds m rows.
+            if (pair && st == QMAT_ERROR_INVALID_ARGUMENT &&
+                std::string(bench_last_error()).find("GEMV override") != std::string::npos) {
+              ok = false;
+              break;
+            }
             if (st != QMAT_OK) {
               std::printf("%-26s m=%5ld FAILED: %s\n", l.name, long(m),
                           bench_last_error());
@@ -192,8 +221,9 @@ int main(int argc, char **argv) {
                                   first.size() * 2, cudaMemcpyDeviceToHost));
           }
           bench_set_fused_override(0, 0, 0, 0, 0);
+          bench_set_gemv_override(0, 0);
           if (!ok) {
-            if (!var)
+            if (!var && !pair)
               allWithin = false;
             continue;
           }
@@ -208,6 +238,9 @@ int main(int argc, char **argv) {
             std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d%s",
                           var->mTile, var->warpsN, var->splitK, var->colTiles,
                           var->stages, var->warpgroup ? "_wg" : "");
+          if (pair)
+            std::snprintf(variant, sizeof variant, "gemv_s%d_c%d", pair->splitK,
+                          pair->colTiles);
           std::printf("%-26s m=%5ld %-16s err %.2e %s%s\n", l.name, long(m),
                       variant, err, within ? "ok" : "OUT OF BOUND",
                       same ? "" : " NONDETERMINISTIC");

@@ -3,8 +3,9 @@
 
 Writes OUT_DIR/model.mlir (one qmat.matmul per scheme x dtype x shape),
 runs qmat-aot on it (prefix `bench`), OUT_DIR/layers.inc (one BENCH_LAYER
-per layer) and OUT_DIR/variants.inc (every fused tiling compiled, which
-bench/fused/fused_bench.cpp times one by one).
+per layer), OUT_DIR/variants.inc (every fused tiling compiled, which
+bench/fused/fused_bench.cpp times one by one) and OUT_DIR/gemv_variants.inc
+(every GEMV (split-K, column tiles) pair, which its checks pin at M <= 8).
 
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
@@ -58,6 +59,17 @@ def main():
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
             f.write("{%d, %d, %d, %d, %d, %d},\n" % t)
+    # The GEMV's (split-K, column tiles) pairs, which the checks at M <= 8
+    # pin one by one.
+    pairs = []
+    for layer in manifest["layers"]:
+        for v in layer["strategy"]["gemv_variants"]:
+            p = (v["split_k"], v["col_tiles"])
+            if p not in pairs:
+                pairs.append(p)
+    with open(os.path.join(out, "gemv_variants.inc"), "w") as f:
+        for p in pairs or [(0, 0)]:
+            f.write("{%d, %d},\n" % p)
 
 
 if __name__ == "__main__":
