@@ -6,7 +6,8 @@
 # synccheck, with bench/fused/fused_bench.cpp's checks. Writes
 # OUT/<tool>.log and OUT/sanitize.json (the error count of each tool).
 # Usage: bash bench/sanitize/run.sh BUNDLE OUT [tool,tool,...] [LAYER_FILTER] [M,M,...]
-# (the M list, by default fused_bench.cpp's, may reach into the GEMV: M <= 8)
+# (the M list, by default fused_bench.cpp's, may reach into the GEMV: at
+# M <= 8 every compiled GEMV (split-K, column tiles) pair is checked)
 # (SANITIZE_TIMEOUT=seconds bounds each tool's run.)
 set -uo pipefail
 bundle=$1; out=$2; tools=${3:-memcheck,racecheck,initcheck,synccheck}; filter=${4:-}
