@@ -7,7 +7,7 @@
 // copies past L2, the launcher's time (its policy), every compiled fused
 // variant (<prefix>_set_fused_override), the dequantize + cuBLASLt path and
 // cuBLAS bf16 / f16 on the dense dequantized weights, all in this process.
-// At M in the GEMV's range (<= 8) the checks run every compiled GEMV
+// At M in the GEMV's range the checks run every compiled GEMV
 // (split-K, column tiles) pair (<prefix>_set_gemv_override) besides the
 // policy.
 // Writes JSON.
@@ -46,17 +46,13 @@ const Variant kVariants[] = {
 #include "variants.inc"
 };
 
-/// Every (split-K, column tiles) pair of the bundle's GEMV variants
-/// (make_bundle.py writes them into gemv_variants.inc).
+/// The bundle's GEMV range, kGemvMaxM, and every (split-K, column tiles)
+/// pair of its variants, kGemvPairs (make_bundle.py writes both into
+/// gemv_variants.inc).
 struct GemvPair {
   int splitK, colTiles;
 };
-const GemvPair kGemvPairs[] = {
 #include "gemv_variants.inc"
-};
-
-/// The GEMV's default range: M up to this takes it.
-constexpr int64_t kGemvMaxM = 8;
 
 std::vector<int64_t> parseList(const std::string &text) {
   std::vector<int64_t> out;

@@ -5,7 +5,8 @@ Writes OUT_DIR/model.mlir (one qmat.matmul per scheme x dtype x shape),
 runs qmat-aot on it (prefix `bench`), OUT_DIR/layers.inc (one BENCH_LAYER
 per layer), OUT_DIR/variants.inc (every fused tiling compiled, which
 bench/fused/fused_bench.cpp times one by one) and OUT_DIR/gemv_variants.inc
-(every GEMV (split-K, column tiles) pair, which its checks pin at M <= 8).
+(the GEMV's largest M and every (split-K, column tiles) pair of its
+variants, which the checks in that range pin).
 
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
@@ -59,17 +60,21 @@ def main():
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
             f.write("{%d, %d, %d, %d, %d, %d},\n" % t)
-    # The GEMV's (split-K, column tiles) pairs, which the checks at M <= 8
-    # pin one by one.
-    pairs = []
+    # The GEMV's range and its (split-K, column tiles) pairs, which the
+    # checks in that range pin one by one.
+    pairs, gemv_max_m = [], 0
     for layer in manifest["layers"]:
+        gemv_max_m = max(gemv_max_m, layer["strategy"]["gemv_max_m"])
         for v in layer["strategy"]["gemv_variants"]:
             p = (v["split_k"], v["col_tiles"])
             if p not in pairs:
                 pairs.append(p)
     with open(os.path.join(out, "gemv_variants.inc"), "w") as f:
+        f.write("constexpr int64_t kGemvMaxM = %d;\n" % gemv_max_m)
+        f.write("const GemvPair kGemvPairs[] = {\n")
         for p in pairs or [(0, 0)]:
-            f.write("{%d, %d},\n" % p)
+            f.write("    {%d, %d},\n" % p)
+        f.write("};\n")
 
 
 if __name__ == "__main__":
