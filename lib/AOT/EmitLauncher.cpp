@@ -3,6 +3,7 @@
 #include "qmat/AOT/BinarySelection.h"
 #include "qmat/AOT/Bundle.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Transforms/KernelConfig.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,71 +46,34 @@ const char *kPreparedWeights =
 #include "PreparedWeightsSource.inc"
     ;
 
-/// For a variant the policy may tile (NVIDIA's 16-row tensor-core GEMV),
-/// whether its decode is packed (else through fp32), from the config its
-/// kernel was built by; none for the rest. Every target of a bundle builds
-/// a variant with the same decode class (the table is per layer), so the
-/// first target's kernel answers.
-std::optional<bool> isTiledPackedDecode(const Bundle &bundle, size_t layerIndex,
-                                        size_t variant) {
+/// The run-time policy's traits of GEMV variant `variant` of layer
+/// `layerIndex`, from the config its kernel was built by. Every target of a
+/// bundle builds a variant with the same decode (the table is per layer),
+/// so the first target's kernel answers.
+GemvPolicyTraits getPolicyTraits(const Bundle &bundle, size_t layerIndex,
+                                 size_t variant) {
   const Layer &layer = bundle.layers[layerIndex];
   const GemvVariant &v = layer.gemvVariants[variant];
-  if (bundle.vendor != Vendor::cuda || !v.tensorCore || v.wholeLines)
-    return std::nullopt;
-  KernelConfigAttr config =
-      bundle.targets.front().gemvLaunches[layerIndex][variant].config;
-  return isPackedGemvDecode(
-      layer.scheme, config.getMatrix() != MatrixOp::scalar, config.getDecode());
+  return getGemvPolicyTraits(
+      layer.scheme, layer.bf16, layer.plan.getPreparedWeights(),
+      bundle.vendor == Vendor::cuda, v.wholeLines,
+      bundle.targets.front().gemvLaunches[layerIndex][variant].config);
 }
 
-/// When the variant's kernel gains from two column tiles
-/// (qmat_policy::WideTiles, measured on the H200): the packed decodes of the
-/// 16x8x16 (NVIDIA) mapping, whose per-weight work is light enough that
-/// sharing the activations across tiles pays on many-tile layers and from
-/// M = 4 (prepared int4: on many-tile layers only), nvfp4 with four tiles on
-/// many-tile layers (with prepared codes and f16 activations two, as the other
-/// packed decodes); the fp32 decode (fp8) only where both hold
-/// (takesUnsplitTwoTiles says where at split-K 1). The AMD matrix GEMV (not
-/// measured) keeps one tile, and so does the whole-line tier (compiled with one
-/// tile only).
-StringRef getWideGemvTiles(const Bundle &bundle, size_t layerIndex,
-                           size_t variant) {
-  const Layer &layer = bundle.layers[layerIndex];
-  std::optional<bool> packed = isTiledPackedDecode(bundle, layerIndex, variant);
-  if (!packed)
+StringRef getWideTilesName(qmat_policy::WideTiles wide) {
+  switch (wide) {
+  case qmat_policy::WideTiles::never:
     return "qmat_policy::WideTiles::never";
-  if (!*packed)
-    return "qmat_policy::WideTiles::manyTilesFromRows";
-  // nvfp4 with prepared codes and f16 activations: two tiles at split-K 1
-  // beat four on the lm_head (takesUnsplitTwoTiles).
-  if (layer.scheme == SchemeKind::nvfp4)
-    return layer.plan.getPreparedWeights() && !layer.bf16
-               ? "qmat_policy::WideTiles::manyTilesOrRows"
-               : "qmat_policy::WideTiles::fourOnManyTiles";
-  // Prepared int4 takes two tiles on many-tile layers only: at 17408 x 5120,
-  // M = 4 and 8, one tile is faster (5-11 % with f16), where the
-  // checkpoint's layout is even. mxfp4, since its one-multiply decode,
-  // gains from two tiles at M = 8 in either layout, as nvfp4 does
-  // (bench/README.md, "Measurements behind the compiler's choices").
-  if (layer.scheme != SchemeKind::mxfp4 && layer.plan.getPreparedWeights())
+  case qmat_policy::WideTiles::manyTiles:
     return "qmat_policy::WideTiles::manyTiles";
-  return "qmat_policy::WideTiles::manyTilesOrRows";
-}
-
-/// qmat_policy::GemvVariantDesc::unsplitOnManyTiles (measured on the H200):
-/// the fp32 decode (fp8) with f16 activations, and prepared packed codes
-/// with f16 activations or mxfp4 (nvfp4 with bf16 has four-tile half-step
-/// kernels as fast; int4 with bf16 measured split-K 1 4-6 % behind).
-bool takesUnsplitTwoTiles(const Bundle &bundle, size_t layerIndex,
-                          size_t variant) {
-  const Layer &layer = bundle.layers[layerIndex];
-  std::optional<bool> packed = isTiledPackedDecode(bundle, layerIndex, variant);
-  if (!packed)
-    return false;
-  if (!*packed)
-    return !layer.bf16;
-  return layer.plan.getPreparedWeights() &&
-         (layer.scheme == SchemeKind::mxfp4 || !layer.bf16);
+  case qmat_policy::WideTiles::manyTilesOrRows:
+    return "qmat_policy::WideTiles::manyTilesOrRows";
+  case qmat_policy::WideTiles::manyTilesFromRows:
+    return "qmat_policy::WideTiles::manyTilesFromRows";
+  case qmat_policy::WideTiles::fourOnManyTiles:
+    return "qmat_policy::WideTiles::fourOnManyTiles";
+  }
+  llvm_unreachable("unknown WideTiles");
 }
 
 size_t gemvKernelCount(const Bundle &bundle) {
@@ -545,12 +509,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "// The compiled decode-GEMV variants of every layer, in layer order.\n"
      << "const qmat_policy::GemvVariantDesc kGemvVariants[] = {\n";
   for (auto [l, layer] : llvm::enumerate(bundle.layers))
-    for (auto [i, v] : llvm::enumerate(layer.gemvVariants))
-      os << llvm::formatv(
-          "    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n", v.maxM, v.splitK,
-          v.colTiles, v.tensorCore ? "true" : "false",
-          getWideGemvTiles(bundle, l, i), v.wholeLines ? "true" : "false",
-          takesUnsplitTwoTiles(bundle, l, i) ? "true" : "false");
+    for (auto [i, v] : llvm::enumerate(layer.gemvVariants)) {
+      GemvPolicyTraits traits = getPolicyTraits(bundle, l, i);
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n", v.maxM,
+                          v.splitK, v.colTiles, v.tensorCore ? "true" : "false",
+                          getWideTilesName(traits.wideTiles),
+                          v.wholeLines ? "true" : "false",
+                          traits.unsplitOnManyTiles ? "true" : "false");
+    }
   if (gemvCount == 0)
     os << "    {0, 0, 0, false, qmat_policy::WideTiles::never, false, "
           "false},\n";

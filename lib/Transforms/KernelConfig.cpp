@@ -142,6 +142,52 @@ KernelConfigAttr mlir::qmat::getKernelConfig(FusedGemmOp op,
                                wholeBlocks, /*residentThreads=*/0);
 }
 
+/// When a variant's kernel gains from two column tiles (measured on the
+/// H200): the packed decodes of the 16x8x16 (NVIDIA) mapping, whose
+/// per-weight work is light enough that sharing the activations across
+/// tiles pays on many-tile layers and from M = 4 (prepared int4: on
+/// many-tile layers only), nvfp4 with four tiles on many-tile layers (with
+/// prepared codes and f16 activations two, as the other packed decodes);
+/// the fp32 decode (fp8) only where both hold. The AMD matrix GEMV (not
+/// measured) keeps one tile, and so does the whole-line tier (compiled with
+/// one tile only). Split-K 1 on many-tile layers: the fp32 decode with f16
+/// activations, and prepared packed codes with f16 activations or mxfp4
+/// (nvfp4 with bf16 has four-tile half-step kernels as fast; int4 with bf16
+/// measured split-K 1 4-6 % behind).
+GemvPolicyTraits mlir::qmat::getGemvPolicyTraits(SchemeKind scheme, bool bf16,
+                                                 bool prepared, bool nvidia,
+                                                 bool wholeLines,
+                                                 KernelConfigAttr config) {
+  using qmat_policy::WideTiles;
+  GemvPolicyTraits traits;
+  if (!nvidia || config.getMatrix() != MatrixOp::mma_16x8x16 || wholeLines)
+    return traits;
+  bool packed = config.getDecode() == DecodeMethod::magic_bias &&
+                scheme != SchemeKind::fp8;
+  if (!packed) {
+    traits.wideTiles = WideTiles::manyTilesFromRows;
+    traits.unsplitOnManyTiles = !bf16;
+    return traits;
+  }
+  traits.unsplitOnManyTiles =
+      prepared && (scheme == SchemeKind::mxfp4 || !bf16);
+  if (scheme == SchemeKind::nvfp4) {
+    // With prepared codes and f16 activations two tiles at split-K 1 beat
+    // four on the lm_head.
+    traits.wideTiles = prepared && !bf16 ? WideTiles::manyTilesOrRows
+                                         : WideTiles::fourOnManyTiles;
+    return traits;
+  }
+  // Prepared int4 takes two tiles on many-tile layers only: at 17408 x
+  // 5120, M = 4 and 8, one tile is faster (5-11 % with f16), where the
+  // checkpoint's layout is even. mxfp4, since its one-multiply decode,
+  // gains from two tiles at M = 8 in either layout, as nvfp4 does.
+  traits.wideTiles = scheme != SchemeKind::mxfp4 && prepared
+                         ? WideTiles::manyTiles
+                         : WideTiles::manyTilesOrRows;
+  return traits;
+}
+
 namespace {
 
 struct QMatConfigureKernelsPass

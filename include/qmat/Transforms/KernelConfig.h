@@ -10,6 +10,7 @@
 #ifndef QMAT_TRANSFORMS_KERNELCONFIG_H
 #define QMAT_TRANSFORMS_KERNELCONFIG_H
 
+#include "qmat/AOT/GemvPolicy.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
 namespace mlir::qmat {
@@ -19,6 +20,20 @@ class TargetInfo;
 /// The config of a GEMV variant and of a fused GEMM tiling on `target`.
 KernelConfigAttr getKernelConfig(GemvOp op, const TargetInfo &target);
 KernelConfigAttr getKernelConfig(FusedGemmOp op, const TargetInfo &target);
+
+/// What the launcher's run-time policy knows of a GEMV variant beyond its
+/// tiling (qmat_policy::GemvVariantDesc): when two or more column tiles
+/// pay, and whether split-K 1 wins on many-tile layers.
+struct GemvPolicyTraits {
+  qmat_policy::WideTiles wideTiles = qmat_policy::WideTiles::never;
+  bool unsplitOnManyTiles = false;
+};
+/// The traits of a variant of a `scheme` layer (`bf16` activations,
+/// `prepared` codes) built by `config`, on an NVIDIA target (`nvidia`) or
+/// not, of the whole-line tier (`wholeLines`) or not.
+GemvPolicyTraits getGemvPolicyTraits(SchemeKind scheme, bool bf16,
+                                     bool prepared, bool nvidia,
+                                     bool wholeLines, KernelConfigAttr config);
 
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
 /// matrix instruction: e2m1 and u4 decode by the magic-bias shift.
