@@ -75,9 +75,15 @@ def _parser():
     imp.add_argument("--max-shard-size", type=_size, default=4 << 30,
                      help="largest weight file before sharding (default 4GiB)")
     imp.add_argument("--emit-ptx", action="store_true", help="also embed PTX in the bundle")
-    imp.add_argument("--prepared-weights", action="store_true",
-                     help="compile the bundle for the prepared code layout (the imported codes "
-                          "stay in the checkpoint layout; prepare them at load)")
+    imp.add_argument("--prepared-weights", nargs="?", const="import",
+                     choices=("import", "load"), metavar="WHEN",
+                     help="compile the bundle for the prepared code layout. WHEN the codes are "
+                          "prepared: 'import' (the default) writes them prepared, by the "
+                          "bundle's launcher, which the import builds (the CUDA toolkit and a "
+                          "C++ compiler are needed), so nothing is converted at load; 'load' "
+                          "(--prepared-weights=load) writes them in the checkpoint layout, for "
+                          "the loader to prepare (weight files other tools read as they are, or "
+                          "no CUDA toolkit where the import runs)")
     imp.add_argument("--qmat-aot", help="the qmat-aot executable (default: found as qmat.compile "
                                         "finds it)")
     imp.add_argument("--tp", type=int, default=1,
@@ -109,7 +115,8 @@ def main(argv=None):
             bundle=not args.no_bundle, format=args.format, check_config=not args.no_config_check,
             include_unquantized=not args.no_unquantized, max_shard_bytes=args.max_shard_size,
             quiet=args.quiet, qmat_aot=args.qmat_aot, emit_ptx=args.emit_ptx,
-            prepared_weights=args.prepared_weights, tp=args.tp,
+            prepared_weights={None: False, "import": True, "load": "load"}[
+                args.prepared_weights], tp=args.tp,
             parts=dict(args.parts) if args.parts else None)
     except QMatError as e:
         sys.stderr.write(f"qmat import: error: {e}\n")

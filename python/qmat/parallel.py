@@ -484,11 +484,14 @@ def check_mlp(down, gate=None, up=None, gate_up=None):
 @dataclasses.dataclass
 class ImportedShard:
     """One rank's shard of an imported linear: its plan, the compiled
-    layer's name in the import's bundle, and the rank's tensors."""
+    layer's name in the import's bundle, the rank's tensors, and whether
+    the import wrote its codes in the prepared layout (`prepared`: they
+    need a layer compiled for it, qmat.checkpoint.check_prepared)."""
     plan: Plan
     layer_name: str
     tensors: dict
     bias: object = None
+    prepared: bool = False
 
 
 def imported_shard(checkpoint, module, kind, tp, rank):
@@ -547,7 +550,8 @@ def imported_shard(checkpoint, module, kind, tp, rank):
         if bias is None:
             raise QMatError(f"layer {module}: the manifest names a bias for after the sum, but "
                             f"rank 0's file does not hold it")
-    return ImportedShard(plan, entry["layer"], dict(tensors), bias)
+    return ImportedShard(plan, entry["layer"], dict(tensors), bias,
+                         bool(entry.get("prepared_weights", False)))
 
 
 def _manifest_parts(module, entries):

@@ -258,7 +258,10 @@ class QuantLinear(torch.nn.Module):
     it once, on the host, with the launcher's prepare_weights, so `weight`
     and the state dict hold the prepared layout (load a checkpoint's codes
     through the constructor, or convert them with
-    `library.prepare_weights`); dequantized_weight() reads either.
+    `library.prepare_weights`); dequantized_weight() reads either. Codes
+    already in the prepared layout (`qmat import --prepared-weights`) are
+    passed with prepared=True and kept as they are; a layer that reads the
+    checkpoint layout refuses them.
 
     The kernels are compiled for one activation dtype, so `.to(dtype)`,
     `.half()` and the like move the buffers between devices but never
@@ -268,7 +271,7 @@ class QuantLinear(torch.nn.Module):
     _BUFFERS = ("weight", "scales", "global_scale", "zero_points", "bias")
 
     def __init__(self, library, layer=None, weights=None, scales=None, global_scale=None,
-                 zero_points=None, bias=None, device=None):
+                 zero_points=None, bias=None, device=None, *, prepared=False):
         super().__init__()
         self._library = load_library(library)
         info = _pick_layer(self._library, layer)
@@ -290,7 +293,11 @@ class QuantLinear(torch.nn.Module):
                   "global_scale": _as_tensor(global_scale, torch.float32),
                   "zero_points": _as_tensor(zero_points, torch.uint8),
                   "bias": _as_tensor(bias, self._act_dtype)}
-        if info.prepared_weights:
+        if prepared and not info.prepared_weights:
+            raise ArgumentError(f"{info.name}: the weights are in the prepared layout "
+                                f"(prepared=True), but the layer reads the checkpoint layout "
+                                f"(compiled without --prepared-weights)")
+        if info.prepared_weights and not prepared:
             values["weight"] = _prepared(self._library, info, values["weight"])
         if device is None:
             first = values["weight"]

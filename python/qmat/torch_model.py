@@ -79,7 +79,14 @@ def load_model(path, *, imported=None, library=None, config=None, device="cuda",
     to the import's activation type. `dequantize=True` builds the same
     model with torch.nn.Linear layers holding the reference-dequantized
     weights instead (qmat.reference, bit for bit what the kernels use), the
-    dense model to compare against; it needs no bundle."""
+    dense model to compare against; it needs no bundle, except for an
+    import whose codes are prepared (--prepared-weights), which its
+    launcher restores to the checkpoint layout first.
+
+    Codes the import wrote prepared are used as they are, on bundle layers
+    compiled for the prepared layout; a bundle layer that reads the
+    checkpoint layout is refused for them, naming the module
+    (qmat.checkpoint.check_prepared)."""
     checkpoint = None
     if imported is not None:
         checkpoint = os.fspath(path)
@@ -107,9 +114,15 @@ def load_model(path, *, imported=None, library=None, config=None, device="cuda",
         model = model_class.from_config(config)
     model.eval()
     if dequantize:
-        placements = plan_linears(imported, module_specs(model))
+        lib = None
+        if any(entry.get("prepared_weights") for entry in imported.manifest["linears"].values()):
+            # Codes imported prepared: the bundle's launcher restores the
+            # checkpoint layout (Library.checkpoint_weights).
+            lib = _library(imported, library)
+        placements = plan_linears(imported, module_specs(model),
+                                  None if lib is None else lib.layers)
         for placement in placements:
-            _set_dequantized(model, imported, placement, device, dtype)
+            _set_dequantized(model, imported, placement, device, dtype, lib)
     else:
         lib = _library(imported, library)
         placements = plan_linears(imported, module_specs(model), lib.layers)
@@ -146,7 +159,7 @@ def _quant_linear(imported, placement, library, device):
         arrays = _linear_arrays(imported, placement)
         return QuantLinear(library, placement.layer, arrays["weights"], arrays["scales"],
                            arrays.get("global_scale"), arrays.get("zero_points"),
-                           arrays.get("bias"), device=device)
+                           arrays.get("bias"), device=device, prepared=placement.prepared)
 
 
 def _linear_arrays(imported, placement):
@@ -159,12 +172,15 @@ def _set_module(model, name, module):
     setattr(model.get_submodule(parent) if parent else model, leaf, module)
 
 
-def _set_dequantized(model, imported, placement, device, dtype):
+def _set_dequantized(model, imported, placement, device, dtype, library=None):
     """The Linear's weight (and bias) from the reference dequantization of
     the import's tensors, in row blocks on a thread pool (numpy releases the
-    GIL), rounded to the activation type as the kernels do."""
+    GIL), rounded to the activation type as the kernels do. Prepared codes
+    are first restored to the checkpoint layout by `library`."""
     layer = next(l for l in imported.manifest["layers"] if l["name"] == placement.import_layer)
     t = _linear_arrays(imported, placement)
+    if placement.prepared:
+        t["weights"] = library.checkpoint_weights(placement.layer, t["weights"])
     scales = t["scales"].view(np.uint16) if layer["scheme"] == "int4" else t["scales"]
     global_scale = float(t["global_scale"].reshape(-1)[0]) if "global_scale" in t else None
     zero_points = t.get("zero_points")

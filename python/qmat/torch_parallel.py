@@ -35,7 +35,7 @@ import torch
 import torch.distributed as dist
 
 from . import parallel as plans
-from .checkpoint import ImportedCheckpoint, open_imported
+from .checkpoint import ImportedCheckpoint, check_prepared, open_imported
 from .errors import ArgumentError, DTypeError, QMatError
 from .torch import QuantLinear
 from .torch import load_library as _load_library
@@ -142,10 +142,18 @@ def _act_tensor(bits, act, device):
     return value.to(device).contiguous()
 
 
-def _quant_linear(library, info, tensors, device):
+def _quant_linear(library, info, tensors, device, prepared=False):
     return QuantLinear(library, info.name, tensors["weights"], tensors["scales"],
                        tensors.get("global_scale"), tensors.get("zero_points"),
-                       tensors.get("bias"), device=device)
+                       tensors.get("bias"), device=device, prepared=prepared)
+
+
+def _imported_linear(library, module, held, device):
+    """The QuantLinear of an imported shard, its codes as the import wrote
+    them: prepared codes need a layer compiled for the prepared layout."""
+    info = plans.find_compiled(held.plan, library.layers, held.layer_name)
+    check_prepared(module, held.prepared, info)
+    return _quant_linear(library, info, held.tensors, device, prepared=held.prepared)
 
 
 # --- the common part of both layers ------------------------------------------------
@@ -258,7 +266,8 @@ class ColumnParallelQuantLinear(_Parallel):
     def from_full(cls, library, layer, tensors, *, compiled=None, group=None,
                   gather_output=False, parts=None, name=None, device=None):
         """This rank's shard of a whole layer: `layer` (qmat.Layer) and its
-        `tensors` ({operand: array}, e.g. a tp 1 import's linear()), split
+        `tensors` ({operand: array}, e.g. a tp 1 import's linear(); the
+        codes in the checkpoint layout, not an import's prepared ones), split
         with qmat.shard for the group; `library` must hold a layer of the
         shard's shape (`compiled` names it; else the one that fits).
         `parts`: the matrices a merged layer stacks along N (sizes, (name,
@@ -283,8 +292,7 @@ class ColumnParallelQuantLinear(_Parallel):
         held = plans.imported_shard(checkpoint, module, "column", world, rank)
         library = _load_library(library) if library is not None else _import_library(
             checkpoint, group)
-        info = plans.find_compiled(held.plan, library.layers, held.layer_name)
-        return cls(_quant_linear(library, info, held.tensors, device), held.plan, group=group,
+        return cls(_imported_linear(library, module, held, device), held.plan, group=group,
                    gather_output=gather_output)
 
     def forward(self, x, out=None):
@@ -375,8 +383,7 @@ class RowParallelQuantLinear(_Parallel):
         held = plans.imported_shard(checkpoint, module, "row", world, rank)
         library = _load_library(library) if library is not None else _import_library(
             checkpoint, group)
-        info = plans.find_compiled(held.plan, library.layers, held.layer_name)
-        return cls(_quant_linear(library, info, held.tensors, device), held.plan, held.bias,
+        return cls(_imported_linear(library, module, held, device), held.plan, held.bias,
                    group=group, input_is_parallel=input_is_parallel, reduction=reduction)
 
     def forward(self, x, out=None):

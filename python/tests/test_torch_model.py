@@ -6,6 +6,9 @@ torch_cpu_util's stand-in, which computes the product with qmat.reference,
 so outputs are compared, not only calls. QuantLinear's CUDA-only check, the
 stream and device queries are patched out as in test_torch_fastpath.py."""
 import gc
+import json
+import os
+import shutil
 
 import numpy as np
 import pytest
@@ -16,7 +19,7 @@ import qmat  # noqa: E402
 import qmat.torch as qt  # noqa: E402
 from qmat import checkpoint as ck  # noqa: E402
 from checkpoint_util import CONFIG, LINEARS, write_checkpoint  # noqa: E402
-from torch_cpu_util import cpu_library  # noqa: E402
+from torch_cpu_util import as_prepared, cpu_library  # noqa: E402
 
 K, N = 256, 96
 LAYERS = [qmat.Layer("nv", "nvfp4", N, K, act="bf16", bias=True),
@@ -242,3 +245,116 @@ def test_replace_linear_checks_every_module_first(llama):
     model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**CONFIG))
     assert qt.replace_linear(model, result.directory, library=lib, device="cpu") is model
     assert sum(isinstance(m, qt.QuantLinear) for m in model.modules()) == len(LINEARS)
+
+
+# --- codes imported in the prepared layout -----------------------------------
+
+def test_quant_linear_takes_prepared_codes_as_they_are(on_cpu, tmp_path):
+    """prepared=True keeps codes already in the prepared layout (not
+    prepared a second time); a layer that reads the checkpoint layout
+    refuses them. The stand-in launcher reads the layout of
+    PreparedWeights.h, so codes prepared twice would give other outputs."""
+    layers = [qmat.Layer("nv", "nvfp4", N, K, act="bf16", bias=True)]
+    lib, _ = cpu_library(tmp_path / "prepared", "prep", layers, prepared=("nv",))
+    plain_lib, _ = cpu_library(tmp_path / "plain", "plain", layers)
+    gen = torch.Generator().manual_seed(5)
+    q = qmat.reference.quantize("nvfp4", (torch.randn(N, K, generator=gen) * 0.05).numpy(),
+                                act="bf16")
+    bias = torch.randn(N, generator=gen).to(torch.bfloat16)
+    rest = (q["scales"], q["global_scale"], None, bias)
+    at_load = qt.QuantLinear(lib, "nv", q["weights"], *rest, device="cpu")
+    given = qt.QuantLinear(lib, "nv", as_prepared(q["weights"]), *rest, device="cpu",
+                           prepared=True)
+    assert np.array_equal(at_load.weight.numpy(), as_prepared(q["weights"]))
+    assert torch.equal(given.weight, at_load.weight)
+    assert torch.equal(given.dequantized_weight(), at_load.dequantized_weight())
+    x = act(3, K)
+    with torch.inference_mode():
+        y = given(x)
+        assert torch.equal(y, at_load(x))
+    assert relative_error(y, given, x) <= 1e-2
+    with pytest.raises(qmat.ArgumentError) as e:
+        qt.QuantLinear(plain_lib, "nv", as_prepared(q["weights"]), *rest, device="cpu",
+                       prepared=True)
+    assert str(e.value) == ("nv: the weights are in the prepared layout (prepared=True), but "
+                            "the layer reads the checkpoint layout (compiled without "
+                            "--prepared-weights)")
+
+
+def prepared_copy(result, directory):
+    """What `qmat import --prepared-weights` writes for the plain import
+    `result`: its files with every linear's codes in the prepared layout
+    (as_prepared; test_checkpoint_prepared.py checks the importer's against
+    the real launcher) and the manifest saying so."""
+    shutil.copytree(result.directory, directory)
+    path = os.path.join(directory, os.path.basename(result.manifest_path))
+    with open(path) as f:
+        manifest = json.load(f)
+    codes = {entry["tensors"]["weights"] for entry in manifest["linears"].values()}
+    for file in manifest["weights"]:
+        tensors = ck.read_file(os.path.join(directory, file))
+        for name in codes & tensors.keys():
+            tensors[name] = (tensors[name][0], as_prepared(tensors[name][1]))
+        ck.write_file(os.path.join(directory, file), tensors)
+    for entry in manifest["linears"].values():
+        entry["prepared_weights"] = True
+    with open(path, "w") as f:
+        json.dump(manifest, f)
+    return directory
+
+
+def test_load_model_takes_prepared_imports_as_they_are(llama, tmp_path):
+    import transformers
+    from qmat import torch_parallel as tpl
+    _, result, plain_lib, _ = llama
+    lib, _ = cpu_library(tmp_path / "prepared_bundle", "llamap", result.layers,
+                         prepared={layer.name for layer in result.layers})
+    prepared = prepared_copy(result, tmp_path / "prepared")
+    at_load = qt.load_model(result.directory, library=lib, device="cpu")
+    as_written = qt.load_model(prepared, library=lib, device="cpu")
+    imported = ck.open_imported(result.directory)
+    for module in LINEARS:
+        codes = imported.linear(module)[1]["weights"]
+        assert np.array_equal(as_written.get_submodule(module).weight.numpy(),
+                              as_prepared(codes)), module
+        assert torch.equal(at_load.get_submodule(module).weight,
+                           as_written.get_submodule(module).weight), module
+    ids = torch.randint(0, CONFIG["vocab_size"], (2, 5), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        assert torch.equal(as_written(ids).logits, at_load(ids).logits)
+    # The dense reference restores the checkpoint layout through the launcher.
+    dense = qt.load_model(prepared, library=lib, device="cpu", dequantize=True)
+    reference = qt.load_model(result.directory, device="cpu", dequantize=True)
+    for module in LINEARS:
+        assert torch.equal(dense.get_submodule(module).weight,
+                           reference.get_submodule(module).weight), module
+    refusal = ("model.layers.0.mlp.down_proj: the import holds its codes in the prepared layout "
+               "(imported with --prepared-weights), but the bundle's layer nvfp4_256x512 reads "
+               "the checkpoint layout (compiled without --prepared-weights): run it on a bundle "
+               "compiled with --prepared-weights, such as the import's own, or import without "
+               "--prepared-weights")
+    for load in (lambda: qt.load_model(prepared, library=plain_lib, device="cpu"),
+                 lambda: qt.load_model(prepared, library=plain_lib, device="cpu",
+                                       dequantize=True)):
+        with pytest.raises(qmat.ArgumentError) as e:
+            load()
+        assert str(e.value) == refusal
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**CONFIG))
+    with pytest.raises(qmat.ArgumentError) as e:
+        qt.replace_linear(model, prepared, library=plain_lib, device="cpu")
+    assert str(e.value) == refusal
+    assert not any(isinstance(m, qt.QuantLinear) for m in model.modules())
+    # torch_parallel's layers of one rank read the same flag.
+    q_proj = "model.layers.0.self_attn.q_proj"
+    column = tpl.ColumnParallelQuantLinear.from_imported(prepared, q_proj, lib, device="cpu")
+    assert np.array_equal(column.local.weight.numpy(),
+                          as_prepared(imported.linear(q_proj)[1]["weights"]))
+    with pytest.raises(qmat.ArgumentError) as e:
+        tpl.RowParallelQuantLinear.from_imported(prepared, "model.layers.0.self_attn.o_proj",
+                                                 plain_lib, device="cpu")
+    assert str(e.value) == (
+        "model.layers.0.self_attn.o_proj: the import holds its codes in the prepared layout "
+        "(imported with --prepared-weights), but the bundle's layer nvfp4_256x256 reads the "
+        "checkpoint layout (compiled without --prepared-weights): run it on a bundle compiled "
+        "with --prepared-weights, such as the import's own, or import without "
+        "--prepared-weights")

@@ -46,7 +46,8 @@ def run_fused(rank, world, init_file, out_dir, whole_dir, split_dir):
         # this process's stand-ins for the compiled library and QuantLinear
         library = _Library(list(split.layers.values()))
         tpl._load_library = lambda source: library
-        tpl._quant_linear = lambda lib, info, tensors, device: StandIn(info, tensors)
+        tpl._quant_linear = (lambda lib, info, tensors, device, prepared=False:
+                             StandIn(info, tensors))
         x = torch.randn(3, 256, generator=torch.Generator().manual_seed(5)).to(torch.bfloat16)
         bits = tp_workers.bits_of
 

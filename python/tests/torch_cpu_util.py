@@ -3,7 +3,9 @@ without a GPU: a bundle directory with only a manifest, and a launcher whose
 <prefix>_<layer>_run is a ctypes callback that computes Y = A · Wᵀ (+ bias)
 from the operands' memory with qmat.reference (W dequantized, the product
 in fp32, one rounding), and that refuses a too small workspace like the
-real one."""
+real one. Layers named in `prepared` take their codes in the prepared
+layout as PreparedWeights.h describes it (as_prepared), with a
+<prefix>_<layer>_prepare_weights callback that converts to it."""
 import ctypes
 import json
 import os
@@ -12,20 +14,39 @@ import numpy as np
 
 import qmat
 from qmat import reference
-from qmat.launcher import RUN_ARGTYPES, RUN_RESTYPE
+from qmat.launcher import PREPARE_ARGTYPES, PREPARE_RESTYPE, RUN_ARGTYPES, RUN_RESTYPE
 
 RUN_TYPE = ctypes.CFUNCTYPE(RUN_RESTYPE, *RUN_ARGTYPES)
 WORKSPACE_TYPE = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_int64)
+PREPARE_TYPE = ctypes.CFUNCTYPE(PREPARE_RESTYPE, *PREPARE_ARGTYPES)
 GEMV_MAX_M = 8
 WORKSPACE_BYTES = 4096   # for any M > GEMV_MAX_M
 
 
-def write_bundle(directory, prefix, layers):
-    """A bundle directory qmat.Bundle.open accepts, for qmat.Layer objects."""
+def as_prepared(codes):
+    """[N, K/2] codes in the prepared layout of PreparedWeights.h: per
+    16-row tile and 128-element K step one kilobyte, row g + 8h's 16-byte
+    piece t at 512h + 16 (4g + t)."""
+    rows, cols = codes.shape
+    return np.ascontiguousarray(codes.reshape(rows // 16, 2, 8, cols // 64, 4, 16).transpose(
+        0, 3, 1, 2, 4, 5)).reshape(rows, cols)
+
+
+def from_prepared(codes):
+    """The inverse of as_prepared."""
+    rows, cols = codes.shape
+    return np.ascontiguousarray(codes.reshape(rows // 16, cols // 64, 2, 8, 4, 16).transpose(
+        0, 2, 3, 1, 4, 5)).reshape(rows, cols)
+
+
+def write_bundle(directory, prefix, layers, prepared=()):
+    """A bundle directory qmat.Bundle.open accepts, for qmat.Layer objects
+    (those named in `prepared` compiled for the prepared code layout)."""
     os.makedirs(directory, exist_ok=True)
     entries = [{"name": l.name, "scheme": l.scheme, "n": l.n, "k": l.k, "block_size": l.block,
                 "dtype": l.act, "bias": l.bias, "zero_points": l.zero_points,
-                "workspace": {"bytes": WORKSPACE_BYTES}, "symbol": l.name} for l in layers]
+                "workspace": {"bytes": WORKSPACE_BYTES}, "symbol": l.name,
+                "prepared_weights": l.name in prepared} for l in layers]
     with open(os.path.join(directory, f"{prefix}.manifest.json"), "w") as f:
         json.dump({"prefix": prefix, "layers": entries, "targets": []}, f)
     for ext in ("h", "cpp"):
@@ -55,6 +76,9 @@ class ComputingCDLL:
         for info in bundle.layers:
             self.functions[f"{bundle.prefix}_{info.name}_run"] = RUN_TYPE(self._runner(info))
             self.functions[f"{bundle.prefix}_{info.name}_workspace_size"] = self.workspace
+            if info.prepared_weights:
+                self.functions[f"{bundle.prefix}_{info.name}_prepare_weights"] = \
+                    PREPARE_TYPE(self._preparer(info))
 
     def __getattr__(self, name):
         try:
@@ -71,6 +95,8 @@ class ComputingCDLL:
             if m > GEMV_MAX_M and (workspace_size < WORKSPACE_BYTES or not workspace):
                 return 3
             codes = _read(weights, np.uint8, info.weight_shape)
+            if info.prepared_weights:
+                codes = from_prepared(codes)
             scale_dtype = {"nvfp4": np.uint8, "mxfp4": np.uint8, "fp8": np.float32,
                            "int4": act_bits}[info.scheme]
             w_bits = reference.dequantize(
@@ -91,8 +117,17 @@ class ComputingCDLL:
         return run
 
 
-def cpu_library(directory, prefix, layers):
+    def _preparer(self, info):
+        def prepare(weights, prepared):
+            _read(prepared, np.uint8, info.weight_shape)[...] = as_prepared(
+                _read(weights, np.uint8, info.weight_shape))
+            return 0
+
+        return prepare
+
+
+def cpu_library(directory, prefix, layers, prepared=()):
     """A qmat Library over write_bundle's bundle and a ComputingCDLL."""
-    bundle = write_bundle(directory, prefix, layers)
+    bundle = write_bundle(directory, prefix, layers, prepared)
     cdll = ComputingCDLL(bundle)
     return qmat.launcher.Library(None, bundle, cdll=cdll), cdll

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, QMatError
 from ..layers import DEFAULT_BLOCK, Layer, emit_module, normalize_act
 from . import awq, compressed_tensors, fp8_block, gptq, modelopt, onnx_nbits
 from .errors import CheckpointError, UnsupportedFormatError
@@ -165,6 +165,16 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
     the rule, before any output is written. Progress goes to `stream`
     (default stderr) unless `quiet`.
 
+    `prepared_weights`: False (the default) compiles the bundle for the
+    checkpoint's code layout. True compiles it for the prepared layout
+    (qmat-aot --prepared-weights) and writes the codes of every layer that
+    takes it in that layout, prepared by the bundle's own launcher
+    (qmat.checkpoint.prepare; it is built for that, which needs the CUDA
+    toolkit and a C++ compiler), each marked "prepared_weights": true in
+    the manifest. 'load' compiles the bundle for the prepared layout but
+    writes the codes in the checkpoint layout, for the loader to prepare
+    (qmat.torch.QuantLinear). Both need the bundle.
+
     `tp` > 1 splits every quantized linear for tensor parallelism
     (qmat.shard): `parallel(module)` gives its kind, 'column', 'row' or
     'replicate' (default qmat.shard.parallel_kind, the Llama / Qwen names);
@@ -188,6 +198,13 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
                             f"module, got {type(parts).__name__}")
     if max_shard_bytes <= 0 or chunk_bytes <= 0:
         raise ArgumentError("max_shard_bytes and chunk_bytes must be positive")
+    if not (isinstance(prepared_weights, bool) or prepared_weights == "load"):
+        raise ArgumentError(f"prepared_weights must be False, True or 'load', got "
+                            f"{prepared_weights!r}")
+    if prepared_weights and not bundle:
+        raise ArgumentError("prepared weights (--prepared-weights) are for a bundle compiled "
+                            "for the prepared code layout, and the import compiles none "
+                            "(bundle=False / --no-bundle)")
     stream = None if quiet else (stream or sys.stderr)
     ckpt = open_source(checkpoint)
     out_dir = os.path.abspath(os.fspath(out_dir))
@@ -279,25 +296,47 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
             stream.write(f"qmat import: compiling {len(layers)} layers for "
                          f"{', '.join(targets)}\n")
         built = qmat_compile(layers, targets=targets, out_dir=os.path.join(out_dir, "bundle"),
-                             prefix=prefix, emit_ptx=emit_ptx, prepared_weights=prepared_weights,
-                             qmat_aot=aot)
+                             prefix=prefix, emit_ptx=emit_ptx,
+                             prepared_weights=bool(prepared_weights), qmat_aot=aot)
+    # The layers whose codes are written prepared: those the bundle compiled
+    # for the prepared layout (packed 4-bit, N % 16 == 0, K % 128 == 0).
+    prepared = {info.name for info in built.layers if info.prepared_weights} \
+        if built and prepared_weights is True else set()
+    preparer = None
+    if prepared:
+        from .prepare import Preparer
+        if stream:
+            stream.write(f"qmat import: building the launcher to prepare the codes of "
+                         f"{len(prepared)} layers\n")
+        try:
+            preparer = Preparer(built)
+        except QMatError as e:
+            raise QMatError(f"prepared weights (--prepared-weights) are written by the bundle's "
+                            f"launcher, which could not be built or loaded: {e}\n"
+                            f"(--prepared-weights=load writes the codes in the checkpoint "
+                            f"layout, for the loader to prepare)") from e
+    prepare = (preparer, prepared)
 
-    if tp == 1:
-        shards, file_of = _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names,
-                                         stream, max_shard_bytes, chunk_bytes)
-    else:
-        _remove_stale(out_dir, prefix)   # a tp 1 import's files
-        rank_files = []
-        for rank, rank_plans in enumerate(by_rank):
-            if stream:
-                stream.write(f"qmat import: rank {rank} of {tp}\n")
-            shards_r, file_of_r = _write_weights(
-                os.path.join(out_dir, f"rank{rank}"), prefix, rank_plans, passthrough, ckpt, key,
-                names, stream, max_shard_bytes, chunk_bytes)
-            rank_files.append(([f"rank{rank}/{name}" for name, _ in shards_r],
-                               {t: f"rank{rank}/{f}" for t, f in file_of_r.items()}))
-        shards = [(name, None) for files, _ in rank_files for name in files]
-        file_of = rank_files[0][1]
+    try:
+        if tp == 1:
+            shards, file_of = _write_weights(out_dir, prefix, plans, passthrough, ckpt, key,
+                                             names, stream, max_shard_bytes, chunk_bytes, prepare)
+        else:
+            _remove_stale(out_dir, prefix)   # a tp 1 import's files
+            rank_files = []
+            for rank, rank_plans in enumerate(by_rank):
+                if stream:
+                    stream.write(f"qmat import: rank {rank} of {tp}\n")
+                shards_r, file_of_r = _write_weights(
+                    os.path.join(out_dir, f"rank{rank}"), prefix, rank_plans, passthrough, ckpt,
+                    key, names, stream, max_shard_bytes, chunk_bytes, prepare)
+                rank_files.append(([f"rank{rank}/{name}" for name, _ in shards_r],
+                                   {t: f"rank{rank}/{f}" for t, f in file_of_r.items()}))
+            shards = [(name, None) for files, _ in rank_files for name in files]
+            file_of = rank_files[0][1]
+    finally:
+        if preparer is not None:
+            preparer.close()
 
     symbols = {info.name: info.symbol for info in built.layers} if built else {}
     manifest = {
@@ -334,6 +373,7 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
             "source_tensors": plan.sources,
             "ignored_tensors": plan.ignored,
             **({"notes": plan.notes} if plan.notes else {}),
+            **({"prepared_weights": True} if names[shard0.key()] in prepared else {}),
         }
         if tp != 1:
             entry["parallel"] = kinds[plan.module]
@@ -443,16 +483,21 @@ def _shard_plan(plan, kind, tp, rank, splits=None):
 
 
 def _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names, stream,
-                   max_shard_bytes, chunk_bytes):
+                   max_shard_bytes, chunk_bytes, prepare=(None, ())):
     """Writes the weight files of `plans` and the passthrough tensors into
-    out_dir; returns ([(file, entries)], {tensor: file})."""
+    out_dir; returns ([(file, entries)], {tensor: file}). `prepare`:
+    (Preparer, layer names): the codes of those layers are written in the
+    prepared layout."""
     os.makedirs(out_dir, exist_ok=True)
+    preparer, prepared = prepare
     # (kind, name, dtype, nbytes, payload) in the order they are written.
     entries = []
     for plan in plans:
         for role in ROLES:
             if role in plan.outputs:
                 t = plan.outputs[role]
+                if role == "codes" and names[plan.key()] in prepared:
+                    t = _prepared_codes(t, names[plan.key()], preparer)
                 entries.append(("linear", t.name, t.dtype, _nbytes(t.dtype, t.shape), (plan, t)))
     for name in passthrough:
         info = ckpt.info(name)
@@ -481,7 +526,8 @@ def _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names, stream
                     _write_rows(writer, tensor, chunk_bytes)
                     if tensor is plan.outputs[[r for r in ROLES if r in plan.outputs][-1]]:
                         progress(f"{plan.module}: {plan.scheme} {plan.n}x{plan.k} "
-                                 f"-> {names[plan.key()]}")
+                                 f"-> {names[plan.key()]}"
+                                 + (", codes prepared" if names[plan.key()] in prepared else ""))
                 else:
                     _copy(writer, ckpt, payload, chunk_bytes)
                     progress(f"{name}: copied ({dtype} {list(payload.shape)})")
@@ -492,6 +538,24 @@ def _write_weights(out_dir, prefix, plans, passthrough, ckpt, key, names, stream
             json.dump(index, f, indent=1)
 
     return shards, file_of
+
+
+def _prepared_codes(tensor, layer, preparer):
+    """The codes OutTensor `tensor` of bundle layer `layer` in the prepared
+    layout. The launcher's prepare_weights takes a whole layer: the first
+    chunk prepares all its rows, and the chunks are served from that."""
+    from .common import OutTensor
+    held = {}
+
+    def chunk(r0, r1):
+        if "codes" not in held:
+            held["codes"] = preparer.prepare(layer, np.asarray(tensor.chunk(0, tensor.rows)))
+        rows = held["codes"][r0:r1]
+        if r1 >= tensor.rows:
+            held.clear()
+        return rows
+
+    return OutTensor(tensor.name, tensor.dtype, tensor.shape, chunk, tensor.row_bytes)
 
 
 def _remove_stale(out_dir, prefix):
@@ -572,13 +636,21 @@ class ImportedCheckpoint:
         return self.layers[name]
 
     def linear(self, module, rank=0):
-        """(qmat.Layer, {operand: array}) of a linear; of a tensor-parallel
+        """(qmat.Layer, {operand: array}) of a linear, as stored: the codes
+        in the prepared layout where prepared(module); of a tensor-parallel
         import, `rank`'s shard (reduce_bias(module) holds a row-parallel
         layer's bias)."""
         entry = self.manifest["linears"][module]
         f = self.files[entry["files"][rank] if "files" in entry else entry["file"]]
         tensors = {op: f.get(name) for op, name in entry["tensors"].items()}
         return self.layers[entry["layer"]], tensors
+
+    def prepared(self, module):
+        """Whether the import wrote `module`'s codes in the prepared layout
+        (--prepared-weights; the manifest's "prepared_weights"), which only
+        a bundle layer compiled for that layout runs
+        (qmat.checkpoint.check_prepared)."""
+        return bool(self.manifest["linears"][module].get("prepared_weights", False))
 
     def reduce_bias(self, module):
         """The bias a row-parallel linear adds once after the sum over

@@ -40,12 +40,30 @@ class LinearPlacement:
     """A model linear that becomes a QuantLinear: the bundle `layer` it runs
     on (the import's `import_layer`, or a bundle layer of the same
     description under another name), its weight file (as the manifest names
-    it) and its tensors (launcher operand -> tensor name)."""
+    it), its tensors (launcher operand -> tensor name) and whether the
+    import wrote its codes in the prepared layout (`prepared`: the
+    QuantLinear takes them as they are)."""
     module: str
     layer: str
     import_layer: str
     file: str
     tensors: dict
+    prepared: bool = False
+
+
+def check_prepared(module, prepared, info):
+    """Refuses to run `module`, whose imported codes are in the prepared
+    layout when `prepared`, on the bundle layer `info` (a LayerInfo) when
+    that layer reads the checkpoint's layout: nothing can convert them for
+    it. Codes in the checkpoint layout suit every layer (a prepared one
+    prepares them at load)."""
+    if prepared and not info.prepared_weights:
+        raise ArgumentError(
+            f"{module}: the import holds its codes in the prepared layout (imported with "
+            f"--prepared-weights), but the bundle's layer {info.name} reads the checkpoint "
+            f"layout (compiled without --prepared-weights): run it on a bundle compiled with "
+            f"--prepared-weights, such as the import's own, or import without "
+            f"--prepared-weights")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,8 +107,10 @@ def plan_linears(imported, modules, bundle_layers=None):
     ({name: ModuleSpec}) and, when given, the bundle's layers (LayerInfo
     objects). Raises ArgumentError naming the module when the model has no
     such module, it is not a Linear, its features or bias differ from its
-    layer, or no bundle layer runs it; MissingTensorError / ArgumentError /
-    DTypeError when a tensor is absent or does not fit the layer."""
+    layer, no bundle layer runs it, or its codes are prepared and its bundle
+    layer reads the checkpoint layout (check_prepared); MissingTensorError /
+    ArgumentError / DTypeError when a tensor is absent or does not fit the
+    layer."""
     from ..bundle import LayerInfo
     from ..launcher import ACT_DTYPE_NAMES, check_operands
 
@@ -112,6 +132,9 @@ def plan_linears(imported, modules, bundle_layers=None):
         layer = layers[name]
         _check_module(module, name, layer, modules.get(module))
         runs_on = name if by_name is None else _bundle_layer(module, layer, by_name)
+        prepared = bool(entry.get("prepared_weights", False))
+        if by_name is not None:
+            check_prepared(module, prepared, by_name[runs_on])
         file = entry["file"]
         handle = imported.files[file]
         info = LayerInfo(name=name, scheme=layer["scheme"], n=layer["n"], k=layer["k"],
@@ -129,7 +152,8 @@ def plan_linears(imported, modules, bundle_layers=None):
             check_operands(info, described, _describe_tensor)
         except ArgumentError as e:   # DTypeError too: the layer's rule, said of the module
             raise type(e)(f"{module}: {e}") from None
-        placements.append(LinearPlacement(module, runs_on, name, file, dict(entry["tensors"])))
+        placements.append(LinearPlacement(module, runs_on, name, file, dict(entry["tensors"]),
+                                          prepared))
     return placements
 
 
