@@ -196,15 +196,18 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     before the current step's are decoded.
 
     `warpgroup` asks for the warpgroup matrix instruction (wgmma on sm_90a):
-    each four warps of a block (`warps_n` = 4 or 8, `stages` = 2) hold the A
-    operand of one 64-row instruction per column tile, each warp its 16 rows
-    decoded in registers exactly as above, and the instructions read the
-    staged activations from workgroup memory, `m_tile` of them per K16 step,
-    while the threads store the next step's tile (loaded into registers one
-    step ahead). Targets without that instruction build the same tiling from
-    warp instructions; the decoded weights and the fp32 accumulation are
-    the same either way. `config` (`#qmat.kernel_config`, attached by
-    `qmat-configure-kernels`) says which instruction the lowering uses.
+    each four warps of a block (`warps_n` = 4 or 8, `stages` 2 to 4) hold
+    the A operand of one 64-row instruction per column tile, each warp its
+    16 rows decoded in registers by the same decode as above, in the
+    instruction's own K order (the four lanes that read a row's 64 bytes of
+    codes exchange them first), and the instructions read the activations
+    from workgroup memory, `m_tile` of them per K16 step, as asynchronous
+    copies brought them there from A unchanged, `stages` - 1 K steps ahead.
+    It takes the packed decodes (nvfp4, mxfp4, int4). Targets without that
+    instruction, and fp8, build the same tiling from warp instructions; the
+    decoded weights and the fp32 accumulation are the same either way.
+    `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
+    says which instruction the lowering uses.
 
     ```mlir
     qmat.fused_gemm <nvfp4, block = 16>
@@ -250,9 +253,13 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static ArrayRef<int64_t> getStagesChoices();
     /// Whether `warpgroup` may take that tiling: whole warpgroups (warps_n
     /// 4 or 8), one 64-row instruction per column tile (col_tiles 1 or 2),
-    /// two staged tiles.
+    /// two to four staged tiles.
     static bool isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
                                   int64_t stages);
+    /// The stages a warpgroup tiling is built with: the most, up to 4, whose
+    /// tiles fit the workgroup memory a block may have (below 2: none).
+    static int64_t getWarpgroupStages(int64_t mTile, int64_t warpsN,
+                                      int64_t splitK, int64_t colTiles);
     /// Bytes of workgroup memory a block needs: `stages` tiles of staged
     /// activations, each split_k K steps of m_tile rows of 128 elements,
     /// which the split-K reduction reuses after the loop (every warp parks

@@ -129,24 +129,43 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     listed.push_back(
         {tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3], tiles[i + 4]});
   for (size_t i = 0; i < warpgroupTiles.size(); i += 4) {
-    FusedGemmVariant v{warpgroupTiles[i],     warpgroupTiles[i + 1],
-                       warpgroupTiles[i + 2], warpgroupTiles[i + 3],
-                       /*stages=*/2,          /*warpgroup=*/true};
+    int64_t stages = FusedGemmOp::getWarpgroupStages(
+        warpgroupTiles[i], warpgroupTiles[i + 1], warpgroupTiles[i + 2],
+        warpgroupTiles[i + 3]);
+    FusedGemmVariant v{warpgroupTiles[i],
+                       warpgroupTiles[i + 1],
+                       warpgroupTiles[i + 2],
+                       warpgroupTiles[i + 3],
+                       stages,
+                       /*warpgroup=*/true};
     for (const FusedGemmVariant &other : listed)
       if (!other.warpgroup && other.mTile == v.mTile &&
           other.warpsN == v.warpsN && other.splitK == v.splitK &&
           other.colTiles == v.colTiles && other.stages == v.stages) {
         error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
-                              "split_k = {2}, col_tiles = {3}, stages = 2) is "
-                              "listed both as a warp and as a warpgroup "
+                              "split_k = {2}, col_tiles = {3}, stages = {4}) "
+                              "is listed both as a warp and as a warpgroup "
                               "tiling",
-                              v.mTile, v.warpsN, v.splitK, v.colTiles)
+                              v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages)
                     .str();
         return failure();
       }
     listed.push_back(v);
   }
   for (const FusedGemmVariant &v : listed) {
+    if (v.warpgroup && v.stages == 0) {
+      error = llvm::formatv(
+                  "fused warpgroup variant (m_tile = {0}, warps_n = {1}, "
+                  "split_k = {2}, col_tiles = {3}) needs two staged tiles of "
+                  "{4} bytes, more than the {5} bytes of workgroup memory a "
+                  "block may have",
+                  v.mTile, v.warpsN, v.splitK, v.colTiles,
+                  FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK,
+                                                 v.colTiles, 1),
+                  kMaxFusedSharedBytes)
+                  .str();
+      return failure();
+    }
     bool legal =
         llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
         llvm::is_contained(FusedGemmOp::getWarpsNChoices(), v.warpsN) &&

@@ -130,9 +130,13 @@ KernelConfigAttr mlir::qmat::getKernelConfig(FusedGemmOp op,
                                              const TargetInfo &info) {
   DecodeMethod decode = op.getDecode().value_or(
       getDefaultGemvDecode(op.getScheme().getElementFormat(), info));
-  // Elsewhere the warpgroup tiling takes the warp instruction (the op's
+  // The warpgroup form exchanges packed codes between lanes to decode in
+  // the instruction's K order; elsewhere, and for the decode through fp32
+  // (fp8), the warpgroup tiling takes the warp instruction (the op's
   // documented fallback).
-  MatrixOp matrix = op.getWarpgroup() && info.hasWarpgroupMma()
+  bool packed = decode == DecodeMethod::magic_bias &&
+                op.getScheme().getKind() != SchemeKind::fp8;
+  MatrixOp matrix = op.getWarpgroup() && info.hasWarpgroupMma() && packed
                         ? MatrixOp::wgmma_64xnx16
                         : MatrixOp::mma_16x8x16;
   bool wholeBlocks = takesWholeBlocks(op.getPreparedWeights(), op.getWeights(),

@@ -58,7 +58,8 @@ def test_compile_a_file_with_knobs(qmat_aot, tmp_path):
 
 def test_compile_takes_fused_tilings(qmat_aot, tmp_path):
     """The fused GEMM's knobs reach qmat-aot: a warp tiling and a warpgroup
-    one, whose sm_90a kernel is the wgmma form (its name ends in _wg)."""
+    one, whose sm_90a kernel is the wgmma form (its name ends in _wg), with
+    the deepest pipeline that fits (4 stages of a 16-row tile)."""
     b = qmat.compile(qmat.Layer("x", "nvfp4", 64, 256), targets="sm_90a", out_dir=tmp_path,
                      fused_max_m=64, fused_variants=[(16, 2, 2, 2, 2)],
                      fused_warpgroup_variants=[(16, 4, 1, 1)], qmat_aot=qmat_aot)
@@ -66,8 +67,8 @@ def test_compile_takes_fused_tilings(qmat_aot, tmp_path):
     assert x.strategy["fused_max_m"] == 64
     fused = x.strategy["fused_variants"]
     assert [(v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v["stages"],
-             v["warpgroup"]) for v in fused] == [(16, 2, 2, 2, 2, False), (16, 4, 1, 1, 2, True)]
-    assert fused[1]["kernels"]["sm_90a"]["symbol"].endswith("_mt16_w4_s1_c1_p2_wg")
+             v["warpgroup"]) for v in fused] == [(16, 2, 2, 2, 2, False), (16, 4, 1, 1, 4, True)]
+    assert fused[1]["kernels"]["sm_90a"]["symbol"].endswith("_mt16_w4_s1_c1_p4_wg")
     assert not fused[0]["kernels"]["sm_90a"]["symbol"].endswith("_wg")
 
 

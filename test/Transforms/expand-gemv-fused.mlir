@@ -9,24 +9,24 @@
 // ILLEGAL: error: 'qmat.matmul' op fused variant (m_tile = 16, warps_n = 8, split_k = 4, col_tiles = 1, stages = 1) is not a legal qmat.fused_gemm tiling
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1 fused-warpgroup-variants=64,8,1,2,16,4,1,1" | FileCheck %s --check-prefix=GROUP
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=64,8,1" 2>&1 | FileCheck %s --check-prefix=GROUP-THREE
-// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=64,4,1,2,2 fused-warpgroup-variants=64,4,1,2" 2>&1 | FileCheck %s --check-prefix=GROUP-TWICE
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=64,4,1,2,3 fused-warpgroup-variants=64,4,1,2" 2>&1 | FileCheck %s --check-prefix=GROUP-TWICE
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=64,2,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-ILLEGAL
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=128,4,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-SHARED
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=16,4,1,4" 2>&1 | FileCheck %s --check-prefix=GROUP-TILES
 
 // GROUP-THREE: error: 'qmat.matmul' op fused-warpgroup-variants takes (m_tile, warps_n, split_k, col_tiles) quadruples, got 3 numbers
-// GROUP-TWICE: error: 'qmat.matmul' op fused variant (m_tile = 64, warps_n = 4, split_k = 1, col_tiles = 2, stages = 2) is listed both as a warp and as a warpgroup tiling
-// GROUP-ILLEGAL: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 64, warps_n = 2, split_k = 1, col_tiles = 1, stages = 2) is not a legal qmat.fused_gemm tiling
-// GROUP-TILES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 16, warps_n = 4, split_k = 1, col_tiles = 4, stages = 2) is not a legal qmat.fused_gemm tiling
-// GROUP-SHARED: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 4, split_k = 1, col_tiles = 1, stages = 2) is not a legal qmat.fused_gemm tiling
+// GROUP-TWICE: error: 'qmat.matmul' op fused variant (m_tile = 64, warps_n = 4, split_k = 1, col_tiles = 2, stages = 3) is listed both as a warp and as a warpgroup tiling
+// GROUP-ILLEGAL: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 64, warps_n = 2, split_k = 1, col_tiles = 1, stages = 3) is not a legal qmat.fused_gemm tiling
+// GROUP-TILES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 16, warps_n = 4, split_k = 1, col_tiles = 4, stages = 4) is not a legal qmat.fused_gemm tiling
+// GROUP-SHARED: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 4, split_k = 1, col_tiles = 1) needs two staged tiles of 32768 bytes, more than the 49152 bytes of workgroup memory a block may have
 
 // The warpgroup tilings follow the warp ones, two stages each.
 // GROUP-LABEL: func.func @gemv_then_fused(
 // GROUP: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
 // GROUP: case 1 {
-// GROUP-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 8 split_k = 1 col_tiles = 2 stages = 2 warpgroup{{$}}
+// GROUP-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 8 split_k = 1 col_tiles = 2 stages = 3 warpgroup{{$}}
 // GROUP: case 2 {
-// GROUP-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 warpgroup{{$}}
+// GROUP-NEXT: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup{{$}}
 // GROUP-NOT: case 3
 
 // The GEMV's else side holds the second dispatch, on its own index

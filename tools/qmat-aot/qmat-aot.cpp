@@ -103,8 +103,8 @@ cl::list<int64_t> fusedWarpgroupVariants(
     cl::value_desc("m,w,s,c,..."),
     cl::desc("Fused GEMM tilings compiled with the warpgroup matrix "
              "instruction where a target has it (sm_90a), as (m_tile, "
-             "warps_n, split_k, col_tiles) quadruples (stages 2; default "
-             "none)"),
+             "warps_n, split_k, col_tiles) quadruples (stages: the most of "
+             "2-4 that fit in 48 KB; default none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),

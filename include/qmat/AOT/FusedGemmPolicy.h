@@ -41,21 +41,18 @@ struct FusedVariantDesc {
 constexpr int64_t kBlocksPerSMForMTile32 = 2;
 constexpr int64_t kBlocksPerSMForMTile64 = 4;
 constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
-/// Blocks per SM from which a warpgroup variant is taken over every warp
-/// one, for an M of at least its M tile. Measured on the H200 (sm_90a,
-/// bench/README.md): slower than the best warp tiling on every model layer
-/// at M = 16 .. 128 (1.2-2.9x; 17408 x 5120 at M = 128 with 64 x 8 x 1 x 2:
-/// 1 block per SM), faster on the lm_head at M = 64 and 128 (0.79-0.95x; 7
-/// and 15 blocks per SM).
-constexpr int64_t kBlocksPerSMForWarpgroup = 4;
+/// Warpgroup variants (sm_90a) are never taken over a warp variant: measured
+/// on the H200 (bench/README.md, "Fused dequant-GEMM"), the best of six
+/// warpgroup tilings was slower than the best warp tiling on every model
+/// layer timed, nvfp4, mxfp4 and int4 at M = 16 .. 256 (17408 x 5120 at M =
+/// 128: 156 against 103 us). They run where they are the only variants
+/// compiled, or pinned (<prefix>_set_fused_override).
 
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
 /// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
 ///
-/// A warpgroup variant whose M tile m fills and whose grid has
-/// kBlocksPerSMForWarpgroup blocks per SM, the one of the largest M tile,
-/// then of most weight rows per block; else, among the warp variants (all
-/// variants where none is one), the largest M tile (up to the one that
+/// Among the warp variants (all variants where none is one), the largest M
+/// tile (up to the one that
 /// holds m) whose grid has enough blocks per SM (the thresholds above; the
 /// 16-row tile always qualifies), and within it the variant of the most
 /// warps over N that qualifies, then the one of most weight rows per block,
@@ -71,26 +68,9 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
     return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
   };
-  int chosenGroup = -1;
   bool anyWarp = false;
-  for (int i = 0; i < count; ++i) {
-    const FusedVariantDesc &v = variants[i];
-    anyWarp |= !v.warpgroup;
-    if (!v.warpgroup || v.mTile > m ||
-        blocks(v) < kBlocksPerSMForWarpgroup * sms)
-      continue;
-    if (chosenGroup < 0) {
-      chosenGroup = i;
-      continue;
-    }
-    const FusedVariantDesc &c = variants[chosenGroup];
-    int64_t rows = int64_t(v.colTiles) * v.warpsN,
-            chosenRows = int64_t(c.colTiles) * c.warpsN;
-    if (v.mTile != c.mTile ? v.mTile > c.mTile : rows > chosenRows)
-      chosenGroup = i;
-  }
-  if (chosenGroup >= 0)
-    return chosenGroup;
+  for (int i = 0; i < count; ++i)
+    anyWarp |= !variants[i].warpgroup;
   auto considered = [&](const FusedVariantDesc &v) {
     return !anyWarp || !v.warpgroup;
   };

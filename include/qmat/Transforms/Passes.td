@@ -80,8 +80,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "col_tiles, stages) quintuples (default: the built-in set)">,
     ListOption<"fusedWarpgroupVariants", "fused-warpgroup-variants", "int64_t",
                "Fused GEMM tilings compiled with the warpgroup instruction, "
-               "as (m_tile, warps_n, split_k, col_tiles) quadruples (stages "
-               "2; default none)">,
+               "as (m_tile, warps_n, split_k, col_tiles) quadruples (stages: "
+               "the most of 2-4 that fit in 48 KB; default none)">,
   ];
 }
 

@@ -13,8 +13,10 @@
 // The whole-line layout (GemvKernelSpec::wholeLines) uses the same freedom
 // across rows: A rows g and g + 4 take the two K halves of one weight row,
 // so that a load instruction covers whole 128-byte lines.
-// The fused GEMM's warpgroup form keeps this A fragment and stages its
-// activations in the order the warpgroup instruction reads them
+// The fused GEMM's warpgroup form reads its B operand from workgroup memory,
+// where asynchronous copies put the activations in A's own order; so its A
+// fragments take the instruction's K order instead: the four lanes of a quad
+// exchange the row's codes (exchangeQuadCodes) before the same decode
 // (docs/design.md, "The warpgroup form").
 //
 // Packed decodes (exact: each pair holds the reference's rounded weights):
@@ -290,11 +292,21 @@ protected:
     /// zero-point loads took), the raw scale element and (int4 with zero
     /// points) the raw zero-point byte; words of one block repeat the Value.
     SmallVector<Value> blocks, rawScales, rawZeroPoints;
+    /// spec.warpgroup: the scale loads of several elements, one per
+    /// 32-element part of the row's step, which rawScales extract from
+    /// (carried through the main loop whole, so that the iteration that
+    /// loads them does not wait for them).
+    SmallVector<Value, 1> scaleVectors;
   };
   /// The scale block of each 8-element word of the chunk at `kc` (a
   /// multiple of 32).
   SmallVector<Value> wordBlocks(Value kc);
   RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
+  /// loadRowChunk's parts: the lane's 16 bytes of codes (32 for fp8) of
+  /// `row` at `kc`, and the scales (and zero-point bytes) of the words of
+  /// the 32-element chunk whose words are in `blocks`, appended to `chunk`.
+  Value loadRowCodes(Value row, Value kc);
+  void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
   /// The chunk's weights as the reference rounds them (docs/numerics.md), one
   /// vector<8 x act> per 8-element word.
   SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);
@@ -384,7 +396,9 @@ private:
   /// 16 vector<2 x act> pairs of weights, ready for the A operand.
   SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
                                     ArrayRef<WordFactors> factors);
-  /// Pairs 4w..4w+3 of words [firstWord, firstWord + numWords).
+  /// Pairs 4w..4w+3 of words [firstWord, firstWord + numWords). `factors`
+  /// holds one entry per word, or one per pair (a chunk in the warpgroup's
+  /// K order, exchangeQuadCodes).
   SmallVector<Value> decodePacked(const RowChunk &chunk,
                                   ArrayRef<WordFactors> factors,
                                   int64_t firstWord = 0,
@@ -419,22 +433,30 @@ private:
   /// spec.stages > 1: the element where the tile read this step starts.
   Value stagedTileBase;
 
-  /// spec.warpgroup: the staged tile holds, per K slice, 16 groups of 8
-  /// K positions, each all m_tile rows of 16 bytes (K-major, not
-  /// swizzled): instruction s = 2w + h of a step reads groups 2s and
-  /// 2s + 1. Its K position 2t + e of group 2s + c is where lane t of the
-  /// warp matrix form holds pair 2h + c, element e, of its word w, so that
-  /// group 4w + j of row n is pair j (pairElements) of the row's words w of
-  /// lanes t = 0 .. 3 (K offsets 32t + 8w): the A fragments stay the warp
-  /// form's, whose lanes read their own 32 consecutive K elements.
-  /// A thread's share of a tile (its quads: one row's four words w at
-  /// t = 0 .. 3), loaded from global memory into registers.
-  SmallVector<Value> loadWarpgroupTile(Value firstStep, Value firstM,
-                                       Value lastM);
-  /// Stores loadWarpgroupTile's words, rearranged, at element `tileBase`.
-  void storeWarpgroupTile(ArrayRef<Value> words, Value tileBase);
-  /// The K slice, row and word of this thread's quad `first` / threads.
-  std::tuple<Value, Value, Value> getWarpgroupQuad(int64_t first);
+  /// spec.warpgroup: the staged tile holds, per K slice, 16 groups of 8 K
+  /// positions, each all m_tile rows of 16 bytes (K-major, not swizzled),
+  /// the activations in A's own order; instruction s of a step reads groups
+  /// 2s and 2s + 1. copyWarpgroupTile starts the asynchronous copies of K
+  /// steps `firstStep` .. + split_k - 1 (rows firstM .., clamped to lastM)
+  /// into the tile at element `tileBase`.
+  void copyWarpgroupTile(Value firstStep, Value firstM, Value lastM,
+                         Value tileBase);
+  /// spec.warpgroup: a step's loads. Each lane loads its 16 bytes of codes
+  /// of each row at `kc` (as the warp form) and the scales of the whole
+  /// 128-element step from `stepFirstK`: 16 words, in K order.
+  StepLoads loadWarpgroupStep(Value kc, Value stepFirstK,
+                              ArrayRef<Value> weightRows);
+  /// The scale block of each of the 16 words of the step at `stepFirstK`.
+  SmallVector<Value> warpgroupBlocks(Value stepFirstK);
+  /// The four lanes of a quad exchange one row's codes (3 shuffles): lane
+  /// t's result holds the pairs (8G + 2t, 8G + 2t + 1) of the row's 16 words
+  /// G, as 4 words in the checkpoint's form, so that decodePacked turns them
+  /// into pairs 0 .. 15 (pair G of word G / 4).
+  Value exchangeQuadCodes(Value codes);
+  /// The byte selectors of exchangeQuadCodes (bytes t, t ^ 1 and t ^ 2,
+  /// t ^ 3 of two words) and the bits of t, set up once per kernel.
+  SmallVector<Value> exchangeSelectors;
+  Value quadLaneOdd, quadLaneHigh;
   /// The decode through fp32 of every chunk of a step (empty for the packed
   /// decodes, which decode word by word).
   SmallVector<SmallVector<Value>> decodeWholeChunks(const StepLoads &loads);
@@ -453,9 +475,10 @@ private:
   /// A step's loads as loop-carried values, and back: the codes, then each
   /// chunk's distinct scales and zero-point bytes in order of first use.
   /// unflattenStep rebuilds the chunks of `shape` (a step's loads) from
-  /// `values`, with the scale blocks of K offset `kc`.
+  /// `values`, each chunk's words in scale blocks `blocks`.
   SmallVector<Value> flattenStep(const StepLoads &loads);
-  StepLoads unflattenStep(const StepLoads &shape, ValueRange values, Value kc);
+  StepLoads unflattenStep(const StepLoads &shape, ValueRange values,
+                          ArrayRef<Value> blocks);
   /// computeStepWith for spec.mTiled: word by word, each word's weights
   /// decoded (packed decodes) and every row group's activation word loaded
   /// just before the two k16 instructions that take them. Each sum receives
@@ -558,9 +581,7 @@ Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
       arith::MulIOp::create(b, loc, kc, cIdx(kPreparedBytesPerK)));
 }
 
-GemvEmitterBase::RowChunk
-GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
-  RowChunk chunk;
+Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
   bool packed = spec.scheme.isPacked();
   int64_t bytes = packed ? kLaneK / 2 : kLaneK;
   Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
@@ -589,8 +610,12 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   if (!packed)
     codes =
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
-  chunk.codes = codes;
-  chunk.blocks.assign(blocks.begin(), blocks.end());
+  return codes;
+}
+
+void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
+                                    RowChunk &chunk) {
+  llvm::append_range(chunk.blocks, blocks);
   // The chunk's blocks are consecutive: one load for all their scales
   // (nvfp4: a 16-bit load where two byte loads would each cost an L1
   // request per row).
@@ -604,6 +629,8 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
         ValueRange{row, blocks.front()}, /*nontemporal=*/false,
         /*alignment=*/
         llvm::MaybeAlign(perLoad * element.getIntOrFloatBitWidth() / 8));
+    if (spec.warpgroup)
+      chunk.scaleVectors.push_back(scaleVector);
   }
   Value lastBlock, lastRaw, lastZeroPoint;
   for (auto [w, block] : llvm::enumerate(blocks)) {
@@ -622,6 +649,13 @@ GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
     chunk.rawScales.push_back(lastRaw);
     chunk.rawZeroPoints.push_back(lastZeroPoint);
   }
+}
+
+GemvEmitterBase::RowChunk
+GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
+  RowChunk chunk;
+  chunk.codes = loadRowCodes(row, kc);
+  loadRowScales(row, blocks, chunk);
   return chunk;
 }
 
@@ -758,7 +792,7 @@ TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
     SmallVector<WordFactors> words;
     Value lastZeroPoint, lastBlock, offset = noZeroPoint,
                                     highOffset = noZeroPointHigh;
-    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    for (int64_t w = 0, e = chunk.rawScales.size(); w < e; ++w) {
       if (zeroPoints && (chunk.rawZeroPoints[w] != lastZeroPoint ||
                          chunk.blocks[w] != lastBlock)) {
         lastZeroPoint = chunk.rawZeroPoints[w];
@@ -793,6 +827,12 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
   SmallVector<Value> pairs(4 * numWords);
   int64_t endWord = firstWord + numWords;
+  // One set of factors per word, or (chunks in the warpgroup's K order,
+  // whose pairs come from 16 different words of the row) per pair.
+  bool perPair = factors.size() == 4 * static_cast<size_t>(kLaneK / 8);
+  auto factorOf = [&](int64_t w, int64_t j) -> const WordFactors & {
+    return factors[perPair ? 4 * w + j : w];
+  };
   if (kind == SchemeKind::int4) {
     Value nibbles = cI32(0x000F000F);
     Value magic = cI32(f16 ? 0x64006400 : 0x43004300);
@@ -818,13 +858,13 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
         Value mask = high ? cI32(0x00F000F0) : nibbles;
         Value biased = toPair(arith::OrIOp::create(
             b, loc, arith::AndIOp::create(b, loc, v, mask), magic));
+        const WordFactors &factor = factorOf(w, j);
         Value centered =
             high ? Value(vector::FMAOp::create(b, loc, biased, sixteenth,
-                                               factors[w].highOffset))
-                 : Value(arith::SubFOp::create(b, loc, biased,
-                                               factors[w].offset));
+                                               factor.highOffset))
+                 : Value(arith::SubFOp::create(b, loc, biased, factor.offset));
         pairs[4 * (w - firstWord) + j] =
-            arith::MulFOp::create(b, loc, centered, factors[w].multiplier);
+            arith::MulFOp::create(b, loc, centered, factor.multiplier);
       }
     }
     return pairs;
@@ -854,11 +894,12 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
       Value bits =
           shifted(selected[placement.pairSource[j]], placement.pairShift[j]);
       Value pair = toPair(arith::AndIOp::create(b, loc, bits, pairMask));
-      if (factors[w].codeValue)
-        pair = arith::MulFOp::create(b, loc, pair, factors[w].codeValue);
-      pair = arith::MulFOp::create(b, loc, pair, factors[w].multiplier);
-      if (factors[w].lastMultiplier)
-        pair = arith::MulFOp::create(b, loc, pair, factors[w].lastMultiplier);
+      const WordFactors &factor = factorOf(w, j);
+      if (factor.codeValue)
+        pair = arith::MulFOp::create(b, loc, pair, factor.codeValue);
+      pair = arith::MulFOp::create(b, loc, pair, factor.multiplier);
+      if (factor.lastMultiplier)
+        pair = arith::MulFOp::create(b, loc, pair, factor.lastMultiplier);
       pairs[4 * (w - firstWord) + j] = pair;
     }
   }
@@ -1136,42 +1177,55 @@ SmallVector<Value> TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
   SmallVector<Value> values;
   for (const RowChunk &chunk : loads.chunks)
     values.push_back(chunk.codes);
-  for (const RowChunk &chunk : loads.chunks)
+  for (const RowChunk &chunk : loads.chunks) {
+    llvm::append_range(values, chunk.scaleVectors);
     for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
       if (w > 0 && raw == chunk.rawScales[w - 1])
         continue;
-      values.push_back(raw);
+      if (chunk.scaleVectors.empty())
+        values.push_back(raw);
       if (Value zeroPoint = chunk.rawZeroPoints[w])
         values.push_back(zeroPoint);
     }
+  }
   return values;
 }
 
 TensorCoreGemvEmitter::StepLoads
 TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
-                                     Value kc) {
+                                     ArrayRef<Value> blocks) {
   StepLoads loads;
-  SmallVector<Value> blocks = wordBlocks(kc);
   auto next = values.begin();
-  for (const RowChunk &chunk : shape.chunks) {
+  for (size_t c = 0; c < shape.chunks.size(); ++c) {
     RowChunk carried;
     carried.codes = *next++;
-    carried.blocks = blocks;
+    carried.blocks.assign(blocks.begin(), blocks.end());
     loads.chunks.push_back(carried);
   }
   // A chunk's words repeat their block's scale (loadRowChunk), which the
-  // decode recognises by identity: repeat the carried one alike.
-  for (auto [chunk, carried] : llvm::zip(shape.chunks, loads.chunks))
+  // decode recognises by identity: repeat the carried one alike. Scales
+  // carried as whole loads are taken out of them here, word w's at element
+  // (w % 4) * 8 / block of part w / 4.
+  int64_t bs = spec.scheme.getBlockSize();
+  for (auto [chunk, carried] : llvm::zip(shape.chunks, loads.chunks)) {
+    for (size_t v = 0; v < chunk.scaleVectors.size(); ++v)
+      carried.scaleVectors.push_back(*next++);
     for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
       if (w > 0 && raw == chunk.rawScales[w - 1]) {
         carried.rawScales.push_back(carried.rawScales.back());
         carried.rawZeroPoints.push_back(carried.rawZeroPoints.back());
         continue;
       }
-      carried.rawScales.push_back(*next++);
+      carried.rawScales.push_back(
+          chunk.scaleVectors.empty()
+              ? *next++
+              : Value(vector::ExtractOp::create(
+                    b, loc, carried.scaleVectors[w / 4],
+                    ArrayRef<int64_t>{int64_t(8 * (w % 4)) / bs})));
       carried.rawZeroPoints.push_back(chunk.rawZeroPoints[w] ? *next++
                                                              : Value());
     }
+  }
   assert(next == values.end() && "every carried value is used");
   return loads;
 }
@@ -1239,33 +1293,120 @@ void TensorCoreGemvEmitter::computeStepByWord(
   }
 }
 
-std::tuple<Value, Value, Value>
-TensorCoreGemvEmitter::getWarpgroupQuad(int64_t first) {
-  int64_t sliceQuads = spec.maxM * 4, quads = spec.splitK * sliceQuads;
-  // Quads past the last repeat it: the same bytes to the same place.
-  Value linear = arith::MinUIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc,
-                            gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
-                            cIdx(first)),
-      cIdx(quads - 1));
-  Value slice = arith::DivUIOp::create(b, loc, linear, cIdx(sliceQuads));
-  Value inSlice = arith::RemUIOp::create(b, loc, linear, cIdx(sliceQuads));
-  // Four threads take one row's four words: their global loads cover 64
-  // consecutive bytes, and eight rows' stores 128.
-  return {slice, arith::DivUIOp::create(b, loc, inSlice, cIdx(4)),
-          arith::RemUIOp::create(b, loc, inSlice, cIdx(4))};
+Value TensorCoreGemvEmitter::exchangeQuadCodes(Value codes) {
+  // Lane t holds words 4t .. 4t + 3 of the row's 16 (8 K elements each) and
+  // needs byte t of every word: K elements 8G + 2t and 8G + 2t + 1 of word
+  // G, the instruction's K order. It sends lane t ^ r the bytes t ^ r of its
+  // words, ordered (0, 2, 1, 3), in register r (both selectors depend on t),
+  // and register r comes back from lane t ^ r with words 4 (t ^ r) ..
+  // 4 (t ^ r) + 3.
+  auto wordsType = VectorType::get({4}, i32);
+  Value words = vector::BitCastOp::create(b, loc, wordsType, codes);
+  auto word = [&](int64_t i) {
+    return Value(
+        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i}));
+  };
+  Value sent[4];
+  for (int64_t half = 0; half < 2; ++half) {
+    Value low = BytePermOp::create(b, loc, i32, word(0), word(2),
+                                   exchangeSelectors[half]);
+    Value high = BytePermOp::create(b, loc, i32, word(1), word(3),
+                                    exchangeSelectors[half]);
+    sent[2 * half] = BytePermOp::create(b, loc, i32, low, high, cI32(0x5410));
+    sent[2 * half + 1] =
+        BytePermOp::create(b, loc, i32, low, high, cI32(0x7632));
+  }
+  Value received[4] = {sent[0]};
+  for (int64_t r = 1; r < 4; ++r)
+    received[r] = gpu::ShuffleOp::create(b, loc, sent[r], cI32(r),
+                                         cI32(kMmaLanes), gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+  // Register q ^ t holds words 4q .. 4q + 3: two swaps on t's bits put
+  // them at q.
+  auto swapPairs = [&](Value swap, int64_t distance) {
+    Value before[4];
+    llvm::copy(received, before);
+    for (int64_t q = 0; q < 4; ++q)
+      received[q] = arith::SelectOp::create(b, loc, swap, before[q ^ distance],
+                                            before[q]);
+  };
+  swapPairs(quadLaneOdd, 1);
+  swapPairs(quadLaneHigh, 2);
+  // Nibbles (lo0, hi0, lo2, hi2, lo1, hi1, lo3, hi3) of bytes (0, 2, 1, 3)
+  // into a word of the checkpoint's form, nibbles j and j + 4 the pair of
+  // word 4q + j (decodePacked): swap nibbles 1 and 4, 3 and 6.
+  SmallVector<Value> exchanged;
+  for (Value x : received) {
+    Value delta = arith::AndIOp::create(
+        b, loc,
+        arith::XOrIOp::create(b, loc, x,
+                              arith::ShRUIOp::create(b, loc, x, cI32(12))),
+        cI32(0x0000F0F0));
+    exchanged.push_back(arith::XOrIOp::create(
+        b, loc, x,
+        arith::XOrIOp::create(b, loc, delta,
+                              arith::ShLIOp::create(b, loc, delta, cI32(12)))));
+  }
+  return vector::BitCastOp::create(
+      b, loc, codes.getType(),
+      vector::FromElementsOp::create(b, loc, wordsType, exchanged));
 }
 
-SmallVector<Value> TensorCoreGemvEmitter::loadWarpgroupTile(Value firstStep,
-                                                            Value firstM,
-                                                            Value lastM) {
+SmallVector<Value> TensorCoreGemvEmitter::warpgroupBlocks(Value stepFirstK) {
+  SmallVector<Value> blocks;
+  for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
+    llvm::append_range(blocks, wordBlocks(arith::AddIOp::create(
+                                   b, loc, stepFirstK, cIdx(kLaneK * c))));
+  return blocks;
+}
+
+TensorCoreGemvEmitter::StepLoads
+TensorCoreGemvEmitter::loadWarpgroupStep(Value kc, Value stepFirstK,
+                                         ArrayRef<Value> weightRows) {
+  StepLoads loads;
+  SmallVector<Value> blocks = warpgroupBlocks(stepFirstK);
+  for (Value row : weightRows) {
+    RowChunk chunk;
+    chunk.codes = loadRowCodes(row, kc);
+    for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
+      loadRowScales(row,
+                    ArrayRef<Value>(blocks).slice(c * kLaneK / 8, kLaneK / 8),
+                    chunk);
+    loads.chunks.push_back(chunk);
+  }
+  return loads;
+}
+
+void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
+                                              Value lastM, Value tileBase) {
   int64_t threads = spec.getThreads(kMmaLanes);
-  int64_t quads = spec.splitK * spec.maxM * 4;
-  auto actWord = VectorType::get({8}, act);
-  SmallVector<Value> words;
-  for (int64_t first = 0; first < quads; first += threads) {
-    auto [slice, row, w] = getWarpgroupQuad(first);
+  int64_t groups = kWarpStepK / 8, rowBlocks = spec.maxM / 8;
+  int64_t chunks = spec.splitK * spec.maxM * groups;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(kMmaLanes));
+  // Each warp's copy covers 8 rows x 4 words: its global reads are 64
+  // consecutive bytes of each row, each quarter warp's writes one group's
+  // 8 rows (128 consecutive bytes).
+  Value laneRow = arith::RemUIOp::create(b, loc, lane, cIdx(8));
+  Value laneGroup = arith::DivUIOp::create(b, loc, lane, cIdx(8));
+  for (int64_t first = 0; first < chunks; first += threads) {
+    Value warpChunk = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, thread, cIdx(first)),
+        cIdx(kMmaLanes));
+    Value slice =
+        arith::DivUIOp::create(b, loc, warpChunk, cIdx(rowBlocks * 4));
+    Value inSlice =
+        arith::RemUIOp::create(b, loc, warpChunk, cIdx(rowBlocks * 4));
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, inSlice, cIdx(4)), cIdx(8)),
+        laneRow);
+    Value group = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, inSlice, cIdx(4)), cIdx(4)),
+        laneGroup);
     Value m = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
     Value k = arith::AddIOp::create(
@@ -1273,48 +1414,27 @@ SmallVector<Value> TensorCoreGemvEmitter::loadWarpgroupTile(Value firstStep,
         arith::MulIOp::create(b, loc,
                               arith::AddIOp::create(b, loc, firstStep, slice),
                               cIdx(kWarpStepK)),
-        arith::MulIOp::create(b, loc, w, cIdx(8)));
-    // The words of lanes t = 0 .. 3 of a row group.
-    for (int64_t t = 0; t < kWarpStepK / kLaneK; ++t)
-      words.push_back(vector::LoadOp::create(
-          b, loc, actWord, buffers.a,
-          ValueRange{m, arith::AddIOp::create(b, loc, k, cIdx(kLaneK * t))},
-          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
-  }
-  return words;
-}
-
-void TensorCoreGemvEmitter::storeWarpgroupTile(ArrayRef<Value> words,
-                                               Value tileBase) {
-  int64_t threads = spec.getThreads(kMmaLanes);
-  int64_t groupElements = spec.maxM * 8;
-  for (int64_t q = 0; q * 4 < static_cast<int64_t>(words.size()); ++q) {
-    auto [slice, row, w] = getWarpgroupQuad(q * threads);
-    ArrayRef<Value> quad = words.slice(4 * q, 4);
-    Value rowBase = arith::AddIOp::create(
+        arith::MulIOp::create(b, loc, group, cIdx(8)));
+    // Group G of slice s: all m_tile rows of 16 bytes (K-major, the
+    // descriptor's layout).
+    Value offset = arith::AddIOp::create(
         b, loc, tileBase,
-        arith::AddIOp::create(
+        arith::MulIOp::create(
             b, loc,
-            arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM * kWarpStepK)),
-            arith::MulIOp::create(b, loc, row, cIdx(8))));
-    for (int64_t j = 0; j < 4; ++j) {
-      SmallVector<int64_t> e = pairElements(j);
-      SmallVector<int64_t> mask = {e[0], e[1], 8 + e[0], 8 + e[1]};
-      Value low = vector::ShuffleOp::create(b, loc, quad[0], quad[1], mask);
-      Value high = vector::ShuffleOp::create(b, loc, quad[2], quad[3], mask);
-      Value group = vector::ShuffleOp::create(
-          b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-      Value offset = arith::AddIOp::create(
-          b, loc, rowBase,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, w, cIdx(4)), cIdx(j)),
-              cIdx(groupElements)));
-      vector::StoreOp::create(b, loc, group, buffers.stagedActivations,
-                              ValueRange{offset}, /*nontemporal=*/false,
-                              /*alignment=*/llvm::MaybeAlign(16));
-    }
+            arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(
+                    b, loc,
+                    arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, slice, cIdx(groups)),
+                        group),
+                    cIdx(spec.maxM)),
+                row),
+            cIdx(8)));
+    target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
+                           ValueRange{offset}, buffers.a, ValueRange{m, k},
+                           /*elements=*/8);
   }
 }
 
@@ -1324,19 +1444,23 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   // Every A fragment of the step first: the fence then orders them all
   // before the step's instructions.
-  SmallVector<Value> operands;
-  SmallVector<SmallVector<Value>> wholeChunks = decodeWholeChunks(loads);
-  for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    SmallVector<SmallVector<Value>> pairs =
-        decodeWord(loads, factors, wholeChunks, w);
-    for (int64_t h = 0; h < 2; ++h)
-      for (int64_t i = 0; i < mmaTiles; ++i) {
-        ArrayRef<Value> top = pairs[2 * i], bottom = pairs[2 * i + 1];
-        llvm::append_range(operands,
-                           ArrayRef<Value>{top[2 * h], bottom[2 * h],
-                                           top[2 * h + 1], bottom[2 * h + 1]});
-      }
+  // Each row's 16 pairs in the instruction's K order: pair G holds K
+  // elements 8G + 2t, 8G + 2t + 1, and instruction s takes pairs 2s and
+  // 2s + 1 (its K positions 2t + {0, 1} and 2t + {8, 9}).
+  SmallVector<SmallVector<Value>> pairs;
+  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors)) {
+    RowChunk exchanged = chunk;
+    exchanged.codes = exchangeQuadCodes(chunk.codes);
+    pairs.push_back(decodePacked(exchanged, chunkFactors));
   }
+  SmallVector<Value> operands;
+  for (int64_t s = 0; s < kWarpStepK / 16; ++s)
+    for (int64_t i = 0; i < mmaTiles; ++i) {
+      ArrayRef<Value> top = pairs[2 * i], bottom = pairs[2 * i + 1];
+      llvm::append_range(operands,
+                         ArrayRef<Value>{top[2 * s], bottom[2 * s],
+                                         top[2 * s + 1], bottom[2 * s + 1]});
+    }
   int64_t fragments = operands.size();
   llvm::append_range(operands, acc);
   SmallVector<Value> fenced = target.emitWarpgroupFence(b, loc, operands);
@@ -1426,6 +1550,25 @@ void TensorCoreGemvEmitter::emit() {
         arith::ConstantIntOp::create(b, loc, b.getI64Type(),
                                      (spec.maxM << 16) | (int64_t(8) << 32)));
     warpgroupSlice = kWarp;
+    // exchangeQuadCodes's selectors: bytes d and 4 + d (d = t ^ 2h, then
+    // t ^ (2h + 1)) of the words (0, 2) or (1, 3) of lane t.
+    Value quadLane = toI32(t);
+    auto selectorPart = [&](int64_t flip) {
+      Value d = arith::XOrIOp::create(b, loc, quadLane, cI32(flip));
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, d, cI32(0x11)), cI32(0x40));
+    };
+    for (int64_t half = 0; half < 2; ++half)
+      exchangeSelectors.push_back(arith::OrIOp::create(
+          b, loc, selectorPart(2 * half),
+          arith::ShLIOp::create(b, loc, selectorPart(2 * half + 1), cI32(8))));
+    auto bitOfLane = [&](int64_t bit) {
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, quadLane, cI32(bit)), cI32(0));
+    };
+    quadLaneOdd = bitOfLane(1);
+    quadLaneHigh = bitOfLane(2);
   } else if (spec.mTiled) {
     // Lane (g, t) reads chunk 4t + w of row g (+ 8 per group) of its K
     // slice's tile, at chunk 4t + (w ^ s), s = 2 (t / 2) + g % 2: the eight
@@ -1603,7 +1746,7 @@ void TensorCoreGemvEmitter::emit() {
           lastIteration);
       StepLoads next = loadStep(stepK(stepOf(nextIteration)), weightRows, {});
       StepLoads loads = unflattenStep(first, args.drop_front(accumulators),
-                                      stepK(stepOf(iteration)));
+                                      wordBlocks(stepK(stepOf(iteration))));
       loads.staged = true;
       stagedTileBase = arith::MulIOp::create(
           b, loc, arith::RemUIOp::create(b, loc, iteration, cIdx(stages)),
@@ -1618,15 +1761,20 @@ void TensorCoreGemvEmitter::emit() {
     target.emitAsyncWait(b, loc, 0);
     return SmallVector<Value>(loop.getResults().take_front(accumulators));
   };
-  // The warpgroup form's pipeline, two K steps deep in registers (one step
-  // left a load's whole latency exposed in every iteration): iteration i
-  // loads the activations and weights of iteration i + 2, decodes its own
-  // weights and starts its instructions on tile i % 2, stores the
-  // activations of iteration i + 1 (loaded one iteration earlier) into tile
-  // (i + 1) % 2 while they run, and waits for them before the barrier that
-  // publishes that tile. Loads past the last iteration repeat it.
+  // The warpgroup form's pipeline: the activations of iteration i arrive
+  // by asynchronous copies started stages - 1 iterations earlier, the
+  // weights two iterations ahead in registers, carried as loaded (taking
+  // bytes out of them would wait for the loads in the iteration that
+  // issues them; ptxas issues a step's loads late in its iteration, so
+  // one iteration ahead left their latency exposed). Iteration i waits
+  // for its tile, then, behind one barrier that also ends every warp's
+  // instructions on the tile it refills, starts the copy of iteration
+  // i + stages - 1 and the loads of iteration i + 2, decodes its own
+  // weights and starts its instructions, and waits for them. Copies and
+  // loads past the last iteration repeat it.
   auto emitWarpgroupLoop = [&](ArrayRef<Value> weightRows) {
     int64_t iterations = spec.k / kWarpStepK / spec.splitK;
+    int64_t stages = spec.stages;
     int64_t tileElements = spec.splitK * spec.maxM * kWarpStepK;
     Value lastIteration = cIdx(iterations - 1);
     auto clampedAfter = [&](Value iteration, int64_t ahead) {
@@ -1634,60 +1782,81 @@ void TensorCoreGemvEmitter::emit() {
           b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(ahead)),
           lastIteration);
     };
-    auto tileOf = [&](Value iteration) {
-      return loadWarpgroupTile(
-          arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)), firstM,
-          lastM);
+    auto firstKOf = [&](Value iteration) {
+      return arith::MulIOp::create(b, loc, stepOf(iteration), cIdx(kWarpStepK));
     };
-    auto publish = [&]() {
+    auto loadsOf = [&](Value iteration) {
+      return loadWarpgroupStep(stepK(stepOf(iteration)), firstKOf(iteration),
+                               weightRows);
+    };
+    auto copyIteration = [&](Value iteration) {
+      Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
+      Value slot = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+      copyWarpgroupTile(
+          arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)), firstM,
+          lastM, arith::MulIOp::create(b, loc, slot, cIdx(tileElements)));
+      target.emitAsyncCommit(b, loc);
+    };
+    for (int64_t i = 0; i + 1 < stages; ++i)
+      copyIteration(cIdx(i));
+    // Iteration `iteration` on the loads `own` (a step's flattened loads,
+    // shaped as `first`), which also starts the loads of iteration + 2.
+    StepLoads first = loadsOf(cIdx(0));
+    auto emitIteration = [&](Value iteration, ValueRange own,
+                             SmallVector<Value> &acc) {
+      // The copies of this thread land, are ordered before the
+      // instructions' reads (another proxy), and the barrier shares both.
+      target.emitAsyncWait(b, loc, stages - 2);
       target.emitAsyncProxyFence(b, loc);
       gpu::BarrierOp::create(b, loc);
+      copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
+      StepLoads later = loadsOf(clampedAfter(iteration, 2));
+      StepLoads loads =
+          unflattenStep(first, own, warpgroupBlocks(firstKOf(iteration)));
+      loads.staged = true;
+      stagedTileBase = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, iteration, cIdx(stages)),
+          cIdx(tileElements));
+      computeStep(loads, acc);
+      stagedTileBase = Value();
+      acc = target.emitWarpgroupWait(b, loc, 0, acc);
+      return flattenStep(later);
     };
-    storeWarpgroupTile(tileOf(cIdx(0)), cIdx(0));
-    SmallVector<Value> secondTile = tileOf(clampedAfter(cIdx(0), 1));
-    publish();
-    StepLoads first = loadStep(stepK(kWarp), weightRows, {});
-    StepLoads second =
-        loadStep(stepK(stepOf(clampedAfter(cIdx(0), 1))), weightRows, {});
     SmallVector<Value> init(zeros);
     SmallVector<Value> firstFlat = flattenStep(first);
     int64_t stepValues = firstFlat.size();
     llvm::append_range(init, firstFlat);
-    llvm::append_range(init, flattenStep(second));
-    llvm::append_range(init, secondTile);
+    llvm::append_range(init, flattenStep(loadsOf(clampedAfter(cIdx(0), 1))));
+    // Two iterations per trip, each on its own set of loads: the loads two
+    // iterations ahead land in registers no other value has to be moved
+    // out of first (a move would wait for them).
+    int64_t pairs = iterations / 2;
     auto loop =
-        scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations), cIdx(1), init);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value iteration = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
-    ValueRange ownFlat = args.slice(accumulators, stepValues),
-               nextFlat = args.slice(accumulators + stepValues, stepValues),
-               nextTile = args.drop_front(accumulators + 2 * stepValues);
-    Value afterNext = clampedAfter(iteration, 2);
-    SmallVector<Value> laterTile = tileOf(afterNext);
-    StepLoads later = loadStep(stepK(stepOf(afterNext)), weightRows, {});
-    StepLoads loads = unflattenStep(first, ownFlat, stepK(stepOf(iteration)));
-    loads.staged = true;
-    auto slotBase = [&](Value i) {
-      return arith::MulIOp::create(b, loc,
-                                   arith::RemUIOp::create(b, loc, i, cIdx(2)),
-                                   cIdx(tileElements));
-    };
-    stagedTileBase = slotBase(iteration);
-    computeStep(loads, acc);
-    stagedTileBase = Value();
-    storeWarpgroupTile(
-        SmallVector<Value>(nextTile.begin(), nextTile.end()),
-        slotBase(arith::AddIOp::create(b, loc, iteration, cIdx(1))));
-    SmallVector<Value> yielded = target.emitWarpgroupWait(b, loc, 0, acc);
-    publish();
-    llvm::append_range(yielded, nextFlat);
-    llvm::append_range(yielded, flattenStep(later));
-    llvm::append_range(yielded, laterTile);
-    scf::YieldOp::create(b, loc, yielded);
-    return SmallVector<Value>(loop.getResults().take_front(accumulators));
+        scf::ForOp::create(b, loc, cIdx(0), cIdx(2 * pairs), cIdx(2), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value iteration = loop.getInductionVar();
+      ValueRange args = loop.getRegionIterArgs();
+      SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
+      SmallVector<Value> even =
+          emitIteration(iteration, args.slice(accumulators, stepValues), acc);
+      SmallVector<Value> odd =
+          emitIteration(arith::AddIOp::create(b, loc, iteration, cIdx(1)),
+                        args.slice(accumulators + stepValues, stepValues), acc);
+      SmallVector<Value> yielded(acc);
+      llvm::append_range(yielded, even);
+      llvm::append_range(yielded, odd);
+      scf::YieldOp::create(b, loc, yielded);
+    }
+    SmallVector<Value> sums(loop.getResults().take_front(accumulators));
+    // An odd count leaves the last iteration, on the first set.
+    if (iterations % 2)
+      emitIteration(cIdx(iterations - 1),
+                    loop.getResults().slice(accumulators, stepValues), sums);
+    // The copies past the last iteration land before the memory is reused.
+    target.emitAsyncWait(b, loc, 0);
+    return sums;
   };
   auto emitLoop = [&](ArrayRef<Value> weightRows) {
     if (spec.warpgroup)

@@ -162,7 +162,7 @@ func.func @fused_stages_shared(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s
 // per column tile, over two staged tiles.
 func.func @fused_warpgroup(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                            %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and stages = 2 (whole warpgroups, one 64-row instruction per column tile, two staged tiles), got warps_n = 2, col_tiles = 2, stages = 2}}
+  // expected-error @+1 {{warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and stages = 2, 3 or 4 (whole warpgroups, one 64-row instruction per column tile, at least two staged tiles), got warps_n = 2, col_tiles = 2, stages = 2}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)

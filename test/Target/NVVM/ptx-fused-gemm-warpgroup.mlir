@@ -1,11 +1,14 @@
 // The fused dequant-GEMM's warpgroup form on sm_90a: one 16 KB tile per
-// stage (64 rows x 128 elements), the activations loaded into registers a
-// step ahead and stored rearranged into the other tile, the fence of the
-// async proxy and a barrier publishing it, the packed fp4 decode straight
-// into the A registers of eight wgmma.mma_async m64n64k16 per K step, one
-// commit and a wait for them before the barrier; no local memory and no
-// spills (ptxas's report). On sm_90 (no wgmma) the same tiling takes the
-// warp instruction.
+// stage (64 rows x 128 elements), filled by asynchronous 16-byte copies of A
+// as it is (no activation passes through registers), each stage's copies one
+// group; an iteration waits for its group, fences the async proxy and
+// passes a barrier, starts the next copies, then the four lanes of each
+// quad exchange a row's codes (byte permutes with lane-dependent selectors,
+// three butterfly shuffles, two swaps on the lane's bits) before the packed
+// fp4 decode fills the A registers of eight wgmma.mma_async m64n64k16 per K
+// step, one commit and a wait for them; no local memory and no spills
+// (ptxas's report). On sm_90 (no wgmma) the same tiling takes the warp
+// instruction.
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_90a format=isa}, qmat-print-gpu-assembly)' -o /dev/null > %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a -v %t.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
@@ -14,24 +17,39 @@
 // CHECK: .target sm_90a
 // CHECK-LABEL: .visible .entry fused_nvfp4_bs16_k5120_bf16_magic_bias_mt64_w4_s1_c1_p2_wg(
 // CHECK: .shared .align 16 .b8 {{.*}}[32768];
-// CHECK: ld.global.v4.b32
-// CHECK: st.shared.v4.b32
-// CHECK: fence.proxy.async.shared::cta;
+// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// CHECK-NEXT: cp.async.commit_group;
+// CHECK: cp.async.wait_group 0;
+// CHECK-NEXT: // begin inline asm
+// CHECK-NEXT: fence.proxy.async.shared::cta;
 // CHECK-NEXT: // end inline asm
 // CHECK-NEXT: bar.sync 0;
+// CHECK-COUNT-8: cp.async.cg.shared.global
+// CHECK-NEXT: cp.async.commit_group;
 // CHECK: ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK: prmt.b32 [[LOW:%r[0-9]+]], [[W0:%r[0-9]+]], [[W2:%r[0-9]+]], [[SEL01:%r[0-9]+]];
+// CHECK-NEXT: prmt.b32 [[HIGH:%r[0-9]+]], [[W1:%r[0-9]+]], [[W3:%r[0-9]+]], [[SEL01]];
+// CHECK-NEXT: prmt.b32 [[S0:%r[0-9]+]], [[LOW]], [[HIGH]], 0x5410U;
+// CHECK-NEXT: prmt.b32 [[S1:%r[0-9]+]], [[LOW]], [[HIGH]], 0x7632U;
+// CHECK-NEXT: prmt.b32 [[LOW23:%r[0-9]+]], [[W0]], [[W2]], [[SEL23:%r[0-9]+]];
+// CHECK-NEXT: prmt.b32 [[HIGH23:%r[0-9]+]], [[W1]], [[W3]], [[SEL23]];
+// CHECK-NEXT: prmt.b32 [[S2:%r[0-9]+]], [[LOW23]], [[HIGH23]], 0x5410U;
+// CHECK-NEXT: prmt.b32 [[S3:%r[0-9]+]], [[LOW23]], [[HIGH23]], 0x7632U;
+// CHECK-NEXT: shfl.sync.bfly.b32 [[R1:%r[0-9]+]], [[S1]], 1, 31, -1;
+// CHECK-NEXT: shfl.sync.bfly.b32 [[R2:%r[0-9]+]], [[S2]], 2, 31, -1;
+// CHECK-NEXT: shfl.sync.bfly.b32 [[R3:%r[0-9]+]], [[S3]], 3, 31, -1;
+// CHECK-COUNT-8: selp.b32
 // CHECK: lop3.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 0x1dc01dc, 0xE4;
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{(%r[0-9]+, ){31}%r[0-9]+}}}, {{{(%r[0-9]+, ){3}%r[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: st.shared.v4.b32
 // CHECK: wgmma.wait_group.sync.aligned 0;
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK-NEXT: // end inline asm
-// CHECK-NEXT: bar.sync 0;
+// CHECK-NOT: st.shared.v4
 // CHECK-NOT: mma.sync
 // CHECK-NOT: .local
 // CHECK-LABEL: .visible .entry fused_int4_bs128_k5120_f16_magic_bias_zp_mt16_w4_s2_c1_p2_wg(
+// CHECK: cp.async.cg.shared.global
+// CHECK: shfl.sync.bfly.b32
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, {{{(%r[0-9]+, ){3}%r[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // CHECK-NOT: .local
 // NOSPILL-COUNT-2: 0 bytes spill stores, 0 bytes spill loads

@@ -110,23 +110,19 @@ TEST(FusedGemmPolicy, Ties) {
   EXPECT_EQ(chosen(6144, 5120, 16, pipelined), "mt16_w1_s2_c2_p3");
 }
 
-// Warpgroup variants: only a full M tile on a grid of 4 blocks per SM,
-// then the largest M tile and the most rows per block; else the warp variants
-// as without them, and all variants where only warpgroup ones are compiled.
+// Warpgroup variants: never over a warp variant (the lm_head's grids have 7
+// and 15 blocks per SM at M = 64 and 128, and 33792 rows 4 at M = 128); the
+// warp variants choose as without them, and all variants where only
+// warpgroup ones are compiled.
 TEST(FusedGemmPolicy, Warpgroup) {
   std::vector<FusedVariantDesc> table = kDefault;
-  table.push_back({64, 4, 1, 2, 2, 1});
-  table.push_back({64, 8, 1, 2, 2, 1});
-  // The lm_head at M = 64: 970 blocks of 256 rows, 7.3 per SM.
-  EXPECT_EQ(chosen(248320, 5120, 64, table), "mt64_w8_s1_c2_p2_wg");
-  EXPECT_EQ(chosen(248320, 5120, 128, table), "mt64_w8_s1_c2_p2_wg");
-  // M below the tile, or too few blocks: the warp choice.
-  EXPECT_EQ(chosen(248320, 5120, 63, table), chosen(248320, 5120, 63));
-  // 17408 rows at M = 128: 136 blocks of 256 rows (1 per SM), 272 of 128
-  // (2 per SM).
-  EXPECT_EQ(chosen(17408, 5120, 128, table), chosen(17408, 5120, 128));
-  // 528 blocks of 128 rows at M = 128 reach 4 per SM.
-  EXPECT_EQ(chosen(33792, 5120, 128, table), "mt64_w4_s1_c2_p2_wg");
+  table.push_back({64, 4, 1, 2, 3, 1});
+  table.push_back({64, 8, 1, 2, 3, 1});
+  for (int64_t m : {16, 63, 64, 100, 128}) {
+    EXPECT_EQ(chosen(248320, 5120, m, table), chosen(248320, 5120, m));
+    EXPECT_EQ(chosen(17408, 5120, m, table), chosen(17408, 5120, m));
+    EXPECT_EQ(chosen(33792, 5120, m, table), chosen(33792, 5120, m));
+  }
   std::vector<FusedVariantDesc> onlyGroups = {{16, 4, 2, 2, 2, 1},
                                               {64, 4, 1, 1, 2, 1}};
   EXPECT_EQ(chosen(6144, 5120, 16, onlyGroups), "mt16_w4_s2_c2_p2_wg");

@@ -487,8 +487,8 @@ LogicalResult FusedGemmOp::verify() {
   if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
     return emitOpError()
            << "warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and "
-              "stages = 2 (whole warpgroups, one 64-row instruction per "
-              "column tile, two staged tiles), got warps_n = "
+              "stages = 2, 3 or 4 (whole warpgroups, one 64-row instruction "
+              "per column tile, at least two staged tiles), got warps_n = "
            << warpsN << ", col_tiles = " << colTiles << ", stages = " << stages;
   if (32 * warpsN * splitK > kMaxFusedBlockThreads)
     return emitOpError() << "warps_n x split_k x 32 threads must be at most "
@@ -523,6 +523,15 @@ LogicalResult FusedGemmOp::verify() {
   if (matrix == MatrixOp::wgmma_64xnx16 && !getWarpgroup())
     return emitOpError() << "config matrix = wgmma_64xnx16 needs the "
                             "warpgroup tiling (warpgroup is not set)";
+  if (matrix == MatrixOp::wgmma_64xnx16 &&
+      (config.getDecode() != DecodeMethod::magic_bias ||
+       getScheme().getKind() == SchemeKind::fp8))
+    return emitOpError() << "config matrix = wgmma_64xnx16 needs a packed "
+                            "decode (nvfp4, mxfp4 or int4 with decode = "
+                            "magic_bias), got "
+                         << stringifySchemeKind(getScheme().getKind())
+                         << " with decode = "
+                         << stringifyDecodeMethod(config.getDecode());
   if (config.getWholeLines() || config.getHalfSteps())
     return emitOpError() << "config whole_lines and half_steps are GEMV "
                             "layouts; the fused GEMM takes neither";
@@ -556,7 +565,16 @@ ArrayRef<int64_t> FusedGemmOp::getStagesChoices() {
 bool FusedGemmOp::isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
                                     int64_t stages) {
   return (warpsN == 4 || warpsN == 8) && (colTiles == 1 || colTiles == 2) &&
-         stages == 2;
+         stages >= 2 && stages <= 4;
+}
+
+int64_t FusedGemmOp::getWarpgroupStages(int64_t mTile, int64_t warpsN,
+                                        int64_t splitK, int64_t colTiles) {
+  for (int64_t stages = 4; stages >= 2; --stages)
+    if (getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages) <=
+        kMaxFusedSharedBytes)
+      return stages;
+  return 0;
 }
 
 int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
