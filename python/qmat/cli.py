@@ -48,10 +48,10 @@ def _parser():
     imp = commands.add_parser(
         "import", help="import a quantized Hugging Face checkpoint",
         description="Reads a quantized Hugging Face checkpoint directory (ModelOpt NVFP4, "
-                    "compressed-tensors nvfp4-pack-quantized / mxfp4-pack-quantized / pack-quantized, GPTQ, AWQ, "
-                    "block-scaled FP8) or an ONNX model with MatMulNBits nodes and writes the "
-                    "qmat module, its bundle, the weights in qmat's layout and a manifest "
-                    "(docs/checkpoints.md).")
+                    "compressed-tensors nvfp4-pack-quantized / mxfp4-pack-quantized / "
+                    "pack-quantized, GPTQ, AWQ, block-scaled FP8, gpt-oss MXFP4 experts) or an "
+                    "ONNX model with MatMulNBits nodes and writes the qmat module, its bundle, "
+                    "the weights in qmat's layout and a manifest (docs/checkpoints.md).")
     imp.add_argument("checkpoint", help="the checkpoint directory (config.json, *.safetensors), "
                                         "or an .onnx model with MatMulNBits nodes")
     imp.add_argument("-o", "--output", required=True, help="the output directory")
@@ -63,7 +63,7 @@ def _parser():
     imp.add_argument("--prefix", default="model",
                      help="name of the module, bundle and weight files (a C identifier)")
     imp.add_argument("--format", choices=("modelopt", "compressed-tensors", "gptq", "awq", "fp8",
-                                             "onnx"),
+                                             "mxfp4", "onnx"),
                      help="the checkpoint's format (detected from its configs by default)")
     imp.add_argument("--no-bundle", action="store_true",
                      help="write the module, weights and manifest but do not run qmat-aot")

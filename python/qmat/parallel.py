@@ -468,6 +468,10 @@ def check_mlp(down, gate=None, up=None, gate_up=None):
                 + (" (one block of rows: rank 0 would hold gate rows only; give make_plan / "
                    "from_full parts=(I, I), or import with qmat import --tp, which splits "
                    "gate_up_proj per part and records the parts)"
+                   if gate_up.parts == (2 * hidden,) and gate_up.splits[0].part.heads is None
+                   else f" (one part of {gate_up.splits[0].part.heads} groups of "
+                        f"{gate_up.splits[0].part.head_dim} rows, such as gpt-oss' interleaved "
+                        f"(gate, up) pairs: not the stacked gate and up this block computes)"
                    if gate_up.parts == (2 * hidden,) else ""))
     else:
         for plan in columns:

@@ -68,7 +68,7 @@ def test_unknown_quant_method(tmp_path):
     refused(tmp_path, nvfp4(), dict(CONFIG, quantization_config={"quant_method": "bitsandbytes"}),
             ck.UnsupportedFormatError,
             "config.json quantization_config: quant_method 'bitsandbytes'; qmat imports awq, "
-            "compressed-tensors, fp8, gptq, modelopt")
+            "compressed-tensors, fp8, gptq, modelopt, mxfp4")
 
 
 def test_no_quantization_config(tmp_path):

@@ -1,7 +1,7 @@
 """Importing quantized Hugging Face checkpoints into qmat's layout
 (docs/checkpoints.md): ModelOpt NVFP4, compressed-tensors nvfp4-pack-quantized
-and pack-quantized int4, GPTQ, AWQ, block-scaled FP8, and ONNX models with
-MatMulNBits nodes."""
+and pack-quantized int4, GPTQ, AWQ, block-scaled FP8, gpt-oss MXFP4 experts,
+and ONNX models with MatMulNBits nodes."""
 from .errors import (CheckpointError, InexactError, MissingTensorError, ShapeError,
                      UnsupportedFormatError)
 from .importer import (FORMATS, ImportedCheckpoint, ImportResult, detect_format,

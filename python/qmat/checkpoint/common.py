@@ -42,6 +42,9 @@ class LinearPlan:
     sources: list = dataclasses.field(default_factory=list)   # source tensors read
     ignored: list = dataclasses.field(default_factory=list)   # source tensors left out
     notes: dict = dataclasses.field(default_factory=dict)
+    # A column-parallel split's parts (qmat.shard.Part), fixed by the format's row order
+    # (gpt-oss' interleaved gate/up pairs); None: config.json's or import_checkpoint's parts=.
+    parts: tuple = None
 
     def key(self):
         return (self.scheme, self.n, self.k, self.block, self.zero_points, self.act, self.bias)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ArgumentError, QMatError
 from ..layers import DEFAULT_BLOCK, Layer, emit_module, normalize_act
-from . import awq, compressed_tensors, fp8_block, gptq, modelopt, onnx_nbits
+from . import awq, compressed_tensors, fp8_block, gpt_oss, gptq, modelopt, onnx_nbits
 from .errors import CheckpointError, UnsupportedFormatError
 from .safetensors_io import SafetensorsWriter
 from .source import Checkpoint
@@ -22,6 +22,7 @@ FORMATS = {
     "gptq": gptq,
     "awq": awq,
     "fp8": fp8_block,
+    "mxfp4": gpt_oss,
     "onnx": onnx_nbits,
 }
 MANIFEST_VERSION = 1
@@ -158,7 +159,8 @@ def import_checkpoint(checkpoint, out_dir, *, targets=("sm_90",), act=None, pref
 
     `checkpoint`: a Hugging Face checkpoint directory, or an ONNX model
     with MatMulNBits nodes (an .onnx file). `format`: modelopt,
-    compressed-tensors, gptq, awq, fp8 or onnx (detected by default).
+    compressed-tensors, gptq, awq, fp8, mxfp4 (gpt-oss) or onnx (detected by
+    default).
     `act`: 'bf16' or 'f16' (default: the int4 scales' dtype, else
     config.json's torch_dtype, else bf16). Anything that
     cannot be carried exactly raises a CheckpointError naming the tensor and
@@ -404,11 +406,16 @@ def _fused_splits(ckpt, plan, kind, tp, parts):
     else:
         parts = parts or {}
         given = parts.get(module, parts.get(module.rsplit(".", 1)[-1]))
+    if given is not None and plan.parts is not None:
+        raise ArgumentError(f"layer {module}: parts= does not apply: its parts are fixed by "
+                            f"the checkpoint's row order ({plan.notes.get('rows', plan.format)})")
     if given is not None and kind != "column":
         raise ArgumentError(f"layer {module}: parts (stacked outputs) are for column-parallel "
                             f"layers, this one is {kind}-parallel")
     if kind != "column":
         return None
+    if plan.parts is not None:
+        return tp_shard.check_parts(module, plan.parts, plan.n, tp)
     if given is None:
         given = tp_shard.fused_parts(module, _text_config_of(ckpt, module), plan.n)
         if given is None:

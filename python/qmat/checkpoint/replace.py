@@ -130,6 +130,7 @@ def plan_linears(imported, modules, bundle_layers=None):
             raise CheckpointError(f"{module}: the manifest maps it to layer {name}, which its "
                                   f"layers list lacks")
         layer = layers[name]
+        _check_expert(module, entry, modules)
         _check_module(module, name, layer, modules.get(module))
         runs_on = name if by_name is None else _bundle_layer(module, layer, by_name)
         prepared = bool(entry.get("prepared_weights", False))
@@ -160,6 +161,26 @@ def plan_linears(imported, modules, bundle_layers=None):
 def _describe_tensor(value):
     shape, dtype = value
     return tuple(shape), dtype, None, True
+
+
+def _check_expert(module, entry, modules):
+    """A gpt-oss MXFP4 expert is a linear of the import (<...>.experts.<e>.gate_up_proj),
+    but transformers' GptOssExperts holds all experts of a layer in 3-D parameters:
+    refused, by name, unless the model has a torch.nn.Linear of that name."""
+    from .gpt_oss import NAME
+    spec = modules.get(module)
+    if entry.get("format") != NAME or (spec is not None and spec.is_linear):
+        return
+    parent = module.rsplit(".", 2)[0]
+    owner = modules.get(parent)
+    found = f" (the model's {parent} is a {owner.type})" if owner is not None else ""
+    raise ArgumentError(
+        f"{module}: the import holds it as gpt-oss MXFP4 expert "
+        f"{entry.get('notes', {}).get('expert', module.rsplit('.', 2)[1])} of {parent}, but the "
+        f"model has no torch.nn.Linear of that name{found}: replace_linear and load_model "
+        f"replace torch.nn.Linear modules, and transformers' GptOssExperts keeps all experts of "
+        f"a layer in 3-D parameters, so the imported experts cannot be placed in it (run them "
+        f"as separate linears: qmat.torch.QuantLinear with open_imported(dir).linear(module))")
 
 
 def _check_module(module, name, layer, spec):
