@@ -428,6 +428,12 @@ private:
   /// as loads followed by stores; no barrier.
   void copyActivations(Value firstStep, Value firstM, Value lastM,
                        Value tileBase, bool async);
+  /// The activation (row, column) of 16-byte chunk `chunk` of staged row
+  /// `row` in K slice `slice` of the steps from `firstStep`: row firstM +
+  /// row clamped to lastM (rows past M repeat the last one).
+  std::pair<Value, Value> getActivationChunk(Value firstStep, Value slice,
+                                             Value chunk, Value firstM,
+                                             Value row, Value lastM);
   /// copyActivations into the only tile, between barriers.
   void stageActivations(Value firstStep, Value firstM, Value lastM);
   /// spec.stages > 1: the element where the tile read this step starts.
@@ -1100,6 +1106,21 @@ void TensorCoreGemvEmitter::computeStepWith(
   }
 }
 
+std::pair<Value, Value>
+TensorCoreGemvEmitter::getActivationChunk(Value firstStep, Value slice,
+                                          Value chunk, Value firstM, Value row,
+                                          Value lastM) {
+  Value k = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, firstStep, slice),
+                            cIdx(kWarpStepK)),
+      arith::MulIOp::create(b, loc, chunk, cIdx(8)));
+  Value m = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
+  return {m, k};
+}
+
 void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
                                              Value lastM) {
   // The previous step's reads are done before the tile is overwritten.
@@ -1124,14 +1145,8 @@ void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
     Value row = arith::DivUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
     Value chunk =
         arith::RemUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
-    Value k = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc,
-                              arith::AddIOp::create(b, loc, firstStep, slice),
-                              cIdx(kWarpStepK)),
-        arith::MulIOp::create(b, loc, chunk, cIdx(8)));
-    Value m = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
+    auto [m, k] =
+        getActivationChunk(firstStep, slice, chunk, firstM, row, lastM);
     // Chunk c of row r goes to c ^ 2 (c / 8) ^ (r % 2).
     Value swizzled = arith::XOrIOp::create(
         b, loc, chunk,
@@ -1407,14 +1422,8 @@ void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
         arith::MulIOp::create(
             b, loc, arith::RemUIOp::create(b, loc, inSlice, cIdx(4)), cIdx(4)),
         laneGroup);
-    Value m = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
-    Value k = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc,
-                              arith::AddIOp::create(b, loc, firstStep, slice),
-                              cIdx(kWarpStepK)),
-        arith::MulIOp::create(b, loc, group, cIdx(8)));
+    auto [m, k] =
+        getActivationChunk(firstStep, slice, group, firstM, row, lastM);
     // Group G of slice s: all m_tile rows of 16 bytes (K-major, the
     // descriptor's layout).
     Value offset = arith::AddIOp::create(
