@@ -18,7 +18,7 @@ namespace qmat_policy {
 /// are wanted over one, fitted on the H200: the packed decodes (nvfp4,
 /// mxfp4, int4) gain from two tiles on the lm_head at every M and at 17408
 /// rows from M = 8 (equal at M = 4), except prepared int4, which gains on
-/// the lm_head only (EmitLauncher.cpp, getWideGemvTiles); the fp32 decode
+/// the lm_head only (KernelConfig.cpp, getGemvPolicyTraits); the fp32 decode
 /// (fp8) only on the lm_head from M = 4 (10 % faster at M = 8), losing at
 /// M = 1 (bench/README.md, "Measurements behind the compiler's choices").
 enum class WideTiles : int {
