@@ -60,3 +60,16 @@ func.func @prepared_partial_block(%a: memref<?x5120xbf16>, %w: memref<6160x2560x
       global_scale(%g : memref<f32>) outs(%y : memref<?x6160xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 prepared_weights
   return
 }
+
+// -----
+
+// fp8 (decoded through fp32) takes the warp instruction for the warpgroup
+// tiling on every target: the warpgroup form exchanges packed codes.
+// CHECK-LABEL: func.func @warpgroup_fp8(
+// CHECK: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = {{[a-z_]+}}>{{$}}
+
+func.func @warpgroup_fp8(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>, %y: memref<?x64xbf16>) {
+  qmat.fused_gemm <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup
+  return
+}

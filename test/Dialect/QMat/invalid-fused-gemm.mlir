@@ -192,6 +192,27 @@ func.func @config_fused_wgmma(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %
 
 // -----
 
+// Rule: the warpgroup instruction takes the packed decodes (the lanes
+// exchange packed codes to decode in its K order).
+func.func @config_fused_wgmma_fp8(%a: memref<?x256xbf16>, %w: memref<64x256xf8E4M3FN>, %s: memref<64x2xf32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config matrix = wgmma_64xnx16 needs a packed decode (nvfp4, mxfp4 or int4 with decode = magic_bias), got fp8 with decode = native}}
+  qmat.fused_gemm <fp8, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x256xf8E4M3FN>, memref<64x2xf32>)
+      outs(%y : memref<?x64xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = native>
+  return
+}
+
+// -----
+
+// Rule: the warpgroup instruction decodes nvfp4 by the packed decode only.
+func.func @config_fused_wgmma_lookup(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{config matrix = wgmma_64xnx16 needs a packed decode (nvfp4, mxfp4 or int4 with decode = magic_bias), got nvfp4 with decode = lookup}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = lookup>
+  return
+}
+
+// -----
+
 // Rule: whole lines and half steps are layouts of the GEMV.
 func.func @config_fused_whole_lines(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
   // expected-error @+1 {{config whole_lines and half_steps are GEMV layouts; the fused GEMM takes neither}}
