@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <future>
@@ -100,6 +101,14 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     }
     Layer layer;
     layer.name = func.getSymName().str();
+    // The manifest (JSON) and the launcher's messages carry the name as
+    // written.
+    if (!llvm::json::isUTF8(layer.name)) {
+      func.emitError() << "a layer's name must be valid UTF-8 (the manifest "
+                          "carries it as written)";
+      failedAny = true;
+      return;
+    }
     layer.symbol = getLayerSymbol(layer.name);
     auto [it, inserted] = symbols.try_emplace(layer.symbol, layer.name);
     if (!inserted) {
