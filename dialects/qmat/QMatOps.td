@@ -196,14 +196,17 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     before the current step's are decoded.
 
     `warpgroup` asks for the warpgroup matrix instruction (wgmma on sm_90a):
-    each four warps of a block (`warps_n` = 4 or 8, `stages` 2 to 4) hold
+    each four warps of a block (`warps_n` = 4 or 8, `stages` 3 or 4) hold
     the A operand of one 64-row instruction per column tile, each warp its
     16 rows decoded in registers by the same decode as above, in the
     instruction's own K order (the four lanes that read a row's 64 bytes of
     codes exchange them first), and the instructions read the activations
-    from workgroup memory, `m_tile` of them per K16 step, as asynchronous
-    copies brought them there from A unchanged, `stages` - 1 K steps ahead.
-    It takes the packed decodes (nvfp4, mxfp4, int4). Targets without that
+    from workgroup memory, `m_tile` of them per K16 step. Asynchronous
+    copies bring the activations there from A unchanged, and each lane's
+    codes beside them, `stages` - 2 K steps ahead; a step's instructions
+    run while the warps decode the next step. The stages take dynamic
+    workgroup memory (up to 112 KB, so that two blocks share an sm_90
+    multiprocessor). It takes the packed decodes (nvfp4, mxfp4, int4). Targets without that
     instruction, and fp8, build the same tiling from warp instructions; the
     decoded weights and the fp32 accumulation are the same either way.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
@@ -253,20 +256,33 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static ArrayRef<int64_t> getStagesChoices();
     /// Whether `warpgroup` may take that tiling: whole warpgroups (warps_n
     /// 4 or 8), one 64-row instruction per column tile (col_tiles 1 or 2),
-    /// two to four staged tiles.
+    /// three or four staged tiles.
     static bool isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
                                   int64_t stages);
     /// The stages a warpgroup tiling is built with: the most, up to 4, whose
-    /// tiles fit the workgroup memory a block may have (below 2: none).
+    /// tiles fit the workgroup memory a warpgroup block may have (below 3:
+    /// none).
     static int64_t getWarpgroupStages(int64_t mTile, int64_t warpsN,
                                       int64_t splitK, int64_t colTiles);
     /// Bytes of workgroup memory a block needs: `stages` tiles of staged
     /// activations, each split_k K steps of m_tile rows of 128 elements,
-    /// which the split-K reduction reuses after the loop (every warp parks
-    /// 4 fp32 sums per lane per 16 x 8 tile).
+    /// and with `warpgroup` each stage's weight codes after them
+    /// (getStagedCodeBytes); the split-K reduction reuses the memory after
+    /// the loop (every warp parks 4 fp32 sums per lane per 16 x 8 tile).
     static int64_t getWorkgroupBytes(int64_t mTile, int64_t warpsN,
                                      int64_t splitK, int64_t colTiles,
-                                     int64_t stages);
+                                     int64_t stages, bool warpgroup = false);
+    /// Bytes of one staged tile of activations (split_k K steps of m_tile
+    /// rows of 128 two-byte elements).
+    static int64_t getStagedActivationBytes(int64_t mTile, int64_t splitK);
+    /// `warpgroup`: bytes of one stage's weight codes, 16 per lane and
+    /// weight row it decodes (2 x col_tiles rows per lane).
+    static int64_t getStagedCodeBytes(int64_t warpsN, int64_t splitK,
+                                      int64_t colTiles);
+    /// The workgroup memory a block of this form may have: 48 KB of static
+    /// memory for the warp form; the warpgroup form's is dynamic, as much as
+    /// lets two blocks share an sm_90 multiprocessor.
+    static int64_t getMaxWorkgroupBytes(bool warpgroup);
   }];
 }
 

@@ -194,6 +194,10 @@ LogicalResult collectLaunches(ModuleOp lowered,
           FusedLaunch &info = fused[fusedCase];
           info.symbol = op.getKernelName().str();
           info.threads = constantIndex(op.getBlockSizeX());
+          if (Value dynamic = op.getDynamicSharedMemorySize()) {
+            auto bytes = dynamic.getDefiningOp<arith::ConstantIntOp>();
+            info.dynamicSharedBytes = bytes ? bytes.value() : -1;
+          }
           if (auto tiles =
                   op.getGridSizeX().getDefiningOp<arith::CeilDivUIOp>())
             info.mTile = constantIndex(tiles.getRhs());
@@ -231,11 +235,11 @@ LogicalResult collectLaunches(ModuleOp lowered,
                   "rows per block and a kernel config";
     for (const FusedLaunch &info : fused)
       if (info.symbol.empty() || info.threads <= 0 || info.rowsPerBlock <= 0 ||
-          info.mTile <= 0)
+          info.mTile <= 0 || info.dynamicSharedBytes < 0)
         return lowered.emitError()
                << "layer @" << layer.name
                << ": a fused GEMM variant has no launch with constant block "
-                  "size, rows per block and M tile";
+                  "size, rows per block, M tile and workgroup memory";
     binary.gemvLaunches.push_back(std::move(gemv));
     binary.fusedLaunches.push_back(std::move(fused));
     auto constant = constantIndex;

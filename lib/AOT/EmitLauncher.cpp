@@ -527,10 +527,10 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     os << "    {\n";
     for (const std::vector<GemvLaunch> &layerLaunches : target.gemvLaunches)
       for (const GemvLaunch &launch : layerLaunches)
-        os << llvm::formatv("        {{\"{0}\", {1}, {2}},\n", launch.symbol,
+        os << llvm::formatv("        {{\"{0}\", {1}, {2}, 0},\n", launch.symbol,
                             launch.threads, launch.rowsPerBlock);
     if (gemvCount == 0)
-      os << "        {nullptr, 0, 0},\n";
+      os << "        {nullptr, 0, 0, 0},\n";
     os << "    },\n";
   }
   os << "};\n\n";
@@ -555,10 +555,11 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
       os << "    {\n";
       for (const std::vector<FusedLaunch> &layerLaunches : target.fusedLaunches)
         for (const FusedLaunch &launch : layerLaunches)
-          os << llvm::formatv("        {{\"{0}\", {1}, {2}},\n", launch.symbol,
-                              launch.threads, launch.rowsPerBlock);
+          os << llvm::formatv("        {{\"{0}\", {1}, {2}, {3}},\n",
+                              launch.symbol, launch.threads,
+                              launch.rowsPerBlock, launch.dynamicSharedBytes);
       if (fusedCount == 0)
-        os << "        {nullptr, 0, 0},\n";
+        os << "        {nullptr, 0, 0, 0},\n";
       os << "    },\n";
     }
     os << "};\n";
@@ -718,7 +719,8 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
         symbols[t.chip] = llvm::json::Object{
             {"symbol", t.fusedLaunches[i][v].symbol},
             {"block", llvm::json::Array{t.fusedLaunches[i][v].threads, 1, 1}},
-            {"rows_per_block", t.fusedLaunches[i][v].rowsPerBlock}};
+            {"rows_per_block", t.fusedLaunches[i][v].rowsPerBlock},
+            {"dynamic_shared_bytes", t.fusedLaunches[i][v].dynamicSharedBytes}};
       fused.push_back(llvm::json::Object{{"index", static_cast<int64_t>(v)},
                                          {"m_tile", variant.mTile},
                                          {"warps_n", variant.warpsN},

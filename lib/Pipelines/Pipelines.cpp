@@ -140,6 +140,7 @@ static void addKernelLowering(OpPassManager &pm,
   // qmat pass, which fails the pipeline before it gets here.
   if (auto info = lookupTargetInfo(options.target, error))
     info->buildGpuModuleToLLVMPipeline(pm);
+  pm.nest<gpu::GPUModuleOp>().addPass(createQMatExternDynamicSharedMemory());
 }
 
 void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,

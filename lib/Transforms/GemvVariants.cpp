@@ -156,13 +156,14 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     if (v.warpgroup && v.stages == 0) {
       error = llvm::formatv(
                   "fused warpgroup variant (m_tile = {0}, warps_n = {1}, "
-                  "split_k = {2}, col_tiles = {3}) needs two staged tiles of "
-                  "{4} bytes, more than the {5} bytes of workgroup memory a "
-                  "block may have",
+                  "split_k = {2}, col_tiles = {3}) needs {4} bytes of "
+                  "workgroup memory for three stages, more than the {5} a "
+                  "warpgroup block may have",
                   v.mTile, v.warpsN, v.splitK, v.colTiles,
                   FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK,
-                                                 v.colTiles, 1),
-                  kMaxFusedSharedBytes)
+                                                 v.colTiles, 3,
+                                                 /*warpgroup=*/true),
+                  FusedGemmOp::getMaxWorkgroupBytes(/*warpgroup=*/true))
                   .str();
       return failure();
     }
@@ -175,7 +176,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
         v.colTiles * v.mTile / 2 <= kMaxFusedAccumulators &&
         llvm::is_contained(FusedGemmOp::getStagesChoices(), v.stages) &&
         FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK, v.colTiles,
-                                       v.stages) <= kMaxFusedSharedBytes &&
+                                       v.stages, v.warpgroup) <=
+            FusedGemmOp::getMaxWorkgroupBytes(v.warpgroup) &&
         (!v.warpgroup ||
          FusedGemmOp::isWarpgroupTiling(v.warpsN, v.colTiles, v.stages));
     if (!legal) {

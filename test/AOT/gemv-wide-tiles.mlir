@@ -58,15 +58,15 @@
 // CHECK-NEXT: };
 // CHECK-NEXT: const GemvKernelDesc kGemvKernels[kNumTargets][37] = {
 // CHECK-NEXT: {
-// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16},
-// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16},
-// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c2", 32, 32},
-// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c2", 128, 32},
-// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s1_c1_lines", 32, 16},
-// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s4_c1_lines", 128, 16},
-// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16},
-// CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4},
-// CHECK-NEXT: {"gemv_fp8_bs128_k256_f16_tc_native_m8_s1_c1", 32, 16},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c1", 32, 16, 0},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c1", 128, 16, 0},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s1_c2", 32, 32, 0},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_bf16_tc_native_m8_s4_c2", 128, 32, 0},
+// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s1_c1_lines", 32, 16, 0},
+// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m4_s4_c1_lines", 128, 16, 0},
+// CHECK-NEXT: {"gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s1_c1", 32, 16, 0},
+// CHECK: {"gemv_nvfp4_bs16_k96_bf16_dot_magic_bias_m8_s1_c1", 128, 4, 0},
+// CHECK-NEXT: {"gemv_fp8_bs128_k256_f16_tc_native_m8_s1_c1", 32, 16, 0},
 
 // Prepared codes: nvfp4 with bf16 activations as in the checkpoint's
 // layout, with f16 two tiles (on many-tile layers or from M = 4) at

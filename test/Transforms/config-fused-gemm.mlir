@@ -23,7 +23,7 @@ func.func @warp(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<1
 
 func.func @warpgroup(%a: memref<?x5120xf16>, %w: memref<17408x2560xi8>, %s: memref<17408x40xf16>, %z: memref<17408x20xi8>, %y: memref<?x17408xf16>) {
   qmat.fused_gemm <int4, block = 128> ins(%a, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x40xf16>)
-      zero_points(%z : memref<17408x20xi8>) outs(%y : memref<?x17408xf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 warpgroup
+      zero_points(%z : memref<17408x20xi8>) outs(%y : memref<?x17408xf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup
   return
 }
 

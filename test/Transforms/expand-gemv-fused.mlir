@@ -9,18 +9,30 @@
 // ILLEGAL: error: 'qmat.matmul' op fused variant (m_tile = 16, warps_n = 8, split_k = 4, col_tiles = 1, stages = 1) is not a legal qmat.fused_gemm tiling
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1 fused-warpgroup-variants=64,8,1,2,16,4,1,1" | FileCheck %s --check-prefix=GROUP
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=64,8,1" 2>&1 | FileCheck %s --check-prefix=GROUP-THREE
-// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=64,4,1,2,3 fused-warpgroup-variants=64,4,1,2" 2>&1 | FileCheck %s --check-prefix=GROUP-TWICE
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=32,4,1,2,4 fused-warpgroup-variants=32,4,1,2" 2>&1 | FileCheck %s --check-prefix=GROUP-TWICE
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=64,2,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-ILLEGAL
-// RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=128,4,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-SHARED
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=128,8,2,1" 2>&1 | FileCheck %s --check-prefix=GROUP-SHARED
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=32,4,4,2" 2>&1 | FileCheck %s --check-prefix=GROUP-CODES
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=128,8,1,1" 2>&1 | FileCheck %s --check-prefix=GROUP-STAGES
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-warpgroup-variants=16,4,1,4" 2>&1 | FileCheck %s --check-prefix=GROUP-TILES
 
 // GROUP-THREE: error: 'qmat.matmul' op fused-warpgroup-variants takes (m_tile, warps_n, split_k, col_tiles) quadruples, got 3 numbers
-// GROUP-TWICE: error: 'qmat.matmul' op fused variant (m_tile = 64, warps_n = 4, split_k = 1, col_tiles = 2, stages = 3) is listed both as a warp and as a warpgroup tiling
-// GROUP-ILLEGAL: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 64, warps_n = 2, split_k = 1, col_tiles = 1, stages = 3) is not a legal qmat.fused_gemm tiling
+// GROUP-TWICE: error: 'qmat.matmul' op fused variant (m_tile = 32, warps_n = 4, split_k = 1, col_tiles = 2, stages = 4) is listed both as a warp and as a warpgroup tiling
+// GROUP-ILLEGAL: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 64, warps_n = 2, split_k = 1, col_tiles = 1, stages = 4) is not a legal qmat.fused_gemm tiling
 // GROUP-TILES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 16, warps_n = 4, split_k = 1, col_tiles = 4, stages = 4) is not a legal qmat.fused_gemm tiling
-// GROUP-SHARED: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 4, split_k = 1, col_tiles = 1) needs two staged tiles of 32768 bytes, more than the 49152 bytes of workgroup memory a block may have
+// Three stages (the fewest a warpgroup tiling takes) of 128 x 8 x 2 x 1 hold
+// 3 x (64 KB of activations + 16 KB of codes); of 32 x 4 x 4 x 2,
+// 3 x (32 KB + 32 KB), though the activations alone (96 KB) and the split-K
+// sums (64 KB) would fit; of 128 x 8 x 1 x 1, 3 x (32 KB + 8 KB), though two
+// stages would fit.
+// GROUP-SHARED: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 8, split_k = 2, col_tiles = 1) needs 245760 bytes of workgroup memory for three stages, more than the 114688 a warpgroup block may have
+// GROUP-CODES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 32, warps_n = 4, split_k = 4, col_tiles = 2) needs 196608 bytes of workgroup memory for three stages, more than the 114688 a warpgroup block may have
+// GROUP-STAGES: error: 'qmat.matmul' op fused warpgroup variant (m_tile = 128, warps_n = 8, split_k = 1, col_tiles = 1) needs 122880 bytes of workgroup memory for three stages, more than the 114688 a warpgroup block may have
 
-// The warpgroup tilings follow the warp ones, two stages each.
+// The warpgroup tilings follow the warp ones, each with the most stages
+// (3 or 4) whose activations and codes fit in 112 KB: 64 x 8 x 1 x 2 takes
+// 16 KB of activations and 16 KB of codes a stage (3 stages), 16 x 4 x 1 x 1
+// 4 KB and 4 KB (4).
 // GROUP-LABEL: func.func @gemv_then_fused(
 // GROUP: qmat.fused_gemm {{.*}} m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2{{$}}
 // GROUP: case 1 {

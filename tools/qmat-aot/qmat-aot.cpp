@@ -104,7 +104,7 @@ cl::list<int64_t> fusedWarpgroupVariants(
     cl::desc("Fused GEMM tilings compiled with the warpgroup matrix "
              "instruction where a target has it (sm_90a), as (m_tile, "
              "warps_n, split_k, col_tiles) quadruples (stages: the most of "
-             "2-4 that fit in 48 KB; default none)"),
+             "3-4 whose activations and codes fit in 112 KB; default none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),

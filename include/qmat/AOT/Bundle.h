@@ -52,6 +52,9 @@ struct FusedLaunch {
   int64_t threads = 0;
   int64_t rowsPerBlock = 0;
   int64_t mTile = 0;
+  /// Bytes of dynamic workgroup memory each block is launched with (the
+  /// warpgroup form's stages); 0 for static memory only.
+  int64_t dynamicSharedBytes = 0;
 };
 
 /// The GPU runtime a bundle's launcher is written against: one bundle per

@@ -81,7 +81,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
     ListOption<"fusedWarpgroupVariants", "fused-warpgroup-variants", "int64_t",
                "Fused GEMM tilings compiled with the warpgroup instruction, "
                "as (m_tile, warps_n, split_k, col_tiles) quadruples (stages: "
-               "the most of 2-4 that fit in 48 KB; default none)">,
+               "the most of 3-4 whose activations and codes fit in 112 KB; "
+               "default none)">,
   ];
 }
 
@@ -144,6 +145,21 @@ def QMatPrintGpuAssembly : Pass<"qmat-print-gpu-assembly", "::mlir::ModuleOp"> {
     block per object headed by `// qmat-gpu-assembly @<binary> <target>`,
     so that lit can FileCheck the generated instructions.
   }];
+}
+
+def QMatExternDynamicSharedMemory
+    : Pass<"qmat-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic workgroup memory of a launch external";
+  let description = [{
+    `gpu.dynamic_shared_memory` lowers to a zero-sized workgroup-memory
+    `llvm.mlir.global` with internal linkage, which the NVPTX backend emits
+    as a one-byte static variable (`.shared .b8 x;`): the launch's dynamic
+    memory then starts after it, and the kernel's last bytes would lie past
+    the allocation. With external linkage and no initializer the backends
+    emit what CUDA and HIP define as the dynamic memory
+    (`.extern .shared .b8 x[];` on NVPTX), starting at its first byte.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // QMAT_TRANSFORMS_PASSES_TD

@@ -60,6 +60,8 @@ struct GemvKernelDesc {
   const char *symbol;
   int threads;
   int rowsPerBlock;
+  /// Bytes of dynamic workgroup memory each block is launched with.
+  int dynamicSharedBytes;
 };
 
 struct LayerDesc {

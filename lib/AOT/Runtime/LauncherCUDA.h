@@ -188,6 +188,10 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
     for (size_t i = 0; i < count; ++i) {
       CUfunction function;
       QMAT_CU(cuModuleGetFunction(&function, fresh.module, descs[i].symbol));
+      // Above 48 KB, dynamic workgroup memory needs the function's opt-in.
+      if (descs[i].dynamicSharedBytes > 48 * 1024)
+        QMAT_CU(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   descs[i].dynamicSharedBytes));
       functions.push_back(function);
       if (!residentWarps)
         continue;
@@ -421,7 +425,8 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
                 "the fused GEMM grid needs " + std::to_string(blocks) +
                     " blocks along N, more than the 65535 a grid's y dimension holds");
   QMAT_CU(cuLaunchKernel(state.fusedFunctions[variant], unsigned(mTiles), unsigned(blocks), 1,
-                         unsigned(kernel.threads), 1, 1, 0, stream, pointers.data(), nullptr));
+                         unsigned(kernel.threads), 1, 1, unsigned(kernel.dynamicSharedBytes),
+                         stream, pointers.data(), nullptr));
   return QMAT_OK;
 }
 

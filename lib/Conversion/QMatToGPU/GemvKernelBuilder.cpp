@@ -120,6 +120,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.warpsN = op.getWarpsN();
   spec.stages = op.getStages();
   spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
+  spec.dynamicShared = op.getWarpgroup();
   return spec;
 }
 
@@ -135,7 +136,7 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 int64_t GemvKernelSpec::getSharedBytes() const {
   if (mTiled)
     return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles,
-                                          stages);
+                                          stages, warpgroup);
   return tensorCore
              ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM, wholeLines)
              : 0;
@@ -306,6 +307,9 @@ protected:
   /// `row` at `kc`, and the scales (and zero-point bytes) of the words of
   /// the 32-element chunk whose words are in `blocks`, appended to `chunk`.
   Value loadRowCodes(Value row, Value kc);
+  /// The element of the codes memref where this lane's bytes of `row` at
+  /// `kc` start (in the prepared layout where the codes are prepared).
+  std::pair<Value, Value> getRowCodeIndices(Value row, Value kc);
   void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
   /// The chunk's weights as the reference rounds them (docs/numerics.md), one
   /// vector<8 x act> per 8-element word.
@@ -447,11 +451,21 @@ private:
   /// into the tile at element `tileBase`.
   void copyWarpgroupTile(Value firstStep, Value firstM, Value lastM,
                          Value tileBase);
-  /// spec.warpgroup: a step's loads. Each lane loads its 16 bytes of codes
-  /// of each row at `kc` (as the warp form) and the scales of the whole
-  /// 128-element step from `stepFirstK`: 16 words, in K order.
-  StepLoads loadWarpgroupStep(Value kc, Value stepFirstK,
-                              ArrayRef<Value> weightRows);
+  /// spec.warpgroup: a step's scales, of the whole 128-element step from
+  /// `stepFirstK` for each row: 16 words, in K order (the chunks' codes stay
+  /// null: they arrive through workgroup memory, copyWarpgroupCodes).
+  StepLoads loadWarpgroupScales(Value stepFirstK, ArrayRef<Value> weightRows);
+  /// spec.warpgroup: starts the asynchronous copies of this lane's 16 bytes
+  /// of codes of each row at `kc` (the bytes the warp form loads) into
+  /// stage `slot` of the staged codes, where only this thread reads them
+  /// back (loadStagedCodes), so no barrier orders them.
+  void copyWarpgroupCodes(Value kc, ArrayRef<Value> weightRows, Value slot);
+  /// The codes copyWarpgroupCodes brought into stage `slot` for row `row`
+  /// (an index into its weight rows).
+  Value loadStagedCodes(Value slot, int64_t row, int64_t rows);
+  /// The byte of the staged codes where this thread's 16 bytes of weight row
+  /// `row` (of `rows`) in stage `slot` start.
+  Value getStagedCodeOffset(Value slot, int64_t row, int64_t rows);
   /// The scale block of each of the 16 words of the step at `stepFirstK`.
   SmallVector<Value> warpgroupBlocks(Value stepFirstK);
   /// The four lanes of a quad exchange one row's codes (3 shuffles): lane
@@ -478,8 +492,9 @@ private:
   /// spec.warpgroup: the descriptor of the staged memory's first byte for
   /// this tile shape, and the warp's K slice.
   Value stagedDescriptor, warpgroupSlice;
-  /// A step's loads as loop-carried values, and back: the codes, then each
-  /// chunk's distinct scales and zero-point bytes in order of first use.
+  /// A step's loads as loop-carried values, and back: the codes (where
+  /// loaded), then each chunk's distinct scales and zero-point bytes in
+  /// order of first use.
   /// unflattenStep rebuilds the chunks of `shape` (a step's loads) from
   /// `values`, each chunk's words in scale blocks `blocks`.
   SmallVector<Value> flattenStep(const StepLoads &loads);
@@ -590,11 +605,11 @@ Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
 Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
   bool packed = spec.scheme.isPacked();
   int64_t bytes = packed ? kLaneK / 2 : kLaneK;
-  Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
   Value codes;
   if (codesBase) {
     // Byte (row, col) of the codes (i8 elements: offsets are bytes).
+    Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
     Value byte =
         spec.preparedWeights
             ? getPreparedCodeByte(row, kc)
@@ -605,9 +620,7 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
     codes = target.emitStreamingLoad16(
         b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
   } else {
-    auto [codeRow, codeCol] =
-        spec.preparedWeights ? emitPreparedCodeIndices(b, loc, row, col, spec.k)
-                             : std::pair<Value, Value>(row, col);
+    auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
     codes = vector::LoadOp::create(
         b, loc, VectorType::get({bytes}, weightsType.getElementType()),
         buffers.weights, ValueRange{codeRow, codeCol}, /*nontemporal=*/false,
@@ -617,6 +630,16 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
     codes =
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
   return codes;
+}
+
+std::pair<Value, Value> GemvEmitterBase::getRowCodeIndices(Value row,
+                                                           Value kc) {
+  Value col = spec.scheme.isPacked()
+                  ? Value(arith::ShRUIOp::create(b, loc, kc, cIdx(1)))
+                  : kc;
+  if (spec.preparedWeights)
+    return emitPreparedCodeIndices(b, loc, row, col, spec.k);
+  return {row, col};
 }
 
 void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
@@ -1191,7 +1214,8 @@ void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
 SmallVector<Value> TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
   SmallVector<Value> values;
   for (const RowChunk &chunk : loads.chunks)
-    values.push_back(chunk.codes);
+    if (chunk.codes)
+      values.push_back(chunk.codes);
   for (const RowChunk &chunk : loads.chunks) {
     llvm::append_range(values, chunk.scaleVectors);
     for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
@@ -1213,7 +1237,8 @@ TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
   auto next = values.begin();
   for (size_t c = 0; c < shape.chunks.size(); ++c) {
     RowChunk carried;
-    carried.codes = *next++;
+    if (shape.chunks[c].codes)
+      carried.codes = *next++;
     carried.blocks.assign(blocks.begin(), blocks.end());
     loads.chunks.push_back(carried);
   }
@@ -1376,13 +1401,12 @@ SmallVector<Value> TensorCoreGemvEmitter::warpgroupBlocks(Value stepFirstK) {
 }
 
 TensorCoreGemvEmitter::StepLoads
-TensorCoreGemvEmitter::loadWarpgroupStep(Value kc, Value stepFirstK,
-                                         ArrayRef<Value> weightRows) {
+TensorCoreGemvEmitter::loadWarpgroupScales(Value stepFirstK,
+                                           ArrayRef<Value> weightRows) {
   StepLoads loads;
   SmallVector<Value> blocks = warpgroupBlocks(stepFirstK);
   for (Value row : weightRows) {
     RowChunk chunk;
-    chunk.codes = loadRowCodes(row, kc);
     for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
       loadRowScales(row,
                     ArrayRef<Value>(blocks).slice(c * kLaneK / 8, kLaneK / 8),
@@ -1390,6 +1414,44 @@ TensorCoreGemvEmitter::loadWarpgroupStep(Value kc, Value stepFirstK,
     loads.chunks.push_back(chunk);
   }
   return loads;
+}
+
+void TensorCoreGemvEmitter::copyWarpgroupCodes(Value kc,
+                                               ArrayRef<Value> weightRows,
+                                               Value slot) {
+  int64_t rows = weightRows.size();
+  for (auto [i, row] : llvm::enumerate(weightRows)) {
+    auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
+    target.emitAsyncCopy16(b, loc, buffers.stagedCodes,
+                           ValueRange{getStagedCodeOffset(slot, i, rows)},
+                           buffers.weights, ValueRange{codeRow, codeCol},
+                           /*elements=*/16);
+  }
+}
+
+Value TensorCoreGemvEmitter::getStagedCodeOffset(Value slot, int64_t row,
+                                                 int64_t rows) {
+  // Stage, then row, then thread: a warp's 32 lanes read and write 512
+  // consecutive bytes.
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value slotRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slot, cIdx(rows)), cIdx(row));
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, slotRow,
+                                cIdx(spec.getThreads(kMmaLanes))),
+          thread),
+      cIdx(16));
+}
+
+Value TensorCoreGemvEmitter::loadStagedCodes(Value slot, int64_t row,
+                                             int64_t rows) {
+  return vector::LoadOp::create(
+      b, loc, VectorType::get({16}, b.getI8Type()), buffers.stagedCodes,
+      ValueRange{getStagedCodeOffset(slot, row, rows)}, /*nontemporal=*/false,
+      /*alignment=*/llvm::MaybeAlign(16));
 }
 
 void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
@@ -1770,17 +1832,20 @@ void TensorCoreGemvEmitter::emit() {
     target.emitAsyncWait(b, loc, 0);
     return SmallVector<Value>(loop.getResults().take_front(accumulators));
   };
-  // The warpgroup form's pipeline: the activations of iteration i arrive
-  // by asynchronous copies started stages - 1 iterations earlier, the
-  // weights two iterations ahead in registers, carried as loaded (taking
+  // The warpgroup form's pipeline: the activations and the codes of
+  // iteration i arrive by asynchronous copies into workgroup memory started
+  // stages - 2 iterations earlier (loads into registers left their latency
+  // exposed: ptxas issues a step's loads late in its iteration), the
+  // scales two iterations ahead in registers, carried as loaded (taking
   // bytes out of them would wait for the loads in the iteration that
-  // issues them; ptxas issues a step's loads late in its iteration, so
-  // one iteration ahead left their latency exposed). Iteration i waits
-  // for its tile, then, behind one barrier that also ends every warp's
-  // instructions on the tile it refills, starts the copy of iteration
-  // i + stages - 1 and the loads of iteration i + 2, decodes its own
-  // weights and starts its instructions, and waits for them. Copies and
-  // loads past the last iteration repeat it.
+  // issues them). Iteration i waits for its stage, then, behind one
+  // barrier that also follows every warp's wait for the instructions of
+  // iteration i - 2, starts the copies of iteration i + stages - 2 into
+  // their stage and the scale loads of iteration i + 2, reads its codes
+  // back, decodes them and starts its instructions, and waits for those of
+  // iteration i - 1 only: the tensor cores work on one iteration while the
+  // warps decode the next. Copies and loads past the last iteration repeat
+  // it.
   auto emitWarpgroupLoop = [&](ArrayRef<Value> weightRows) {
     int64_t iterations = spec.k / kWarpStepK / spec.splitK;
     int64_t stages = spec.stages;
@@ -1795,18 +1860,25 @@ void TensorCoreGemvEmitter::emit() {
       return arith::MulIOp::create(b, loc, stepOf(iteration), cIdx(kWarpStepK));
     };
     auto loadsOf = [&](Value iteration) {
-      return loadWarpgroupStep(stepK(stepOf(iteration)), firstKOf(iteration),
-                               weightRows);
+      return loadWarpgroupScales(firstKOf(iteration), weightRows);
+    };
+    auto slotOf = [&](Value iteration) {
+      return arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
     };
     auto copyIteration = [&](Value iteration) {
       Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
-      Value slot = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+      Value slot = slotOf(iteration);
       copyWarpgroupTile(
           arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)), firstM,
           lastM, arith::MulIOp::create(b, loc, slot, cIdx(tileElements)));
+      copyWarpgroupCodes(stepK(stepOf(clamped)), weightRows, slot);
       target.emitAsyncCommit(b, loc);
     };
-    for (int64_t i = 0; i + 1 < stages; ++i)
+    // The instructions of iteration i are still running while iteration
+    // i + 1 decodes, so the stage a copy refills is the one iteration i - 2
+    // read: the copies run stages - 2 iterations ahead.
+    int64_t ahead = stages - 2;
+    for (int64_t i = 0; i < ahead; ++i)
       copyIteration(cIdx(i));
     // Iteration `iteration` on the loads `own` (a step's flattened loads,
     // shaped as `first`), which also starts the loads of iteration + 2.
@@ -1814,21 +1886,30 @@ void TensorCoreGemvEmitter::emit() {
     auto emitIteration = [&](Value iteration, ValueRange own,
                              SmallVector<Value> &acc) {
       // The copies of this thread land, are ordered before the
-      // instructions' reads (another proxy), and the barrier shares both.
-      target.emitAsyncWait(b, loc, stages - 2);
+      // instructions' reads (another proxy), and the barrier shares both;
+      // it also follows every warp's wait for the instructions of
+      // iteration - 2, whose stage the next copies refill.
+      target.emitAsyncWait(b, loc, ahead - 1);
       target.emitAsyncProxyFence(b, loc);
       gpu::BarrierOp::create(b, loc);
-      copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
-      StepLoads later = loadsOf(clampedAfter(iteration, 2));
+      // The codes are read back before the next copies are started, whose
+      // address arithmetic then hides the reads' latency (the copies write
+      // workgroup memory, which the reads cannot be moved across).
       StepLoads loads =
           unflattenStep(first, own, warpgroupBlocks(firstKOf(iteration)));
       loads.staged = true;
-      stagedTileBase = arith::MulIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, iteration, cIdx(stages)),
-          cIdx(tileElements));
+      Value slot = slotOf(iteration);
+      for (auto [i, chunk] : llvm::enumerate(loads.chunks))
+        chunk.codes = loadStagedCodes(slot, i, loads.chunks.size());
+      copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(ahead)));
+      StepLoads later = loadsOf(clampedAfter(iteration, 2));
+      stagedTileBase = arith::MulIOp::create(b, loc, slot, cIdx(tileElements));
       computeStep(loads, acc);
       stagedTileBase = Value();
-      acc = target.emitWarpgroupWait(b, loc, 0, acc);
+      // The previous iteration's instructions are done (their A registers
+      // free, their stage readable by the next copies); this one's run on
+      // while the next iteration decodes.
+      acc = target.emitWarpgroupWait(b, loc, 1, acc);
       return flattenStep(later);
     };
     SmallVector<Value> init(zeros);
@@ -1863,6 +1944,7 @@ void TensorCoreGemvEmitter::emit() {
     if (iterations % 2)
       emitIteration(cIdx(iterations - 1),
                     loop.getResults().slice(accumulators, stepValues), sums);
+    sums = target.emitWarpgroupWait(b, loc, 0, sums);
     // The copies past the last iteration land before the memory is reused.
     target.emitAsyncWait(b, loc, 0);
     return sums;

@@ -86,18 +86,36 @@ struct QMatLowerGemvToGPUPass
     int64_t bytes = spec.getSharedBytes();
     b.setInsertionPointToStart(&entry);
     if (spec.mTiled) {
-      // One allocation: the loop's staged activations, then the split-K
-      // sums.
-      Value raw = kernel.addWorkgroupAttribution(
-          workgroupMemRef(bytes, b.getI8Type()), loc);
-      // The tile is read and written in 16-byte vectors.
-      kernel.setWorkgroupAttributionAttr(
-          kernel.getNumWorkgroupAttributions() - 1,
-          LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(16));
+      // One allocation: the loop's staged activations (and the warpgroup
+      // form's staged codes after them), then the split-K sums. A warpgroup
+      // tiling's is dynamic: its stages may need more than the 48 KB a
+      // static allocation may have (the launch gives the size).
+      Value raw;
+      if (spec.dynamicShared) {
+        raw = gpu::DynamicSharedMemoryOp::create(
+            b, loc,
+            MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                            MemRefLayoutAttrInterface(), workgroup));
+      } else {
+        raw = kernel.addWorkgroupAttribution(
+            workgroupMemRef(bytes, b.getI8Type()), loc);
+        // The tile is read and written in 16-byte vectors.
+        kernel.setWorkgroupAttributionAttr(
+            kernel.getNumWorkgroupAttributions() - 1,
+            LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(16));
+      }
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       buffers.stagedActivations = memref::ViewOp::create(
           b, loc, workgroupMemRef(bytes / 2, spec.actType), raw, zero,
           ValueRange{});
+      if (spec.warpgroup) {
+        int64_t codesFirst =
+            spec.stages *
+            FusedGemmOp::getStagedActivationBytes(spec.maxM, spec.splitK);
+        buffers.stagedCodes = memref::ViewOp::create(
+            b, loc, workgroupMemRef(bytes - codesFirst, b.getI8Type()), raw,
+            arith::ConstantIndexOp::create(b, loc, codesFirst), ValueRange{});
+      }
       if (spec.splitK > 1)
         buffers.partials = memref::ViewOp::create(
             b, loc, workgroupMemRef(bytes / 4, b.getF32Type()), raw, zero,
@@ -231,9 +249,13 @@ struct QMatLowerGemvToGPUPass
     gpu::KernelDim3 grid = getGrid(b, loc, op, blocks, one);
     Value threads = arith::ConstantIndexOp::create(
         b, loc, spec.getThreads(info.getWarpSize()));
-    auto launch = gpu::LaunchFuncOp::create(
-        b, loc, kernel, grid, gpu::KernelDim3{threads, one, one},
-        /*dynamicSharedMemorySize=*/Value(), args);
+    Value dynamicShared;
+    if (spec.dynamicShared)
+      dynamicShared = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   spec.getSharedBytes());
+    auto launch = gpu::LaunchFuncOp::create(b, loc, kernel, grid,
+                                            gpu::KernelDim3{threads, one, one},
+                                            dynamicShared, args);
     // The launcher's tables describe each kernel from its config.
     launch->setAttr(KernelConfigAttr::getLaunchAttrName(), config);
     op.erase();

@@ -154,15 +154,28 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction, in
   *blocks = resident * 32 / blockSize;
   return CUDA_SUCCESS;
 }
+// MOCK_FAIL_ATTRIBUTE fails it.
+CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute attribute, int value) {
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    std::printf("attribute max_dynamic_shared_bytes=%d\n", value);
+  if (std::getenv("MOCK_FAIL_ATTRIBUTE"))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                        unsigned by, unsigned bz, unsigned, CUstream, void **params, void **) {
+                        unsigned by, unsigned bz, unsigned shared, CUstream, void **params,
+                        void **) {
   // The first memref descriptor (weights for a dequantization, A for a
-  // GEMV): its aligned pointer and rows.
+  // GEMV): its aligned pointer and rows; the dynamic workgroup memory where
+  // there is some.
   int64_t view = *static_cast<int64_t *>(params[1]);
   int64_t rows = *static_cast<int64_t *>(params[3]);
-  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld\n", gx, gy, gz,
-              bx, by, bz, static_cast<long long>(view - int64_t(mockBase())),
+  std::printf("launch grid=(%u,%u,%u) block=(%u,%u,%u) view0=+%lld rows=%lld", gx, gy, gz, bx,
+              by, bz, static_cast<long long>(view - int64_t(mockBase())),
               static_cast<long long>(rows));
+  if (shared)
+    std::printf(" shared=%u", shared);
+  std::printf("\n");
   if (std::getenv("MOCK_FAIL_LAUNCH"))
     return CUDA_ERROR_LAUNCH_FAILED;
   return CUDA_SUCCESS;

@@ -29,7 +29,7 @@ func.func @mfma_on_sm90(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memre
 func.func @wgmma_on_sm90(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x17408xbf16>) {
   // expected-error @+1 {{config matrix = wgmma_64xnx16 needs the warpgroup matrix instruction, which sm_90 lacks}}
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
-      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>) m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>
   return
 }
 

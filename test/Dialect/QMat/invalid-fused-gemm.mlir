@@ -93,10 +93,10 @@ func.func @fused_accumulators(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
 // -----
 
 // Rule: the staged activations and the split-K sums fit the static workgroup
-// memory.
+// memory (48 KB in the warp form).
 func.func @fused_shared(%a: memref<?x512xbf16>, %w: memref<64x256xi8>, %s: memref<64x32xf8E4M3FN>,
                         %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block may have}}
+  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block of this form may have}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x512xbf16>, memref<64x256xi8>, memref<64x32xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
@@ -148,7 +148,7 @@ func.func @fused_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memre
 // Rule: every stage's tile counts against the workgroup memory (4 x 16 KB).
 func.func @fused_stages_shared(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                                %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block may have}}
+  // expected-error @+1 {{the staged activations and split-K sums need 65536 bytes of workgroup memory, more than the 49152 a block of this form may have}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
@@ -159,14 +159,43 @@ func.func @fused_stages_shared(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s
 // -----
 
 // Rule: the warpgroup form takes whole warpgroups, one 64-row instruction
-// per column tile, over two staged tiles.
+// per column tile, over three or four staged tiles.
 func.func @fused_warpgroup(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                            %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and stages = 2, 3 or 4 (whole warpgroups, one 64-row instruction per column tile, at least two staged tiles), got warps_n = 2, col_tiles = 2, stages = 2}}
+  // expected-error @+1 {{warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and stages = 3 or 4 (whole warpgroups, one 64-row instruction per column tile, a staged tile for the instructions in flight besides the one being copied and the one being decoded), got warps_n = 2, col_tiles = 2, stages = 2}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
       m_tile = 16 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 warpgroup
+  return
+}
+
+// -----
+
+// Rule: two stages are too few for the warpgroup form, whose instructions
+// still read one stage while the next is decoded and a third is copied.
+func.func @fused_warpgroup_two_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                      %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and stages = 3 or 4 (whole warpgroups, one 64-row instruction per column tile, a staged tile for the instructions in flight besides the one being copied and the one being decoded), got warps_n = 4, col_tiles = 1, stages = 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 warpgroup
+  return
+}
+
+// -----
+
+// Rule: the warpgroup form's stages hold the codes too, in its dynamic
+// workgroup memory (112 KB): 4 x (16 KB of activations + 16 KB of codes) is
+// more, though the activations alone would fit.
+func.func @fused_warpgroup_shared(%a: memref<?x256xbf16>, %w: memref<256x128xi8>, %s: memref<256x16xf8E4M3FN>,
+                                  %g: memref<f32>, %y: memref<?x256xbf16>) {
+  // expected-error @+1 {{the staged activations and codes and split-K sums need 131072 bytes of workgroup memory, more than the 114688 a block of this form may have}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<256x128xi8>, memref<256x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x256xbf16>)
+      m_tile = 64 warps_n = 8 split_k = 1 col_tiles = 2 stages = 4 warpgroup
   return
 }
 

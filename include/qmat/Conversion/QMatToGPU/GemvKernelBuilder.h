@@ -65,9 +65,14 @@ struct GemvKernelSpec {
   /// one step ahead into registers.
   int64_t stages = 1;
   /// mTiled: the four warps multiply through the warpgroup matrix
-  /// instruction (the config's wgmma_64xnx16), the activations stored into
-  /// two staged tiles from registers loaded one K step ahead.
+  /// instruction (the config's wgmma_64xnx16); the activations and the
+  /// weight codes arrive through workgroup memory, copied asynchronously
+  /// stages - 1 K steps ahead.
   bool warpgroup = false;
+  /// mTiled: a warpgroup tiling (qmat.fused_gemm's `warpgroup`, whichever
+  /// instruction builds it): its stages take dynamic workgroup memory, which
+  /// may exceed the 48 KB of a static allocation.
+  bool dynamicShared = false;
 
   /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
   static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);
@@ -105,6 +110,9 @@ struct GemvBuffers {
   /// The fused GEMM's staged activations (1-D, the activation type), the
   /// same workgroup memory as `partials`.
   Value stagedActivations;
+  /// The warpgroup form's staged weight codes (1-D i8), after every stage's
+  /// activations (FusedGemmOp::getStagedCodeBytes per stage).
+  Value stagedCodes;
 };
 
 /// Emits the kernel body at the builder's insertion point (inside a

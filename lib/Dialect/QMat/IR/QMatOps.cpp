@@ -487,8 +487,10 @@ LogicalResult FusedGemmOp::verify() {
   if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
     return emitOpError()
            << "warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and "
-              "stages = 2, 3 or 4 (whole warpgroups, one 64-row instruction "
-              "per column tile, at least two staged tiles), got warps_n = "
+              "stages = 3 or 4 (whole warpgroups, one 64-row instruction "
+              "per column tile, a staged tile for the instructions in "
+              "flight besides the one being copied and the one being "
+              "decoded), got warps_n = "
            << warpsN << ", col_tiles = " << colTiles << ", stages = " << stages;
   if (32 * warpsN * splitK > kMaxFusedBlockThreads)
     return emitOpError() << "warps_n x split_k x 32 threads must be at most "
@@ -499,12 +501,16 @@ LogicalResult FusedGemmOp::verify() {
                             "must be at most "
                          << kMaxFusedAccumulators << ", got "
                          << colTiles * mTile / 2;
-  int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages);
-  if (shared > kMaxFusedSharedBytes)
-    return emitOpError() << "the staged activations and split-K sums need "
-                         << shared
+  bool warpgroup = getWarpgroup();
+  int64_t shared =
+      getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages, warpgroup);
+  if (shared > getMaxWorkgroupBytes(warpgroup))
+    return emitOpError() << (warpgroup ? "the staged activations and codes "
+                                       : "the staged activations ")
+                         << "and split-K sums need " << shared
                          << " bytes of workgroup memory, more than the "
-                         << kMaxFusedSharedBytes << " a block may have";
+                         << getMaxWorkgroupBytes(warpgroup)
+                         << " a block of this form may have";
   if ((problem->k / 128) % splitK != 0)
     return emitOpError() << "split_k must divide the K/128 = "
                          << problem->k / 128 << " steps, got " << splitK;
@@ -565,26 +571,45 @@ ArrayRef<int64_t> FusedGemmOp::getStagesChoices() {
 bool FusedGemmOp::isWarpgroupTiling(int64_t warpsN, int64_t colTiles,
                                     int64_t stages) {
   return (warpsN == 4 || warpsN == 8) && (colTiles == 1 || colTiles == 2) &&
-         stages >= 2 && stages <= 4;
+         stages >= 3 && stages <= 4;
 }
 
 int64_t FusedGemmOp::getWarpgroupStages(int64_t mTile, int64_t warpsN,
                                         int64_t splitK, int64_t colTiles) {
-  for (int64_t stages = 4; stages >= 2; --stages)
-    if (getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages) <=
-        kMaxFusedSharedBytes)
+  for (int64_t stages = 4; stages >= 3; --stages)
+    if (getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages,
+                          /*warpgroup=*/true) <=
+        getMaxWorkgroupBytes(/*warpgroup=*/true))
       return stages;
   return 0;
 }
 
+int64_t FusedGemmOp::getStagedActivationBytes(int64_t mTile, int64_t splitK) {
+  int64_t stepK = 128, actBytes = 2;
+  return splitK * mTile * stepK * actBytes;
+}
+
+int64_t FusedGemmOp::getStagedCodeBytes(int64_t warpsN, int64_t splitK,
+                                        int64_t colTiles) {
+  int64_t lanes = 32, bytesPerLaneRow = 16;
+  return warpsN * splitK * lanes * 2 * colTiles * bytesPerLaneRow;
+}
+
 int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
                                        int64_t splitK, int64_t colTiles,
-                                       int64_t stages) {
-  int64_t lanes = 32, sumsPerLane = 4, stepK = 128, actBytes = 2;
+                                       int64_t stages, bool warpgroup) {
+  int64_t lanes = 32, sumsPerLane = 4;
   int64_t partials = splitK == 1 ? 0
                                  : splitK * warpsN * colTiles * (mTile / 8) *
                                        lanes * sumsPerLane * 4;
-  return std::max(partials, stages * splitK * mTile * stepK * actBytes);
+  int64_t stage = getStagedActivationBytes(mTile, splitK);
+  if (warpgroup)
+    stage += getStagedCodeBytes(warpsN, splitK, colTiles);
+  return std::max(partials, stages * stage);
+}
+
+int64_t FusedGemmOp::getMaxWorkgroupBytes(bool warpgroup) {
+  return warpgroup ? kMaxWarpgroupSharedBytes : kMaxFusedSharedBytes;
 }
 
 //===----------------------------------------------------------------------===//

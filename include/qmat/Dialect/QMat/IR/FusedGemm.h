@@ -20,8 +20,12 @@ constexpr int64_t kMaxFusedBlockThreads = 512;
 /// fp32 accumulators one lane holds (col_tiles x m_tile / 8 x 4): beyond
 /// this the kernel spills.
 constexpr int64_t kMaxFusedAccumulators = 64;
-/// The static workgroup memory CUDA allows without an opt-in.
+/// The static workgroup memory CUDA allows without an opt-in (the warp
+/// form's limit).
 constexpr int64_t kMaxFusedSharedBytes = 48 * 1024;
+/// The warpgroup form's dynamic workgroup memory: two such blocks fit in an
+/// sm_90 multiprocessor's 228 KB (each block also takes 1 KB of its own).
+constexpr int64_t kMaxWarpgroupSharedBytes = 112 * 1024;
 
 } // namespace mlir::qmat
 
