@@ -42,10 +42,10 @@ constexpr int64_t kBlocksPerSMForMTile32 = 2;
 constexpr int64_t kBlocksPerSMForMTile64 = 4;
 constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// Warpgroup variants (sm_90a) are never taken over a warp variant: measured
-/// on the H200 (bench/README.md, "Fused dequant-GEMM"), the best of six
+/// on the H200 (bench/README.md, "Fused dequant-GEMM"), the best of eight
 /// warpgroup tilings was slower than the best warp tiling on every model
 /// layer timed, nvfp4, mxfp4 and int4 at M = 16 .. 256 (17408 x 5120 at M =
-/// 128: 156 against 103 us). They run where they are the only variants
+/// 128: 160 against 101 us). They run where they are the only variants
 /// compiled, or pinned (<prefix>_set_fused_override).
 
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
