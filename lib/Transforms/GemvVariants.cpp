@@ -99,8 +99,12 @@ ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
   // staged between barriers) in 36 of 40 nvfp4 / int4 cases, by up to
   // 1.33x, and was within 8 % in the others; three stages were slower than
   // two in most (bench/README.md, "Fused dequant-GEMM").
+  // The one-column-tile siblings of the first and third fill the grid's
+  // last wave better where it is mostly empty (the policy's wave rule;
+  // bench/README.md, "wave quantization").
   static const int64_t values[] = {16, 1, 4, 2, 2, 16, 2, 2, 2, 2,
-                                   32, 2, 2, 2, 2, 64, 4, 1, 2, 2};
+                                   32, 2, 2, 2, 2, 64, 4, 1, 2, 2,
+                                   16, 1, 4, 1, 2, 32, 2, 2, 1, 2};
   return values;
 }
 

@@ -66,8 +66,8 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return
-// The built-in set for K = 256 (two steps): its four tilings but split-K 4,
-// which needs a multiple of four steps.
+// The built-in set for K = 256 (two steps): its six tilings but the two of
+// split-K 4, which needs a multiple of four steps.
 // DEFAULT-LABEL: func.func @gemv_then_fused(
 // DEFAULT: arith.constant 1024 : index
 // DEFAULT: case 0 {
@@ -76,7 +76,9 @@
 // DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2{{$}}
 // DEFAULT: case 2 {
 // DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 2 stages = 2{{$}}
-// DEFAULT-NOT: case 3
+// DEFAULT: case 3 {
+// DEFAULT-NEXT: qmat.fused_gemm {{.*}} m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 1 stages = 2{{$}}
+// DEFAULT-NOT: case 4
 func.func @gemv_then_fused(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                            %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)

@@ -48,8 +48,21 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// 128: 160 against 101 us). They run where they are the only variants
 /// compiled, or pinned (<prefix>_set_fused_override).
 
+/// A variant that differs from the rules' choice only in its column tiles is
+/// taken instead where the driver's occupancy is known and its grid fills
+/// its last wave of resident blocks more than this many times better (a
+/// grid's blocks over its waves' slots): a wave that is mostly empty costs
+/// about as much as a full one. Fitted on the H200 (bench/README.md,
+/// "wave quantization"): 16-row blocks over 32-row ones at M = 16 on
+/// 5120 x 17408 (fill 0.48 against 0.30: 31.9 against 36.5 us), 6144 x 5120
+/// and 5120 x 6144 (0.58 / 0.36), even on 17408 x 5120 (0.82 / 0.52: 26.4
+/// against 26.7 us); not 32-row blocks over 64-row ones on 16896 x 5120 at
+/// M = 32 (1.0 / 0.67: 31.4 against 29.3 us).
+constexpr double kWaveFillRatio = 1.5;
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
 /// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
+/// `residentWarps[i]`, where given, is how many warps of variant i one SM
+/// holds (the driver's occupancy).
 ///
 /// Among the warp variants (all variants where none is one), the largest M
 /// tile (up to the one that
@@ -60,7 +73,8 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// `m`, `n` and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
-                              const FusedVariantDesc *variants, int count) {
+                              const FusedVariantDesc *variants, int count,
+                              const int *residentWarps = nullptr) {
   if (count <= 0 || n <= 0 || k <= 0 || m <= 0)
     return -1;
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
@@ -118,7 +132,31 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     if (better)
       chosen = i;
   }
-  return chosen;
+  if (chosen < 0 || !residentWarps)
+    return chosen;
+  // The fill of the last wave: blocks over the slots of every wave.
+  auto fill = [&](int i) {
+    const FusedVariantDesc &v = variants[i];
+    int64_t perSM = residentWarps[i] / (int64_t(v.warpsN) * v.splitK);
+    if (perSM <= 0)
+      return 0.0;
+    int64_t slots = perSM * sms, grid = blocks(v);
+    return double(grid) / double((grid + slots - 1) / slots * slots);
+  };
+  const FusedVariantDesc c = variants[chosen];
+  int best = chosen;
+  for (int i = 0; i < count; ++i) {
+    const FusedVariantDesc &v = variants[i];
+    if (i == chosen || v.mTile != c.mTile || v.warpsN != c.warpsN ||
+        v.splitK != c.splitK || v.stages != c.stages ||
+        v.warpgroup != c.warpgroup)
+      continue;
+    // The margin keeps an exact ratio (a fill of 1 against 2/3) a tie.
+    if (fill(i) > kWaveFillRatio * fill(chosen) + 1e-9 &&
+        fill(i) > fill(best))
+      best = i;
+  }
+  return best;
 }
 
 } // namespace qmat_policy

@@ -49,7 +49,7 @@ struct ContextState {
   /// Read once: the GEMV dispatch policy counts waves per multiprocessor,
   /// of as many warps of each GEMV kernel as one holds.
   int multiprocessors = 0;
-  std::vector<int> gemvResidentWarps;
+  std::vector<int> gemvResidentWarps, fusedResidentWarps;
   /// The device dereferences pageable host memory itself (HMM, ATS): any
   /// pointer may then be passed.
   bool pageableAccess = false;
@@ -180,8 +180,8 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
     }
     fresh.functions.push_back(function);
   }
-  // Each variant kernel, and (for the GEMV policy) how many of its warps
-  // one SM holds.
+  // Each variant kernel, and (for the policies) how many of its warps one
+  // SM holds.
   auto loadVariants = [&](const GemvKernelDesc *descs, size_t count,
                           std::vector<CUfunction> &functions,
                           std::vector<int> *residentWarps) -> qmat_status {
@@ -196,15 +196,16 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
       if (!residentWarps)
         continue;
       int blocks = 0;
-      QMAT_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function,
-                                                          descs[i].threads, 0));
+      QMAT_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks, function, descs[i].threads, size_t(descs[i].dynamicSharedBytes)));
       residentWarps->push_back(blocks * descs[i].threads / 32);
     }
     return QMAT_OK;
   };
   for (qmat_status s :
        {loadVariants(gemvKernels, kNumGemvKernels, fresh.gemvFunctions, &fresh.gemvResidentWarps),
-        loadVariants(fusedKernels, kNumFusedKernels, fresh.fusedFunctions, nullptr)})
+        loadVariants(fusedKernels, kNumFusedKernels, fresh.fusedFunctions,
+                     &fresh.fusedResidentWarps)})
     if (s != QMAT_OK) {
       cuModuleUnload(fresh.module);
       return s;
@@ -371,7 +372,7 @@ qmat_status runGemv(const LayerDesc &layer, ContextState &state, CUstream stream
 
 /// The fused variant (an index into kFusedVariants) for m rows of `layer`:
 /// the override's where it is set and this layer has it, else the policy's.
-qmat_status chooseFused(const LayerDesc &layer, int multiprocessors, int64_t m,
+qmat_status chooseFused(const LayerDesc &layer, const ContextState &state, int64_t m,
                         size_t &variant) {
   const qmat_policy::FusedVariantDesc *variants = kFusedVariants + layer.fusedFirst;
   int count = int(layer.fusedCount);
@@ -387,8 +388,11 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors, int64_t m,
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
                   "the fused override has no variant in this layer (its K takes other splits)");
   } else {
-    chosen = qmat_policy::chooseFusedVariant(layer.n, layer.k, m, multiprocessors, variants,
-                                             count);
+    const int *resident = state.fusedResidentWarps.size() >= layer.fusedFirst + layer.fusedCount
+                              ? state.fusedResidentWarps.data() + layer.fusedFirst
+                              : nullptr;
+    chosen = qmat_policy::chooseFusedVariant(layer.n, layer.k, m, state.multiprocessors,
+                                             variants, count, resident);
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
                   "no fused GEMM variant handles m = " + std::to_string(m));
@@ -401,7 +405,7 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
                      const void *a, const void *weights, const void *scales,
                      const float *globalScale, const void *zeroPoints, const void *bias, void *y) {
   size_t variant = 0;
-  if (qmat_status s = chooseFused(layer, state.multiprocessors, m, variant))
+  if (qmat_status s = chooseFused(layer, state, m, variant))
     return s;
   if (shouldLogCall(layer, Path::fused, variant)) {
     const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];

@@ -22,10 +22,19 @@ namespace {
 const std::vector<FusedVariantDesc> kDefault = {
     {16, 1, 4, 2, 1}, {16, 2, 2, 2, 1}, {32, 2, 2, 2, 1}, {64, 4, 1, 2, 1}};
 
+/// The default set with the one-column-tile siblings of its first and third
+/// tilings (the wave rule's), and how many warps of each one H200 SM holds
+/// (the registers ptxas gives them: 124, 124, 144, 216, 82, 100).
+const std::vector<FusedVariantDesc> kWithSiblings = {
+    {16, 1, 4, 2, 2}, {16, 2, 2, 2, 2}, {32, 2, 2, 2, 2},
+    {64, 4, 1, 2, 2}, {16, 1, 4, 1, 2}, {32, 2, 2, 1, 2}};
+const std::vector<int> kResidentWarps = {16, 16, 12, 8, 20, 16};
+
 std::string chosen(int64_t n, int64_t k, int64_t m,
                    const std::vector<FusedVariantDesc> &table = kDefault,
-                   int64_t sms = 132) {
-  int i = chooseFusedVariant(n, k, m, sms, table.data(), int(table.size()));
+                   int64_t sms = 132, const int *residentWarps = nullptr) {
+  int i = chooseFusedVariant(n, k, m, sms, table.data(), int(table.size()),
+                             residentWarps);
   if (i < 0)
     return "none";
   const FusedVariantDesc &v = table[i];
@@ -129,4 +138,32 @@ TEST(FusedGemmPolicy, Warpgroup) {
   // 192 blocks of the 64-row tile: under the 4 per SM it needs.
   EXPECT_EQ(chosen(6144, 5120, 100, onlyGroups), "mt16_w4_s2_c2_p2_wg");
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
+}
+
+// The wave rule: a one-column-tile sibling where its grid fills the last
+// wave of resident blocks more than 1.5 times better.
+TEST(FusedGemmPolicy, WaveFill) {
+  auto withOccupancy = [](int64_t n, int64_t k, int64_t m) {
+    return chosen(n, k, m, kWithSiblings, 132, kResidentWarps.data());
+  };
+  // 17408 x 5120 at M = 16: 544 32-row blocks on 528 slots fill 0.52 of two
+  // waves, 1088 16-row blocks on 660 slots 0.82.
+  EXPECT_EQ(withOccupancy(17408, 5120, 16), "mt16_w1_s4_c1_p2");
+  // 16896 rows: 528 blocks fill one wave exactly.
+  EXPECT_EQ(withOccupancy(16896, 5120, 16), "mt16_w1_s4_c2_p2");
+  // 5120 x 17408 and 6144 x 5120 at M = 16: 0.48 against 0.30, 0.58 / 0.36.
+  EXPECT_EQ(withOccupancy(5120, 17408, 16), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(withOccupancy(6144, 5120, 16), "mt16_w1_s4_c1_p2");
+  // 16896 x 5120 at M = 32: 264 64-row blocks fill 2/3 of 396 slots, 528
+  // 32-row blocks all of 528: exactly 1.5 times, a tie the rules keep.
+  EXPECT_EQ(withOccupancy(16896, 5120, 32), "mt32_w2_s2_c2_p2");
+  // 17408 x 5120 at M = 32: 0.69 against 0.52 (two waves of 528).
+  EXPECT_EQ(withOccupancy(17408, 5120, 32), "mt32_w2_s2_c2_p2");
+  // Without the occupancy, the rules alone.
+  EXPECT_EQ(chosen(17408, 5120, 16, kWithSiblings), "mt16_w1_s4_c2_p2");
+  // The rules take a sibling that qualifies where the wider one does not:
+  // 6144 x 5120 at M = 64, 384 32-row blocks (2.9 per SM) against 192.
+  EXPECT_EQ(chosen(6144, 5120, 64, kWithSiblings), "mt32_w2_s2_c1_p2");
+  // The lm_head at M = 16 takes two warps over N, which has no sibling.
+  EXPECT_EQ(withOccupancy(248320, 5120, 16), "mt16_w2_s2_c2_p2");
 }
