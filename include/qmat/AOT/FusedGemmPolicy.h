@@ -152,8 +152,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
         v.warpgroup != c.warpgroup)
       continue;
     // The margin keeps an exact ratio (a fill of 1 against 2/3) a tie.
-    if (fill(i) > kWaveFillRatio * fill(chosen) + 1e-9 &&
-        fill(i) > fill(best))
+    if (fill(i) > kWaveFillRatio * fill(chosen) + 1e-9 && fill(i) > fill(best))
       best = i;
   }
   return best;
