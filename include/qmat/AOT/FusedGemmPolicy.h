@@ -144,6 +144,8 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     return double(grid) / double((grid + slots - 1) / slots * slots);
   };
   const FusedVariantDesc c = variants[chosen];
+  // The margin keeps an exact ratio (a fill of 1 against 2/3) a tie.
+  double needed = kWaveFillRatio * fill(chosen) + 1e-9, bestFill = needed;
   int best = chosen;
   for (int i = 0; i < count; ++i) {
     const FusedVariantDesc &v = variants[i];
@@ -151,9 +153,11 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
         v.splitK != c.splitK || v.stages != c.stages ||
         v.warpgroup != c.warpgroup)
       continue;
-    // The margin keeps an exact ratio (a fill of 1 against 2/3) a tie.
-    if (fill(i) > kWaveFillRatio * fill(chosen) + 1e-9 && fill(i) > fill(best))
+    double f = fill(i);
+    if (f > bestFill) {
       best = i;
+      bestFill = f;
+    }
   }
   return best;
 }
