@@ -5,6 +5,7 @@
 #include "qmat/AOT/Targets.h"
 #include "qmat/Pipelines/Pipelines.h"
 #include "qmat/Target/TargetInfo.h"
+#include "qmat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -285,10 +286,14 @@ FailureOr<std::string> serializeKernels(
     llvm::function_ref<LogicalResult(PassManager &, ModuleOp)> runPipeline) {
   OwningOpRef<ModuleOp> serialized = cast<ModuleOp>(lowered->clone());
   PassManager binaryPm(lowered.getContext());
-  GpuModuleToBinaryPassOptions binaryOptions;
-  binaryOptions.compilationTarget = format.str();
-  binaryOptions.toolkitPath = toolkit;
-  binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (format == "isa") {
+    binaryPm.addPass(createQMatSerializeKernelsToPtx({toolkit}));
+  } else {
+    GpuModuleToBinaryPassOptions binaryOptions;
+    binaryOptions.compilationTarget = format.str();
+    binaryOptions.toolkitPath = toolkit;
+    binaryPm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  }
   if (failed(runPipeline(binaryPm, *serialized)))
     return failure();
   auto gpuBinary = serialized->lookupSymbol<gpu::BinaryOp>("qmat_kernels");

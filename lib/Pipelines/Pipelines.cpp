@@ -54,11 +54,19 @@ static void addKernelLowering(OpPassManager &pm,
 
 static void addBinaryPass(OpPassManager &pm,
                           const GpuPipelineOptions &options) {
+  std::string error, toolkit;
+  std::unique_ptr<TargetInfo> info = lookupTargetInfo(options.target, error);
+  if (info)
+    toolkit = info->getBinaryToolkitPath();
+  // NVIDIA PTX: each kernel compiled on its own thread.
+  std::optional<Chip> chip = info ? info->getChip() : std::nullopt;
+  if (options.format == "isa" && chip && isNVIDIAChip(*chip)) {
+    pm.addPass(createQMatSerializeKernelsToPtx({toolkit}));
+    return;
+  }
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
-  std::string error;
-  if (auto info = lookupTargetInfo(options.target, error))
-    binary.toolkitPath = info->getBinaryToolkitPath();
+  binary.toolkitPath = toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -162,4 +162,27 @@ def QMatExternDynamicSharedMemory
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def QMatSerializeKernelsToPtx
+    : Pass<"qmat-serialize-kernels-to-ptx", "::mlir::ModuleOp"> {
+  let summary = "Compile each kernel of the NVVM gpu.modules to PTX in "
+                "parallel, joined into a gpu.binary";
+  let description = [{
+    What `gpu-module-to-binary{format=isa}` makes of a gpu.module with one
+    `#nvvm.target`: a `gpu.binary` of the same name holding the module's PTX.
+    LLVM compiles one module on one thread, and the NVPTX back end's work
+    grows with the kernels a module holds (a model's bundle has tens of
+    kernels per target), so this pass translates and compiles each kernel,
+    with the symbols it references, as a module of its own on the context's
+    threads, then joins the PTX modules: one header, each module-scope
+    declaration once, the kernels in the gpu.module's order. Each kernel's
+    PTX is the one its own module gives; where two kernels' modules declare
+    one symbol differently the whole gpu.module is compiled at once instead.
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit path handed to the NVVM target's serialization">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // QMAT_TRANSFORMS_PASSES_TD
