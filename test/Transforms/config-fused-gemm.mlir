@@ -3,9 +3,15 @@
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90A
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_100 | FileCheck %s --check-prefixes=CHECK,SM100
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_120 | FileCheck %s --check-prefixes=CHECK,SM100
 
+// Blackwell converts e2m1 pairs itself: nvfp4 and mxfp4 take that.
 // CHECK-LABEL: func.func @warp(
-// CHECK: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// SM90: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// SM90A: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// SM80: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// SM100: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
 
 func.func @warp(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x17408xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
@@ -20,6 +26,7 @@ func.func @warp(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<1
 // SM90: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
 // SM90A: warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>{{$}}
 // SM80: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// SM100: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
 
 func.func @warpgroup(%a: memref<?x5120xf16>, %w: memref<17408x2560xi8>, %s: memref<17408x40xf16>, %z: memref<17408x20xi8>, %y: memref<?x17408xf16>) {
   qmat.fused_gemm <int4, block = 128> ins(%a, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x40xf16>)
@@ -32,6 +39,7 @@ func.func @warpgroup(%a: memref<?x5120xf16>, %w: memref<17408x2560xi8>, %s: memr
 // SM90: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
 // SM90A: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
 // SM80: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = arith>{{$}}
+// SM100: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
 
 func.func @fp8(%a: memref<?x5120xbf16>, %w: memref<6144x5120xf8E4M3FN>, %s: memref<6144x40xf32>, %y: memref<?x6144xbf16>) {
   qmat.fused_gemm <fp8, block = 128> ins(%a, %w, %s : memref<?x5120xbf16>, memref<6144x5120xf8E4M3FN>, memref<6144x40xf32>)
@@ -43,7 +51,7 @@ func.func @fp8(%a: memref<?x5120xbf16>, %w: memref<6144x5120xf8E4M3FN>, %s: memr
 // Prepared codes: whole blocks where N is a multiple of the block's
 // 16 x col_tiles x warps_n rows (6144 of 64, not 6160).
 // CHECK-LABEL: func.func @prepared(
-// CHECK: prepared_weights config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_blocks = true>{{$}}
+// CHECK: prepared_weights config = #qmat.kernel_config<matrix = mma_16x8x16, decode = [[FP4:magic_bias|native]], whole_blocks = true>{{$}}
 
 func.func @prepared(%a: memref<?x5120xbf16>, %w: memref<6144x2560xi8>, %s: memref<6144x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<6144x2560xi8>, memref<6144x320xf8E4M3FN>)
@@ -53,7 +61,7 @@ func.func @prepared(%a: memref<?x5120xbf16>, %w: memref<6144x2560xi8>, %s: memre
 
 
 // CHECK-LABEL: func.func @prepared_partial_block(
-// CHECK: prepared_weights config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// CHECK: prepared_weights config = #qmat.kernel_config<matrix = mma_16x8x16, decode = [[FP4]]>{{$}}
 
 func.func @prepared_partial_block(%a: memref<?x5120xbf16>, %w: memref<6160x2560xi8>, %s: memref<6160x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6160xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<6160x2560xi8>, memref<6160x320xf8E4M3FN>)

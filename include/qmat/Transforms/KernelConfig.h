@@ -42,6 +42,11 @@ DecodeMethod getDefaultGemvDecode(ElementFormat format);
 /// instruction where it has one (two codes per instruction, exact).
 DecodeMethod getDefaultGemvDecode(ElementFormat format,
                                   const TargetInfo &target);
+/// The fused GEMM's default decode of `format` on `target`: the GEMV's,
+/// except that e2m1 takes the target's conversion instruction where it has
+/// one (Blackwell).
+DecodeMethod getDefaultFusedGemmDecode(ElementFormat format,
+                                       const TargetInfo &target);
 
 } // namespace mlir::qmat
 
