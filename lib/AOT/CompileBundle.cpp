@@ -317,18 +317,20 @@ int getKernelOptLevel(ModuleOp lowered) {
 }
 
 std::string describeLayer(const Layer &layer) {
-  std::string smallM = "prefill";
-  if (!layer.gemvVariants.empty())
-    smallM =
-        std::to_string(layer.gemvVariants.size()) +
-        (layer.gemvVariants.front().tensorCore ? " tensor-core" : " scalar") +
-        " GEMV variants";
-  if (!layer.fusedVariants.empty())
-    smallM += ", " + std::to_string(layer.fusedVariants.size()) + " fused";
-  return llvm::formatv("{0}/{1} {2} x {3}, tile {4} rows, small M: {5}",
-                       stringifySchemeKind(layer.scheme), layer.blockSize,
-                       layer.n, layer.k, layer.plan.getTileRows(), smallM)
-      .str();
+  LayerPaths paths = getLayerPaths(layer);
+  std::string text =
+      llvm::formatv("{0}/{1} {2} x {3}: ", stringifySchemeKind(layer.scheme),
+                    layer.blockSize, layer.n, layer.k);
+  auto add = [&](const char *name, const LayerPath &path) {
+    if (!path.range.empty())
+      text +=
+          llvm::formatv("{0} for M {1} ({2}), ", name, path.range, path.detail);
+  };
+  add("GEMV", paths.gemv);
+  add("fused GEMM", paths.fused);
+  add("dequantize + GEMM", paths.dequant);
+  text.resize(text.size() - 2);
+  return text;
 }
 
 } // namespace

@@ -781,29 +781,91 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
 
-void mlir::qmat::emitSummary(const Bundle &bundle, llvm::raw_ostream &os) {
-  os << llvm::formatv(
-      "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,11} {8,-22}  {9}\n",
-      "layer", "scheme", "N", "K", "dtype", "tile", "tiles", "workspace",
-      "small M", "kernel (" + bundle.targets.front().chip + ")");
-  for (size_t i = 0; i < bundle.layers.size(); ++i) {
-    const Layer &l = bundle.layers[i];
-    std::string scheme =
-        (stringifySchemeKind(l.scheme) + "/" + std::to_string(l.blockSize))
-            .str();
-    double mib = double(getScratchBytes(l) + kGemmWorkspaceBytes) / (1 << 20);
-    std::string smallM = "prefill";
-    if (!l.gemvVariants.empty())
-      smallM = (l.gemvVariants.front().tensorCore ? "mma x" : "scalar x") +
-               std::to_string(l.gemvVariants.size());
-    if (!l.fusedVariants.empty())
-      smallM += ", fused x" + std::to_string(l.fusedVariants.size());
-    os << llvm::formatv(
-        "{0,-16} {1,-14} {2,8} {3,8} {4,-5} {5,7} {6,5} {7,8:f1} MiB {8,-22}  "
-        "{9}\n",
-        l.name, scheme, l.n, l.k, l.bf16 ? "bf16" : "f16", l.plan.getTileRows(),
-        tileCount(l), mib, smallM, bundle.targets.front().launches[i].symbol);
+LayerPaths mlir::qmat::getLayerPaths(const Layer &l) {
+  int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
+  int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM();
+  LayerPaths paths;
+  if (gemvMaxM > 0)
+    paths.gemv = {
+        llvm::formatv("1-{0}", gemvMaxM).str(),
+        llvm::formatv("{0} x{1}",
+                      l.gemvVariants.front().tensorCore ? "mma" : "scalar",
+                      l.gemvVariants.size())
+            .str()};
+  // SelectStrategy keeps a fused range only above the GEMV's.
+  if (fusedMaxM > 0)
+    paths.fused = {llvm::formatv("{0}-{1}", gemvMaxM + 1, fusedMaxM).str(),
+                   "x" + std::to_string(l.fusedVariants.size())};
+  int64_t tiles = tileCount(l);
+  paths.dequant = {std::to_string(std::max(gemvMaxM, fusedMaxM) + 1) + "+",
+                   llvm::formatv("{0} tile{1} of {2} rows", tiles,
+                                 tiles == 1 ? "" : "s", l.plan.getTileRows())
+                       .str()};
+  return paths;
+}
+
+namespace {
+
+/// `rows` as columns as wide as their widest cell, two spaces apart; the
+/// columns `rightAligned` names are aligned right.
+void printTable(llvm::raw_ostream &os,
+                const std::vector<std::vector<std::string>> &rows,
+                const std::vector<bool> &rightAligned) {
+  std::vector<size_t> widths;
+  for (const auto &row : rows)
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths.resize(std::max(widths.size(), row.size()));
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      bool right = c < rightAligned.size() && rightAligned[c];
+      std::string pad(widths[c] - row[c].size(), ' ');
+      bool last = c + 1 == row.size();
+      line += right ? pad + row[c] : row[c] + (last ? "" : pad);
+      if (!last)
+        line += "  ";
+    }
+    os << line << "\n";
   }
+}
+
+} // namespace
+
+void mlir::qmat::emitSummary(const Bundle &bundle, llvm::raw_ostream &os) {
+  std::vector<std::vector<std::string>> paths = {
+      {"layer", "scheme", "N", "K", "dtype", "M: GEMV", "M: fused GEMM",
+       "M: dequantize + GEMM", "workspace"}};
+  std::vector<std::vector<std::string>> kernels = {{"layer"}};
+  for (const TargetBinary &t : bundle.targets)
+    kernels.front().push_back("dequantize kernel (" + t.chip + ")");
+  for (auto [i, l] : llvm::enumerate(bundle.layers)) {
+    LayerPaths p = getLayerPaths(l);
+    auto cell = [](const LayerPath &path) {
+      return path.range.empty() ? std::string("-")
+                                : path.range + ": " + path.detail;
+    };
+    double mib = double(getScratchBytes(l) + kGemmWorkspaceBytes) / (1 << 20);
+    paths.push_back(
+        {l.name,
+         (stringifySchemeKind(l.scheme) + "/" + std::to_string(l.blockSize))
+             .str(),
+         std::to_string(l.n), std::to_string(l.k), l.bf16 ? "bf16" : "f16",
+         cell(p.gemv), cell(p.fused), cell(p.dequant),
+         llvm::formatv("{0:f1} MiB", mib).str()});
+    kernels.push_back({l.name});
+    for (const TargetBinary &t : bundle.targets)
+      kernels.back().push_back(t.launches[i].symbol);
+  }
+  printTable(os, paths,
+             {false, false, true, true, false, false, false, false, true});
+  os << "(M: the rows each path takes; xN: the variants compiled, chosen per "
+        "call by the launcher's policy; mma: on the matrix units, scalar: "
+        "without; workspace: what "
+        "workspace_size(max_m) asks once max_m reaches the dequantize + GEMM "
+        "range, 0 below it)\n";
+  printTable(os, kernels, {});
   for (auto [index, t] : llvm::enumerate(bundle.targets)) {
     os << llvm::formatv(
         "target {0}: {1} {2} bytes{3}\n", t.chip, getBinaryExtension(bundle),

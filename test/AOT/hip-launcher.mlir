@@ -29,7 +29,11 @@
 // reported.
 // OCCUPANCY: launch failure: 6 gate: hipModuleOccupancyMaxActiveBlocksPerMultiprocessor failed with hipErrorUnknown (1): mock failure
 
-// SUMMARY: gate             mxfp4/32            300     2048 bf16      256     2     33.0 MiB mma x1        dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
+// SUMMARY: layer  scheme      N     K  dtype  M: GEMV      M: fused GEMM  M: dequantize + GEMM     workspace
+// SUMMARY-NEXT: gate   mxfp4/32  300  2048  bf16   1-8: mma x1  -              9+: 2 tiles of 256 rows   33.0 MiB
+// SUMMARY-NEXT: (M: the rows each path takes; xN: the variants compiled, chosen per call by the launcher's policy; mma: on the matrix units, scalar: without; workspace: what workspace_size(max_m) asks once max_m reaches the dequantize + GEMM range, 0 below it)
+// SUMMARY-NEXT: layer  dequantize kernel (gfx942)                             dequantize kernel (gfx950)
+// SUMMARY-NEXT: gate   dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256  dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
 // SUMMARY-NEXT: target gfx942: hsaco {{[0-9]+}} bytes
 // SUMMARY-NEXT: target gfx950: hsaco {{[0-9]+}} bytes
 

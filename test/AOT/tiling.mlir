@@ -10,8 +10,13 @@
 // RUN: %cxx -std=c++17 -I%t -I%cuda_path/include %t/tiling.cpp %S/Inputs/mock_cuda.cpp %S/Inputs/tiling_driver.cpp -o %t/run
 // RUN: %t/run | FileCheck %s
 
-// SUMMARY: layer            scheme                N        K dtype    tile tiles   workspace small M       kernel (sm_90)
-// SUMMARY-NEXT: down_proj        fp8/128             769     4096 bf16      128     7     33.0 MiB prefill       dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
+// SUMMARY: layer      scheme     N     K  dtype  M: GEMV  M: fused GEMM  M: dequantize + GEMM     workspace
+// SUMMARY-NEXT: down_proj  fp8/128  769  4096  bf16   -        -              1+: 7 tiles of 128 rows   33.0 MiB
+// SUMMARY-NEXT: (M: the rows each path takes; xN: the variants compiled, chosen per call by the launcher's policy; mma: on the matrix units, scalar: without; workspace: what workspace_size(max_m) asks once max_m reaches the dequantize + GEMM range, 0 below it)
+// SUMMARY-NEXT: layer      dequantize kernel (sm_90)
+// SUMMARY-NEXT: down_proj  dequant_fp8_bs128_k4096_bf16_vec8_arith_u2_t256
+// SUMMARY-NEXT: target sm_90: cubin {{[0-9]+}} bytes
+// SUMMARY-NEXT:   sm_90-class kernels; cubin runs on 9.0 and later 9.x; loaded by 9.0
 
 // MANIFEST: "tile_rows": 128,
 // MANIFEST: "tiles": 7

@@ -168,7 +168,19 @@ std::string getLayerSymbol(StringRef name);
 void emitLauncherHeader(const Bundle &bundle, llvm::raw_ostream &os);
 void emitLauncherSource(const Bundle &bundle, llvm::raw_ostream &os);
 void emitManifest(const Bundle &bundle, llvm::raw_ostream &os);
+/// What qmat-aot prints: per layer the M range of each path, its workspace,
+/// and each target's dequantize kernel; then each target's binary.
 void emitSummary(const Bundle &bundle, llvm::raw_ostream &os);
+
+/// The M range one path of a layer takes ("1-8", "129+"; empty: no such
+/// path) and what it compiled ("mma x21", "x6", "1 tile of 6144 rows").
+struct LayerPath {
+  std::string range, detail;
+};
+struct LayerPaths {
+  LayerPath gemv, fused, dequant;
+};
+LayerPaths getLayerPaths(const Layer &layer);
 
 } // namespace mlir::qmat
 
