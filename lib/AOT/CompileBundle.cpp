@@ -280,7 +280,8 @@ void report(const BundleOptions &options, const Twine &line) {
 }
 
 /// The gpu.binary object of `lowered`'s kernels in `format` ("isa": PTX,
-/// "bin": the vendor's ELF).
+/// each kernel compiled on its own thread and the PTX joined; "bin": the
+/// vendor's ELF).
 FailureOr<std::string> serializeKernels(
     ModuleOp lowered, StringRef format, const std::string &toolkit,
     llvm::function_ref<LogicalResult(PassManager &, ModuleOp)> runPipeline) {
