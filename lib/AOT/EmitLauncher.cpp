@@ -812,11 +812,11 @@ void printTable(llvm::raw_ostream &os,
                 const std::vector<std::vector<std::string>> &rows,
                 const std::vector<bool> &rightAligned) {
   std::vector<size_t> widths;
-  for (const auto &row : rows)
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths.resize(std::max(widths.size(), row.size()));
+  for (const auto &row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t c = 0; c < row.size(); ++c)
       widths[c] = std::max(widths[c], row[c].size());
-    }
+  }
   for (const auto &row : rows) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {

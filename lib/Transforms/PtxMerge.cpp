@@ -2,6 +2,7 @@
 
 #include "PtxMerge.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -26,6 +27,11 @@ std::string trim(const std::string &s) {
   if (first == std::string::npos)
     return {};
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+/// Where the line holding `at` ends: its '\n', or the end of `s`.
+size_t lineEnd(const std::string &s, size_t at) {
+  return std::min(s.find('\n', at), s.size());
 }
 
 bool isIdentifierStart(char c) {
@@ -53,8 +59,7 @@ std::string getSymbol(const std::string &text) {
       break;
     else if (nesting == 0 && c == '/' && i + 1 < text.size() &&
              text[i + 1] == '/')
-      i = text.find('\n', i) == std::string::npos ? text.size()
-                                                  : text.find('\n', i);
+      i = lineEnd(text, i);
     else if (nesting == 0 && isIdentifierStart(c) &&
              (i == 0 ||
               (!isIdentifierChar(text[i - 1]) && text[i - 1] != '.'))) {
@@ -74,9 +79,7 @@ bool parseModule(const std::string &ptx, std::string &header,
   size_t at = 0;
   // The header: blank lines, comments and the three module directives.
   while (at < ptx.size()) {
-    size_t end = ptx.find('\n', at);
-    if (end == std::string::npos)
-      end = ptx.size();
+    size_t end = lineEnd(ptx, at);
     std::string line = trim(ptx.substr(at, end - at));
     if (startsWith(line, 0, ".version") || startsWith(line, 0, ".target") ||
         startsWith(line, 0, ".address_size"))
@@ -97,9 +100,7 @@ bool parseModule(const std::string &ptx, std::string &header,
     char c = ptx[at];
     // A comment outside every statement is dropped; inside one it stays.
     if (c == '/' && at + 1 < ptx.size() && ptx[at + 1] == '/') {
-      size_t end = ptx.find('\n', at);
-      if (end == std::string::npos)
-        end = ptx.size();
+      size_t end = lineEnd(ptx, at);
       if (!trim(current).empty())
         current += ptx.substr(at, end - at);
       at = end - 1;
