@@ -431,7 +431,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      // (of two qmat versions, say) in one program never share one. Their
      // standard headers are included above, so their #includes add nothing
      // here.
-     // A launcher uses only some of them (a HIP one no fused policy).
+     // A launcher uses only some of them (a HIP one no binary selection).
      << "// The dispatch policies and helpers qmat compiles with (internal to\n"
      << "// this file; not all of them are used by every bundle).\n"
      << "namespace {\n"
@@ -547,31 +547,27 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   if (fusedCount == 0)
     os << "    {0, 0, 0, 0, 0, 0},\n";
   os << "};\n";
-  // The HIP runtime has no fused path (its layers have none).
-  if (!isHip(bundle)) {
-    os << "const GemvKernelDesc kFusedKernels[kNumTargets]["
-       << std::max<size_t>(fusedCount, 1) << "] = {\n";
-    for (const TargetBinary &target : bundle.targets) {
-      os << "    {\n";
-      for (const std::vector<FusedLaunch> &layerLaunches : target.fusedLaunches)
-        for (const FusedLaunch &launch : layerLaunches)
-          os << llvm::formatv("        {{\"{0}\", {1}, {2}, {3}},\n",
-                              launch.symbol, launch.threads,
-                              launch.rowsPerBlock, launch.dynamicSharedBytes);
-      if (fusedCount == 0)
-        os << "        {nullptr, 0, 0, 0},\n";
-      os << "    },\n";
-    }
-    os << "};\n";
+  os << "const GemvKernelDesc kFusedKernels[kNumTargets]["
+     << std::max<size_t>(fusedCount, 1) << "] = {\n";
+  for (const TargetBinary &target : bundle.targets) {
+    os << "    {\n";
+    for (const std::vector<FusedLaunch> &layerLaunches : target.fusedLaunches)
+      for (const FusedLaunch &launch : layerLaunches)
+        os << llvm::formatv("        {{\"{0}\", {1}, {2}, {3}},\n",
+                            launch.symbol, launch.threads, launch.rowsPerBlock,
+                            launch.dynamicSharedBytes);
+    if (fusedCount == 0)
+      os << "        {nullptr, 0, 0, 0},\n";
+    os << "    },\n";
   }
+  os << "};\n";
   os << "\nconst KernelDesc *kernelsOf(size_t target) { return "
         "kKernels[target]; "
         "}\n"
      << "const GemvKernelDesc *gemvKernelsOf(size_t target) {\n"
      << "  return kGemvKernels[target];\n}\n";
-  if (!isHip(bundle))
-    os << "const GemvKernelDesc *fusedKernelsOf(size_t target) {\n"
-       << "  return kFusedKernels[target];\n}\n";
+  os << "const GemvKernelDesc *fusedKernelsOf(size_t target) {\n"
+     << "  return kFusedKernels[target];\n}\n";
   os << "\n}  // namespace\n\n";
   os << kRuntimeCommon << "\n"
      << (isHip(bundle) ? kRuntimeHIP : kRuntimeCUDA) << "\n";

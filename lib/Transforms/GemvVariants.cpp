@@ -114,7 +114,10 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
-  if (tiles.empty())
+  std::unique_ptr<TargetInfo> target =
+      createTargetInfo(plan.getTarget().getChip());
+  bool defaultTiles = tiles.empty();
+  if (defaultTiles)
     tiles = getDefaultFusedGemmTiles();
   if (tiles.size() % kFusedTilingNumbers != 0) {
     error = "fused-variants takes (m_tile, warps_n, split_k, col_tiles, "
@@ -129,9 +132,13 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     return failure();
   }
   SmallVector<FusedGemmVariant> listed;
+  // Without asynchronous copies the default tilings stage their
+  // activations between barriers (one stage). Not measured: the tilings were
+  // chosen on the H200 only.
   for (size_t i = 0; i < tiles.size(); i += kFusedTilingNumbers)
     listed.push_back(
-        {tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3], tiles[i + 4]});
+        {tiles[i], tiles[i + 1], tiles[i + 2], tiles[i + 3],
+         defaultTiles && !target->hasAsyncCopy() ? 1 : tiles[i + 4]});
   for (size_t i = 0; i < warpgroupTiles.size(); i += 4) {
     int64_t stages = FusedGemmOp::getWarpgroupStages(
         warpgroupTiles[i], warpgroupTiles[i + 1], warpgroupTiles[i + 2],
@@ -190,6 +197,29 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
                             "is not a legal qmat.fused_gemm tiling",
                             v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
                             v.warpgroup ? "warpgroup " : "")
+                  .str();
+      return failure();
+    }
+    int64_t threads = target->getWarpSize() * v.warpsN * v.splitK;
+    if (threads > kMaxFusedBlockThreads) {
+      error = llvm::formatv("fused variant (m_tile = {0}, warps_n = {1}, "
+                            "split_k = {2}, col_tiles = {3}) needs {4} "
+                            "threads per block on {5} ({6}-lane warps), more "
+                            "than the {7} a fused block may take",
+                            v.mTile, v.warpsN, v.splitK, v.colTiles, threads,
+                            stringifyChip(plan.getTarget().getChip()),
+                            target->getWarpSize(), kMaxFusedBlockThreads)
+                  .str();
+      return failure();
+    }
+    if (v.stages > 1 && !target->hasAsyncCopy()) {
+      error = llvm::formatv("fused {5}variant (m_tile = {0}, warps_n = {1}, "
+                            "split_k = {2}, col_tiles = {3}) has stages = {4}, "
+                            "which needs asynchronous copies to workgroup "
+                            "memory; {6} has none (stages = 1)",
+                            v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
+                            v.warpgroup ? "warpgroup " : "",
+                            stringifyChip(plan.getTarget().getChip()))
                   .str();
       return failure();
     }

@@ -97,8 +97,10 @@ DecodeMethod mlir::qmat::getDefaultFusedGemmDecode(ElementFormat format,
   // The conversion's pairs are adjacent K, as the matrix instruction's
   // operand fragments are, so the staged activations need no re-pairing
   // permute (the magic-bias decode pairs K j and j + 4); each pair then goes
-  // through fp32 for the scales. Not measured: no Blackwell GPU here.
-  if (format == ElementFormat::e2m1 &&
+  // through fp32 for the scales. Not measured: no Blackwell GPU here. The
+  // wavefront (AMD) kernel decodes every word through fp32 whatever the
+  // decode, so it keeps the GEMV's default there (docs/amd.md).
+  if (format == ElementFormat::e2m1 && target.usesWarpMmaGemv() &&
       target.supportsDecode(format, DecodeMethod::native))
     return DecodeMethod::native;
   return getDefaultGemvDecode(format, target);
@@ -150,7 +152,8 @@ KernelConfigAttr mlir::qmat::getKernelConfig(FusedGemmOp op,
                 op.getScheme().getKind() != SchemeKind::fp8;
   MatrixOp matrix = op.getWarpgroup() && info.hasWarpgroupMma() && packed
                         ? MatrixOp::wgmma_64xnx16
-                        : MatrixOp::mma_16x8x16;
+                    : info.usesWarpMmaGemv() ? MatrixOp::mma_16x8x16
+                                             : MatrixOp::mfma_16x16x16;
   bool wholeBlocks = takesWholeBlocks(op.getPreparedWeights(), op.getWeights(),
                                       16 * op.getColTiles() * op.getWarpsN());
   return KernelConfigAttr::get(op.getContext(), matrix, decode,

@@ -146,9 +146,9 @@ struct QMatSelectStrategyPass
         tileRows = std::max(kPreparedTileRows,
                             tileRows / kPreparedTileRows * kPreparedTileRows);
       // The fused GEMM is the tensor-core GEMV's kernel tiled over M: it
-      // needs the same layout rule and the 16x8x16 warp instruction.
+      // needs the same layout rule and a warp matrix instruction.
       int64_t fused = 0;
-      if (scheme.isTensorCoreGemvLegal(k) && info->usesWarpMmaGemv())
+      if (scheme.isTensorCoreGemvLegal(k) && info->hasGemvMatrixInstruction())
         fused = fusedMaxM < 0 ? getDefaultFusedMaxM(*chip) : fusedMaxM;
       if (fused != 0 && fused <= gemvMaxM)
         fused = 0;

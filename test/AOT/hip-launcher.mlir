@@ -2,9 +2,9 @@
 // the header compiles as C and the launcher with g++ against Debian's HIP
 // headers (-D__HIP_PLATFORM_AMD__), links against Debian's libamdhip64, and
 // runs against recording mocks of the HIP module API and of hipBLASLt
-// (dlopened from %t). N = 300 with a 1 MiB scratch cap: tiles of 256 rows
-// and 44 rows, each a dequant launch plus a hipBLASLt GEMM at its column
-// offset with the bias epilogue.
+// (dlopened from %t). N = 300 with a 1 MiB scratch cap: at M = 256 tiles of
+// 256 rows and 44 rows, each a dequant launch plus a hipBLASLt GEMM at its
+// column offset with the bias epilogue; M = 9 .. 128 the fused dequant-GEMM.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: qmat-aot %s --target=gfx942,gfx950 --scratch-cap-mib=1 --gemv-split-k=1 --gemv-col-tiles=1 --prefix=hipargs -o %t | FileCheck %s --check-prefix=SUMMARY
@@ -18,19 +18,21 @@
 // RUN: env MOCK_BASE=0x10000000 LD_LIBRARY_PATH=%t %t/run | FileCheck %s
 // RUN: env MOCK_BASE=0x10000000 LD_LIBRARY_PATH=%t QMAT_LOG=info %t/run 2>&1 >/dev/null | FileCheck %s --check-prefix=LOG
 // LOG:      qmat hipargs: device 0 (gfx950, 304 compute units) loads the gfx950 hsaco
-// LOG-NEXT: qmat hipargs: gate: m = 64 takes the dequantize kernel dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256 in tiles of 256 rows, each followed by a hipBLASLt GEMM
+// LOG-NEXT: qmat hipargs: gate: m = 256 takes the dequantize kernel dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256 in tiles of 256 rows, each followed by a hipBLASLt GEMM
 // LOG-NEXT: qmat hipargs: gate: m = 1 takes the tensor-core GEMV (up to m = 8, split-K 1, 1 column tile), chosen by the policy for 304 compute units
+// LOG-NEXT: qmat hipargs: gate: m = 9 takes the fused dequant-GEMM (m_tile 16, warps_n 1, split_k 4, col_tiles 1, stages 1), chosen by the policy for 304 compute units
+// LOG-NEXT: qmat hipargs: gate: m = 100 takes the fused dequant-GEMM (m_tile 64, warps_n 4, split_k 1, col_tiles 2, stages 1), set by the fused override
 // RUN: env MOCK_BASE=0x10000000 MOCK_FAIL_OCCUPANCY=1 LD_LIBRARY_PATH=%t %t/run | FileCheck %s --check-prefix=OCCUPANCY
 // RUN: env LD_LIBRARY_PATH= %t/run no-hipblaslt | FileCheck %s --check-prefix=NOLT
 // RUN: %cxx %t/driver.o %t/hipargs.o -lamdhip64 -ldl -o %t/linked
 
-// Loading the module asks HIP how many wavefronts of each GEMV kernel a
-// compute unit holds (the policy counts rounds of them); its failure is
-// reported.
+// Loading the module asks HIP how many wavefronts of each GEMV and fused
+// kernel a compute unit holds (the policies count rounds of them); its
+// failure is reported.
 // OCCUPANCY: launch failure: 6 gate: hipModuleOccupancyMaxActiveBlocksPerMultiprocessor failed with hipErrorUnknown (1): mock failure
 
 // SUMMARY: layer  scheme      N     K  dtype  M: GEMV      M: fused GEMM  M: dequantize + GEMM     workspace
-// SUMMARY-NEXT: gate   mxfp4/32  300  2048  bf16   1-8: mma x1  -              9+: 2 tiles of 256 rows   33.0 MiB
+// SUMMARY-NEXT: gate   mxfp4/32  300  2048  bf16   1-8: mma x1  9-128: x6      129+: 2 tiles of 256 rows   33.0 MiB
 // SUMMARY-NEXT: (M: the rows each path takes; xN: the variants compiled, chosen per call by the launcher's policy; mma: on the matrix units, scalar: without; workspace: what workspace_size(max_m) asks once max_m reaches the dequantize + GEMM range, 0 below it)
 // SUMMARY-NEXT: layer  dequantize kernel (gfx942)                             dequantize kernel (gfx950)
 // SUMMARY-NEXT: gate   dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256  dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
@@ -47,7 +49,8 @@
 // ELF: Machine: EM_AMDGPU
 
 // CHECK: workspace m<=8: 0
-// CHECK-NEXT: workspace m=64: 34603008
+// CHECK-NEXT: workspace m<=128: 0
+// CHECK-NEXT: workspace m=256: 34603008
 // CHECK-NEXT: m=0: 1 gate: m must be positive, got 0
 // CHECK-NEXT: null a: 1 gate: a must not be null
 // CHECK-NEXT: stray global: 1 gate: global_scale must be null: this layer has none
@@ -57,6 +60,14 @@
 // CHECK-NEXT: load hsaco
 // CHECK-NEXT: function dequant_mxfp4_bs32_k2048_bf16_vec8_magic_bias_u1_t256
 // CHECK-NEXT: function gemv_mxfp4_bs32_k2048_bf16_tc_magic_bias_bias_m8_s1_c1
+// The six default tilings, each with one stage (no asynchronous copies),
+// with the GEMV's decode.
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt16_w1_s4_c2
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt16_w2_s2_c2
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt32_w2_s2_c2
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt64_w4_s1_c2
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt16_w1_s4_c1
+// CHECK-NEXT: function fused_mxfp4_bs32_k2048_bf16_magic_bias_bias_mt32_w2_s2_c1
 // CHECK-NEXT: launch grid=(256,1,1) block=(256,1,1) view0=+0 rows=256
 // CHECK-NEXT: launch failure: 6 gate: hipModuleLaunchKernel failed with hipErrorLaunchFailure (719): mock failure
 // Tile 1: rows 0..255. hipBLASLt sees W^T (op T = 112) x A (op N = 111),
@@ -65,12 +76,12 @@
 // CHECK-NEXT: launch grid=(256,1,1) block=(256,1,1) view0=+0 rows=256
 // CHECK-NEXT: hipblasLtCreate
 // CHECK-NEXT: heuristic requested=1 max_workspace=33554432
-// CHECK-NEXT: gemm compute=2 scale=0 op=112,111 type=14 W=2048x256(ld 2048) A=2048x64(ld 2048) Y=256x64(ld 300) y=+33554432 alpha=1 beta=0 ws=33554432 bias=+
+// CHECK-NEXT: gemm compute=2 scale=0 op=112,111 type=14 W=2048x256(ld 2048) A=2048x256(ld 2048) Y=256x256(ld 300) y=+33554432 alpha=1 beta=0 ws=33554432 bias=+
 // CHECK-NEXT:   bias=+67108864
 // Tile 2: rows 256..299, weights +256 * 1024 bytes, Y and bias +256 * 2.
 // CHECK-NEXT: launch grid=(44,1,1) block=(256,1,1) view0=+262144 rows=44
 // CHECK-NEXT: heuristic requested=1 max_workspace=33554432
-// CHECK-NEXT: gemm compute=2 scale=0 op=112,111 type=14 W=2048x44(ld 2048) A=2048x64(ld 2048) Y=44x64(ld 300) y=+33554944 alpha=1 beta=0 ws=33554432 bias=+
+// CHECK-NEXT: gemm compute=2 scale=0 op=112,111 type=14 W=2048x44(ld 2048) A=2048x256(ld 2048) Y=44x256(ld 300) y=+33554944 alpha=1 beta=0 ws=33554432 bias=+
 // CHECK-NEXT:   bias=+67109376
 // CHECK-NEXT: prefill: 0 ok
 // The algorithm of (layer, M, tile) is cached: no second heuristic call.
@@ -85,6 +96,18 @@
 // tile): one 64-lane wavefront per 16 rows.
 // CHECK-NEXT: launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1
 // CHECK-NEXT: gemv m=1: 0 ok
+// M = 9 and 128: the policy's 16-row tile of four K slices (256 threads, 16
+// weight rows per block: 19 blocks along y), one M tile per 16 rows along x.
+// CHECK-NEXT: launch grid=(1,19,1) block=(256,1,1) view0=+50331648 rows=9
+// CHECK-NEXT: fused m=9: 0 ok
+// CHECK-NEXT: launch grid=(8,19,1) block=(256,1,1) view0=+50331648 rows=128
+// CHECK-NEXT: fused m=128: 0 ok
+// Pinned: 64-row tiles of four wavefronts over 2 x 4 x 16 rows.
+// CHECK-NEXT: pin fused: 0 ok
+// CHECK-NEXT: launch grid=(2,3,1) block=(256,1,1) view0=+50331648 rows=100
+// CHECK-NEXT: fused m=100 pinned: 0 ok
+// CHECK-NEXT: pin two stages: 1 no compiled fused GEMM variant has m_tile = 64, warps_n = 4, split_k = 1, col_tiles = 2 and stages = 2
+// CHECK-NEXT: unpin fused: 0 ok
 // CHECK-NEXT: host a: 1 gate: a is not memory the device can read (pageable host memory, or an address no HIP allocation holds); pass device memory, or host memory from hipHostMalloc or hipHostRegister
 // CHECK-NEXT: host workspace: 1 gate: workspace is not memory the device can read (pageable host memory, or an address no HIP allocation holds); pass device memory, or host memory from hipHostMalloc or hipHostRegister
 // CHECK-NEXT: launch grid=(19,1,1) block=(64,1,1) view0=+50331648 rows=1

@@ -5,6 +5,10 @@
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_100 | FileCheck %s --check-prefixes=CHECK,SM100
 // RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_120 | FileCheck %s --check-prefixes=CHECK,SM100
+// AMD: the wavefront instruction for every tiling, and the GEMV's decode
+// (gfx950's fp4 conversion only on request).
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=gfx942 | FileCheck %s --check-prefix=GFX
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=gfx950 | FileCheck %s --check-prefix=GFX
 
 // Blackwell converts e2m1 pairs itself: nvfp4 and mxfp4 take that.
 // CHECK-LABEL: func.func @warp(
@@ -12,6 +16,8 @@
 // SM90A: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
 // SM80: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
 // SM100: stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
+// GFX-LABEL: func.func @warp(
+// GFX: stages = 2 config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias>{{$}}
 
 func.func @warp(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<17408x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x17408xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<17408x2560xi8>, memref<17408x320xf8E4M3FN>)
@@ -27,6 +33,8 @@ func.func @warp(%a: memref<?x5120xbf16>, %w: memref<17408x2560xi8>, %s: memref<1
 // SM90A: warpgroup config = #qmat.kernel_config<matrix = wgmma_64xnx16, decode = magic_bias>{{$}}
 // SM80: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
 // SM100: warpgroup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>{{$}}
+// GFX-LABEL: func.func @warpgroup(
+// GFX: warpgroup config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias>{{$}}
 
 func.func @warpgroup(%a: memref<?x5120xf16>, %w: memref<17408x2560xi8>, %s: memref<17408x40xf16>, %z: memref<17408x20xi8>, %y: memref<?x17408xf16>) {
   qmat.fused_gemm <int4, block = 128> ins(%a, %w, %s : memref<?x5120xf16>, memref<17408x2560xi8>, memref<17408x40xf16>)
@@ -40,6 +48,8 @@ func.func @warpgroup(%a: memref<?x5120xf16>, %w: memref<17408x2560xi8>, %s: memr
 // SM90A: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
 // SM80: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = arith>{{$}}
 // SM100: config = #qmat.kernel_config<matrix = mma_16x8x16, decode = native>{{$}}
+// GFX-LABEL: func.func @fp8(
+// GFX: config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = arith>{{$}}
 
 func.func @fp8(%a: memref<?x5120xbf16>, %w: memref<6144x5120xf8E4M3FN>, %s: memref<6144x40xf32>, %y: memref<?x6144xbf16>) {
   qmat.fused_gemm <fp8, block = 128> ins(%a, %w, %s : memref<?x5120xbf16>, memref<6144x5120xf8E4M3FN>, memref<6144x40xf32>)
@@ -52,6 +62,8 @@ func.func @fp8(%a: memref<?x5120xbf16>, %w: memref<6144x5120xf8E4M3FN>, %s: memr
 // 16 x col_tiles x warps_n rows (6144 of 64, not 6160).
 // CHECK-LABEL: func.func @prepared(
 // CHECK: prepared_weights config = #qmat.kernel_config<matrix = mma_16x8x16, decode = [[FP4:magic_bias|native]], whole_blocks = true>{{$}}
+// GFX-LABEL: func.func @prepared(
+// GFX: prepared_weights config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias, whole_blocks = true>{{$}}
 
 func.func @prepared(%a: memref<?x5120xbf16>, %w: memref<6144x2560xi8>, %s: memref<6144x320xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x5120xbf16>, memref<6144x2560xi8>, memref<6144x320xf8E4M3FN>)

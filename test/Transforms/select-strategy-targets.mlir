@@ -15,12 +15,13 @@
 // RUN: not qmat-opt %s -split-input-file --qmat-select-strategy='target=sm_89 force-decode=magic_bias' 2>&1 | FileCheck %s --check-prefix=FP8-MAGIC
 // AMD (gfx942, gfx950): FP4 and int4 decode by the magic bias (the byte
 // lookup is available but not measured); small M takes the matrix-core
-// (v_mfma 16x16x16) GEMV where K % 128 == 0.
+// (v_mfma 16x16x16) GEMV where K % 128 == 0, M up to 128 the fused GEMM on
+// the same instruction.
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=target=gfx942 | FileCheck %s --check-prefix=GFX942
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=target=gfx950 | FileCheck %s --check-prefix=GFX950
 
 // GFX942-LABEL: func.func @layers
-// GFX942: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <gfx942>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024>}
+// GFX942: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <gfx942>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 128>}
 // GFX942: qmat.matmul <fp8, block = 128> {{.*}} small_m = gemv_tensor_core, dequant = vec8, decode = arith,
 // GFX942: qmat.matmul <int4, block = 32> {{.*}} decode = magic_bias,
 // GFX950-LABEL: func.func @layers

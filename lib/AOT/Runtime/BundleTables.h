@@ -103,9 +103,7 @@ extern const qmat_policy::GemvVariantDesc kGemvVariants[];
 extern const qmat_policy::FusedVariantDesc kFusedVariants[];
 const KernelDesc *kernelsOf(size_t target);
 const GemvKernelDesc *gemvKernelsOf(size_t target);
-#ifndef QMAT_LAUNCHER_HIP
 const GemvKernelDesc *fusedKernelsOf(size_t target);
-#endif
 
 } // namespace
 

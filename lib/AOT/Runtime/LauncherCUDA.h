@@ -370,65 +370,22 @@ qmat_status runGemv(const LayerDesc &layer, ContextState &state, CUstream stream
   return QMAT_OK;
 }
 
-/// The fused variant (an index into kFusedVariants) for m rows of `layer`:
-/// the override's where it is set and this layer has it, else the policy's.
-qmat_status chooseFused(const LayerDesc &layer, const ContextState &state, int64_t m,
-                        size_t &variant) {
-  const qmat_policy::FusedVariantDesc *variants = kFusedVariants + layer.fusedFirst;
-  int count = int(layer.fusedCount);
-  int chosen = -1;
-  if (overrideMTile > 0) {
-    for (int i = 0; i < count; ++i)
-      if (variants[i].mTile == overrideMTile && variants[i].warpsN == overrideWarpsN &&
-          variants[i].splitK == overrideFusedSplitK &&
-          variants[i].colTiles == overrideFusedColTiles &&
-          variants[i].stages == overrideFusedStages)
-        chosen = i;
-    if (chosen < 0)
-      return fail(QMAT_ERROR_INVALID_ARGUMENT,
-                  "the fused override has no variant in this layer (its K takes other splits)");
-  } else {
-    const int *resident = state.fusedResidentWarps.size() >= layer.fusedFirst + layer.fusedCount
-                              ? state.fusedResidentWarps.data() + layer.fusedFirst
-                              : nullptr;
-    chosen = qmat_policy::chooseFusedVariant(layer.n, layer.k, m, state.multiprocessors,
-                                             variants, count, resident);
-    if (chosen < 0)
-      return fail(QMAT_ERROR_INVALID_ARGUMENT,
-                  "no fused GEMM variant handles m = " + std::to_string(m));
-  }
-  variant = layer.fusedFirst + size_t(chosen);
-  return QMAT_OK;
-}
-
 qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream stream, int64_t m,
                      const void *a, const void *weights, const void *scales,
                      const float *globalScale, const void *zeroPoints, const void *bias, void *y) {
   size_t variant = 0;
-  if (qmat_status s = chooseFused(layer, state, m, variant))
+  if (qmat_status s = chooseFused(layer, state.multiprocessors, state.fusedResidentWarps, m,
+                                  variant))
     return s;
-  if (shouldLogCall(layer, Path::fused, variant)) {
-    const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
-    logCall(layer, m,
-            "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) + ", warps_n " +
-                std::to_string(v.warpsN) + ", split_k " + std::to_string(v.splitK) +
-                ", col_tiles " + std::to_string(v.colTiles) + ", stages " +
-                std::to_string(v.stages) + (v.warpgroup ? ", warpgroup" : "") + "), " +
-                (overrideMTile > 0 ? std::string("set by the fused override")
-                                   : "chosen by the policy for " +
-                                         std::to_string(state.multiprocessors) +
-                                         " multiprocessors"));
-  }
+  if (shouldLogCall(layer, Path::fused, variant))
+    logCall(layer, m, describeFused(variant, state.multiprocessors, "multiprocessors"));
   const GemvKernelDesc &kernel = state.fusedKernels[variant];
   Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
   std::vector<void *> pointers = params.pointers();
-  int64_t mTiles = (m + kFusedVariants[variant].mTile - 1) / kFusedVariants[variant].mTile;
-  int64_t blocks = (layer.n + kernel.rowsPerBlock - 1) / kernel.rowsPerBlock;
-  if (blocks > 65535)
-    return fail(QMAT_ERROR_INVALID_ARGUMENT,
-                "the fused GEMM grid needs " + std::to_string(blocks) +
-                    " blocks along N, more than the 65535 a grid's y dimension holds");
-  QMAT_CU(cuLaunchKernel(state.fusedFunctions[variant], unsigned(mTiles), unsigned(blocks), 1,
+  unsigned mTiles = 0, blocks = 0;
+  if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
+    return s;
+  QMAT_CU(cuLaunchKernel(state.fusedFunctions[variant], mTiles, blocks, 1,
                          unsigned(kernel.threads), 1, 1, unsigned(kernel.dynamicSharedBytes),
                          stream, pointers.data(), nullptr));
   return QMAT_OK;

@@ -232,6 +232,12 @@ qmat_status setGemvOverride(int splitK, int colTiles) {
   return QMAT_OK;
 }
 
+/// The resident warps of a layer's `count` variants from `first`, or null
+/// where the occupancy of the bundle's kernels is not known.
+const int *residentWarpsOf(const std::vector<int> &residentWarps, size_t first, size_t count) {
+  return residentWarps.size() >= first + count ? residentWarps.data() + first : nullptr;
+}
+
 /// The variant (an index into kGemvVariants) for m rows of `layer` on a
 /// device with `multiprocessors` SMs / compute units, each holding
 /// residentWarps[v] warps of variant v (the driver's occupancy, every GEMV
@@ -255,11 +261,9 @@ qmat_status chooseVariant(const LayerDesc &layer, int multiprocessors,
                   "the GEMV override (split_k = " + std::to_string(splitK) + ", col_tiles = " +
                       std::to_string(colTiles) + ") has no variant for m = " + std::to_string(m));
   } else {
-    const int *resident = residentWarps.size() >= layer.gemvFirst + layer.gemvCount
-                              ? residentWarps.data() + layer.gemvFirst
-                              : nullptr;
-    chosen = qmat_policy::chooseGemvVariant(layer.n, layer.k, m, multiprocessors, variants, count,
-                                            resident);
+    chosen = qmat_policy::chooseGemvVariant(
+        layer.n, layer.k, m, multiprocessors, variants, count,
+        residentWarpsOf(residentWarps, layer.gemvFirst, layer.gemvCount));
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
                   "no GEMV variant handles m = " + std::to_string(m));
@@ -278,6 +282,61 @@ std::string describeGemv(size_t variant, int processors, const char *processorNa
          (overrideSplitK != 0 ? std::string("set by the GEMV override")
                               : "chosen by the policy for " + std::to_string(processors) + " " +
                                     processorName);
+}
+
+/// The fused variant (an index into kFusedVariants) for m rows of `layer`:
+/// the override's where it is set and this layer has it, else the policy's.
+qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
+                        const std::vector<int> &residentWarps, int64_t m, size_t &variant) {
+  const qmat_policy::FusedVariantDesc *variants = kFusedVariants + layer.fusedFirst;
+  int count = int(layer.fusedCount);
+  int chosen = -1;
+  if (overrideMTile > 0) {
+    for (int i = 0; i < count; ++i)
+      if (variants[i].mTile == overrideMTile && variants[i].warpsN == overrideWarpsN &&
+          variants[i].splitK == overrideFusedSplitK &&
+          variants[i].colTiles == overrideFusedColTiles &&
+          variants[i].stages == overrideFusedStages)
+        chosen = i;
+    if (chosen < 0)
+      return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                  "the fused override has no variant in this layer (its K takes other splits)");
+  } else {
+    chosen = qmat_policy::chooseFusedVariant(
+        layer.n, layer.k, m, multiprocessors, variants, count,
+        residentWarpsOf(residentWarps, layer.fusedFirst, layer.fusedCount));
+    if (chosen < 0)
+      return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                  "no fused GEMM variant handles m = " + std::to_string(m));
+  }
+  variant = layer.fusedFirst + size_t(chosen);
+  return QMAT_OK;
+}
+
+std::string describeFused(size_t variant, int processors, const char *processorName) {
+  const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
+  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) + ", warps_n " +
+         std::to_string(v.warpsN) + ", split_k " + std::to_string(v.splitK) + ", col_tiles " +
+         std::to_string(v.colTiles) + ", stages " + std::to_string(v.stages) +
+         (v.warpgroup ? ", warpgroup" : "") + "), " +
+         (overrideMTile > 0 ? std::string("set by the fused override")
+                            : "chosen by the policy for " + std::to_string(processors) + " " +
+                                  processorName);
+}
+
+/// The fused variant's grid for m rows: M tiles along x, blocks of weight
+/// rows along y (at most 65535).
+qmat_status fusedGrid(const LayerDesc &layer, const GemvKernelDesc &kernel, size_t variant,
+                      int64_t m, unsigned &mTiles, unsigned &blocks) {
+  int64_t tiles = (m + kFusedVariants[variant].mTile - 1) / kFusedVariants[variant].mTile;
+  int64_t rows = (layer.n + kernel.rowsPerBlock - 1) / kernel.rowsPerBlock;
+  if (rows > 65535)
+    return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                "the fused GEMM grid needs " + std::to_string(rows) +
+                    " blocks along N, more than the 65535 a grid's y dimension holds");
+  mTiles = unsigned(tiles);
+  blocks = unsigned(rows);
+  return QMAT_OK;
 }
 
 /// The layer's codes (host memory, n rows of weightCols bytes) in the

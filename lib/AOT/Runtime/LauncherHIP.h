@@ -139,13 +139,13 @@ qmat_status loadHipblaslt(const hipblaslt::Api *&out) {
 /// Modules are loaded lazily, once per HIP device, under one lock.
 struct DeviceState {
   const KernelDesc *kernels = nullptr;
-  const GemvKernelDesc *gemvKernels = nullptr;
+  const GemvKernelDesc *gemvKernels = nullptr, *fusedKernels = nullptr;
   hipModule_t module = nullptr;
-  std::vector<hipFunction_t> functions, gemvFunctions;
-  /// Read once: the GEMV dispatch policy counts waves per compute unit, of
-  /// as many wavefronts of each GEMV kernel as one holds.
+  std::vector<hipFunction_t> functions, gemvFunctions, fusedFunctions;
+  /// Read once: the dispatch policies count waves per compute unit, of as
+  /// many wavefronts of each GEMV and fused kernel as one holds.
   int multiprocessors = 0;
-  std::vector<int> gemvResidentWarps;
+  std::vector<int> gemvResidentWarps, fusedResidentWarps;
   /// The device dereferences pageable host memory itself (xnack+ with
   /// HMM): any address may be valid, and none is refused.
   bool pageableAccess = false;
@@ -189,6 +189,7 @@ qmat_status loadState(DeviceState *&state) {
   DeviceState fresh;
   fresh.kernels = kernelsOf(index);
   fresh.gemvKernels = gemvKernelsOf(index);
+  fresh.fusedKernels = fusedKernelsOf(index);
   fresh.multiprocessors = properties.multiProcessorCount;
   int pageable = 0;
   QMAT_HIP(hipDeviceGetAttribute(&pageable, hipDeviceAttributePageableMemoryAccess, device));
@@ -208,25 +209,33 @@ qmat_status loadState(DeviceState *&state) {
     }
     fresh.functions.push_back(function);
   }
-  for (size_t i = 0; i < kNumGemvKernels; ++i) {
-    hipFunction_t function;
-    hipError_t result = hipModuleGetFunction(&function, fresh.module, fresh.gemvKernels[i].symbol);
-    if (result != hipSuccess) {
-      // The lookup's failure is the one to report.
-      (void)hipModuleUnload(fresh.module);
-      return hipFailure(result, "hipModuleGetFunction");
+  // Each variant kernel, and (for the policies) how many of its wavefronts
+  // one compute unit holds.
+  int waveSize = properties.warpSize > 0 ? properties.warpSize : 64;
+  auto loadVariants = [&](const GemvKernelDesc *descs, size_t count,
+                          std::vector<hipFunction_t> &functions,
+                          std::vector<int> &residentWarps) -> qmat_status {
+    for (size_t i = 0; i < count; ++i) {
+      hipFunction_t function;
+      QMAT_HIP(hipModuleGetFunction(&function, fresh.module, descs[i].symbol));
+      functions.push_back(function);
+      int blocks = 0;
+      QMAT_HIP(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks, function, int(descs[i].threads), size_t(descs[i].dynamicSharedBytes)));
+      residentWarps.push_back(blocks * int(descs[i].threads) / waveSize);
     }
-    fresh.gemvFunctions.push_back(function);
-    int blocks = 0;
-    result = hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, function, int(fresh.gemvKernels[i].threads), 0);
-    if (result != hipSuccess) {
+    return QMAT_OK;
+  };
+  for (qmat_status s :
+       {loadVariants(fresh.gemvKernels, kNumGemvKernels, fresh.gemvFunctions,
+                     fresh.gemvResidentWarps),
+        loadVariants(fresh.fusedKernels, kNumFusedKernels, fresh.fusedFunctions,
+                     fresh.fusedResidentWarps)})
+    if (s != QMAT_OK) {
+      // The lookup's or the query's failure is the one to report.
       (void)hipModuleUnload(fresh.module);
-      return hipFailure(result, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
+      return s;
     }
-    int waveSize = properties.warpSize > 0 ? properties.warpSize : 64;
-    fresh.gemvResidentWarps.push_back(blocks * int(fresh.gemvKernels[i].threads) / waveSize);
-  }
   state = &states.emplace(device, fresh).first->second;
   return QMAT_OK;
 }
@@ -368,8 +377,6 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
                        const void *weights, const void *scales, const float *globalScale,
                        const void *zeroPoints, const void *bias, void *y, void *workspace,
                        size_t workspaceSize) {
-  // HIP bundles have no fused GEMM (fusedCount is 0): M above the GEMV
-  // dequantizes.
   Path path = Path::prefill;
   if (qmat_status s = validateArguments(layer, m, a, weights, scales, globalScale, zeroPoints, bias,
                                         y, workspace, workspaceSize, path))
@@ -395,6 +402,25 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
     unsigned blocks = unsigned((layer.n + kernel.rowsPerBlock - 1) / kernel.rowsPerBlock);
     QMAT_HIP(hipModuleLaunchKernel(state->gemvFunctions[variant], blocks, 1, 1,
                                    unsigned(kernel.threads), 1, 1, 0, stream, pointers.data(),
+                                   nullptr));
+    return QMAT_OK;
+  }
+  if (path == Path::fused) {
+    size_t variant = 0;
+    if (qmat_status s = chooseFused(layer, state->multiprocessors, state->fusedResidentWarps, m,
+                                    variant))
+      return s;
+    if (shouldLogCall(layer, Path::fused, variant))
+      logCall(layer, m, describeFused(variant, state->multiprocessors, "compute units"));
+    const GemvKernelDesc &kernel = state->fusedKernels[variant];
+    unsigned mTiles = 0, blocks = 0;
+    if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
+      return s;
+    Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
+    std::vector<void *> pointers = params.pointers();
+    QMAT_HIP(hipModuleLaunchKernel(state->fusedFunctions[variant], mTiles, blocks, 1,
+                                   unsigned(kernel.threads), 1, 1,
+                                   unsigned(kernel.dynamicSharedBytes), stream, pointers.data(),
                                    nullptr));
     return QMAT_OK;
   }

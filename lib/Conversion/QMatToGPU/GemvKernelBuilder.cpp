@@ -347,6 +347,30 @@ protected:
   /// The four 8-element activation words of `row` at `kc` (16-byte loads).
   SmallVector<Value> loadActivationWords(Value row, Value kc);
 
+  /// The fused GEMM's staged activation tile: per K slice, m_tile rows of
+  /// kStagedRowChunks 16-byte chunks, chunk c of row r stored at
+  /// `swizzle(r, c)` so that the reader's lanes hit distinct banks.
+  using StagedSwizzle = function_ref<Value(Value row, Value chunk)>;
+  /// Copies the block's activations of K steps `firstStep` .. + split_k - 1
+  /// (rows firstM .., clamped to lastM) into the staged tile at element
+  /// `tileBase`. Each thread copies its 16-byte chunks, as asynchronous
+  /// copies (`async`) or as loads followed by stores; no barrier.
+  void copyActivations(Value firstStep, Value firstM, Value lastM,
+                       Value tileBase, bool async, StagedSwizzle swizzle);
+  /// The activation (row, column) of 16-byte chunk `chunk` of staged row
+  /// `row` in K slice `slice` of the steps from `firstStep`: row firstM +
+  /// row clamped to lastM (rows past M repeat the last one).
+  std::pair<Value, Value> getActivationChunk(Value firstStep, Value slice,
+                                             Value chunk, Value firstM,
+                                             Value row, Value lastM);
+  /// copyActivations into the only tile, between barriers.
+  void stageActivations(Value firstStep, Value firstM, Value lastM,
+                        StagedSwizzle swizzle);
+  /// The element of the staged tile where chunk `chunk` of row `row` of K
+  /// slice `slice` is (swizzled).
+  Value getStagedOffset(Value slice, Value row, Value chunk,
+                        StagedSwizzle swizzle);
+
   OpBuilder &b;
   Location loc;
   const GemvKernelSpec &spec;
@@ -425,23 +449,20 @@ private:
   /// the staged tile (row g of its K slice; + 8 x kStagedRowChunks x 8 per
   /// row group).
   SmallVector<Value> stagedWordOffsets;
-  /// spec.mTiled: copies the block's activations of K steps `firstStep` ..
-  /// + split_k - 1 (rows firstM .., clamped to lastM) into the staged tile
-  /// at element `tileBase`, in the swizzled order the reads expect. Each
-  /// thread copies its 16-byte chunks, as asynchronous copies (`async`) or
-  /// as loads followed by stores; no barrier.
-  void copyActivations(Value firstStep, Value firstM, Value lastM,
-                       Value tileBase, bool async);
-  /// The activation (row, column) of 16-byte chunk `chunk` of staged row
-  /// `row` in K slice `slice` of the steps from `firstStep`: row firstM +
-  /// row clamped to lastM (rows past M repeat the last one).
-  std::pair<Value, Value> getActivationChunk(Value firstStep, Value slice,
-                                             Value chunk, Value firstM,
-                                             Value row, Value lastM);
-  /// copyActivations into the only tile, between barriers.
-  void stageActivations(Value firstStep, Value firstM, Value lastM);
   /// spec.stages > 1: the element where the tile read this step starts.
   Value stagedTileBase;
+  /// The warp form's staged chunk: chunk c of row r goes to
+  /// c ^ 2 (c / 8) ^ (r % 2) (the reads' permutation, emit()).
+  Value warpStagedChunk(Value row, Value chunk) {
+    return arith::XOrIOp::create(
+        b, loc, chunk,
+        arith::OrIOp::create(b, loc,
+                             arith::ShLIOp::create(
+                                 b, loc,
+                                 arith::ShRUIOp::create(b, loc, chunk, cIdx(3)),
+                                 cIdx(1)),
+                             arith::AndIOp::create(b, loc, row, cIdx(1))));
+  }
 
   /// spec.warpgroup: the staged tile holds, per K slice, 16 groups of 8 K
   /// positions, each all m_tile rows of 16 bytes (K-major, not swizzled),
@@ -1130,9 +1151,8 @@ void TensorCoreGemvEmitter::computeStepWith(
 }
 
 std::pair<Value, Value>
-TensorCoreGemvEmitter::getActivationChunk(Value firstStep, Value slice,
-                                          Value chunk, Value firstM, Value row,
-                                          Value lastM) {
+GemvEmitterBase::getActivationChunk(Value firstStep, Value slice, Value chunk,
+                                    Value firstM, Value row, Value lastM) {
   Value k = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc,
@@ -1144,18 +1164,31 @@ TensorCoreGemvEmitter::getActivationChunk(Value firstStep, Value slice,
   return {m, k};
 }
 
-void TensorCoreGemvEmitter::stageActivations(Value firstStep, Value firstM,
-                                             Value lastM) {
+void GemvEmitterBase::stageActivations(Value firstStep, Value firstM,
+                                       Value lastM, StagedSwizzle swizzle) {
   // The previous step's reads are done before the tile is overwritten.
   gpu::BarrierOp::create(b, loc);
-  copyActivations(firstStep, firstM, lastM, cIdx(0), /*async=*/false);
+  copyActivations(firstStep, firstM, lastM, cIdx(0), /*async=*/false, swizzle);
   gpu::BarrierOp::create(b, loc);
 }
 
-void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
-                                            Value lastM, Value tileBase,
-                                            bool async) {
-  int64_t threads = spec.getThreads(kMmaLanes);
+Value GemvEmitterBase::getStagedOffset(Value slice, Value row, Value chunk,
+                                       StagedSwizzle swizzle) {
+  Value rowInTile = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM)), row);
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, rowInTile, cIdx(kStagedRowChunks)),
+          swizzle(row, chunk)),
+      cIdx(8));
+}
+
+void GemvEmitterBase::copyActivations(Value firstStep, Value firstM,
+                                      Value lastM, Value tileBase, bool async,
+                                      StagedSwizzle swizzle) {
+  int64_t threads = spec.getThreads(target.getWarpSize());
   int64_t tileChunks = spec.maxM * kStagedRowChunks;
   int64_t chunks = spec.splitK * tileChunks;
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -1163,6 +1196,11 @@ void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
   SmallVector<std::pair<Value, Value>> words; // (value, staged offset)
   for (int64_t first = 0; first < chunks; first += threads) {
     Value linear = arith::AddIOp::create(b, loc, thread, cIdx(first));
+    // A last round with fewer chunks than threads (64-lane wavefronts can
+    // outnumber a small tile's chunks): the threads past the end copy the
+    // last chunk again, the same bytes to the same place.
+    if (first + threads > chunks)
+      linear = arith::MinUIOp::create(b, loc, linear, cIdx(chunks - 1));
     Value slice = arith::DivUIOp::create(b, loc, linear, cIdx(tileChunks));
     Value inSlice = arith::RemUIOp::create(b, loc, linear, cIdx(tileChunks));
     Value row = arith::DivUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
@@ -1170,28 +1208,8 @@ void TensorCoreGemvEmitter::copyActivations(Value firstStep, Value firstM,
         arith::RemUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
     auto [m, k] =
         getActivationChunk(firstStep, slice, chunk, firstM, row, lastM);
-    // Chunk c of row r goes to c ^ 2 (c / 8) ^ (r % 2).
-    Value swizzled = arith::XOrIOp::create(
-        b, loc, chunk,
-        arith::OrIOp::create(b, loc,
-                             arith::ShLIOp::create(
-                                 b, loc,
-                                 arith::ShRUIOp::create(b, loc, chunk, cIdx(3)),
-                                 cIdx(1)),
-                             arith::AndIOp::create(b, loc, row, cIdx(1))));
-    Value offset = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(
-                b, loc,
-                arith::AddIOp::create(
-                    b, loc,
-                    arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM)), row),
-                cIdx(kStagedRowChunks)),
-            swizzled),
-        cIdx(8));
-    offset = arith::AddIOp::create(b, loc, offset, tileBase);
+    Value offset = arith::AddIOp::create(
+        b, loc, getStagedOffset(slice, row, chunk, swizzle), tileBase);
     if (async) {
       target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
                              ValueRange{offset}, buffers.a, ValueRange{m, k},
@@ -1790,10 +1808,11 @@ void TensorCoreGemvEmitter::emit() {
     auto copyIteration = [&](Value iteration) {
       Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
       Value slot = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
-      copyActivations(arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)),
-                      firstM, lastM,
-                      arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
-                      /*async=*/true);
+      copyActivations(
+          arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)), firstM,
+          lastM, arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
+          /*async=*/true,
+          [&](Value row, Value chunk) { return warpStagedChunk(row, chunk); });
       target.emitAsyncCommit(b, loc);
     };
     for (int64_t i = 0; i + 1 < stages; ++i)
@@ -1969,7 +1988,8 @@ void TensorCoreGemvEmitter::emit() {
       early = loadStep(kc, stepWeightRows, {});
       stageActivations(
           arith::SubIOp::create(b, loc, loop.getInductionVar(), kWarp), firstM,
-          lastM);
+          lastM,
+          [&](Value row, Value chunk) { return warpStagedChunk(row, chunk); });
     }
     // Half steps: each half's loads before its arithmetic, the second half
     // reusing the first half's activation words.
@@ -2126,7 +2146,37 @@ class WaveMmaGemvEmitter : GemvEmitterBase {
 public:
   using GemvEmitterBase::GemvEmitterBase;
   void emit();
+
+private:
+  /// The fused GEMM's staged chunk: chunk c of row r goes to c ^ (r % 8).
+  /// Lane (r, q) reads chunk 4q + w of row 16g + r, so the eight lanes of
+  /// each 128-byte phase of a 16-byte read take eight distinct bank groups.
+  Value waveStagedChunk(Value row, Value chunk) {
+    return arith::XOrIOp::create(b, loc, chunk,
+                                 arith::AndIOp::create(b, loc, row, cIdx(7)));
+  }
+  /// The four activation words of staged row `row` (of K slice `slice`) at
+  /// lane chunk `q` (16-byte reads from workgroup memory).
+  SmallVector<Value> loadStagedWords(Value slice, Value row, Value q);
 };
+
+SmallVector<Value> WaveMmaGemvEmitter::loadStagedWords(Value slice, Value row,
+                                                       Value q) {
+  auto actWord = VectorType::get({8}, act);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    Value chunk = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, q, cIdx(kLaneK / 8)), cIdx(w));
+    Value offset =
+        getStagedOffset(slice, row, chunk, [&](Value row, Value chunk) {
+          return waveStagedChunk(row, chunk);
+        });
+    words.push_back(vector::LoadOp::create(
+        b, loc, actWord, buffers.stagedActivations, ValueRange{offset},
+        /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+  }
+  return words;
+}
 
 void WaveMmaGemvEmitter::emit() {
   int64_t colTiles = spec.colTiles, groups = (spec.maxM + 15) / 16;
@@ -2136,9 +2186,25 @@ void WaveMmaGemvEmitter::emit() {
   // that of the 16x8x16 mapping (GemvOp::getPartialSumBytes).
   int64_t liveColumns = spec.maxM <= 8 ? 8 : 16;
   auto [lane, warp, block, numN, numM, lastN, lastM] = getLaunchPosition(lanes);
+  // The GEMV: wavefront w takes K steps w, w + split_k, ... of the block's
+  // weight tile. The fused GEMM (spec.mTiled): block x is the M tile, block
+  // y the group of warps_n weight tiles; wavefront w takes weight tile
+  // w % warps_n and K slice w / warps_n of each split_k steps.
+  Value kWave = warp, nWave = cIdx(0), tile = block, firstM = cIdx(0);
+  if (spec.mTiled) {
+    firstM = arith::MulIOp::create(b, loc, block, cIdx(spec.maxM));
+    kWave = arith::DivUIOp::create(b, loc, warp, cIdx(spec.warpsN));
+    nWave = arith::RemUIOp::create(b, loc, warp, cIdx(spec.warpsN));
+    tile = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+                              cIdx(spec.warpsN)),
+        nWave);
+  }
   Value r = arith::RemUIOp::create(b, loc, lane, cIdx(16));
   Value q = arith::DivUIOp::create(b, loc, lane, cIdx(16));
-  Value firstRow = arith::MulIOp::create(b, loc, block, cIdx(16 * colTiles));
+  Value firstRow = arith::MulIOp::create(b, loc, tile, cIdx(16 * colTiles));
   SmallVector<Value> weightRows, activationRows;
   for (int64_t c = 0; c < colTiles; ++c)
     weightRows.push_back(arith::MinUIOp::create(
@@ -2146,9 +2212,13 @@ void WaveMmaGemvEmitter::emit() {
         arith::AddIOp::create(
             b, loc, arith::AddIOp::create(b, loc, firstRow, cIdx(16 * c)), r),
         lastN));
-  for (int64_t g = 0; g < groups; ++g)
-    activationRows.push_back(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, r, cIdx(16 * g)), lastM));
+  // The GEMV's rows of A (rows past M repeat the last one); the fused
+  // GEMM's rows of the staged tile (the copy clamps them).
+  for (int64_t g = 0; g < groups; ++g) {
+    Value row = arith::AddIOp::create(b, loc, r, cIdx(16 * g));
+    activationRows.push_back(
+        spec.mTiled ? row : Value(arith::MinUIOp::create(b, loc, row, lastM)));
+  }
   globalScale = buffers.globalScale ? loadGlobalScale() : Value();
 
   auto quad = VectorType::get({4}, f32);
@@ -2156,22 +2226,39 @@ void WaveMmaGemvEmitter::emit() {
       b, loc, quad, DenseElementsAttr::get(quad, b.getF32FloatAttr(0)));
   SmallVector<Value> zeros(colTiles * groups, zero);
   Value laneK = arith::MulIOp::create(b, loc, q, cIdx(kLaneK));
-  auto loop = scf::ForOp::create(b, loc, warp, cIdx(spec.k / kWarpStepK),
-                                 cIdx(spec.splitK), zeros);
+  // The fused GEMM's loop is the same for every wavefront of the block (its
+  // barriers need that): iteration i stages steps i * split_k .. + split_k
+  // - 1 and wavefront w multiplies step i * split_k + w / warps_n.
+  int64_t steps = spec.k / kWarpStepK;
+  auto loop = spec.mTiled ? scf::ForOp::create(b, loc, cIdx(0),
+                                               cIdx(steps / spec.splitK),
+                                               cIdx(1), zeros)
+                          : scf::ForOp::create(b, loc, warp, cIdx(steps),
+                                               cIdx(spec.splitK), zeros);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar(), firstStep;
+    if (spec.mTiled) {
+      firstStep = arith::MulIOp::create(b, loc, step, cIdx(spec.splitK));
+      step = arith::AddIOp::create(b, loc, firstStep, kWave);
+    }
     Value kc = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, loop.getInductionVar(), cIdx(kWarpStepK)),
-        laneK);
+        b, loc, arith::MulIOp::create(b, loc, step, cIdx(kWarpStepK)), laneK);
     SmallVector<Value> blocks = wordBlocks(kc);
     SmallVector<RowChunk> chunks;
     for (Value row : weightRows)
       chunks.push_back(loadRowChunk(row, kc, blocks));
+    // The weights' loads are in flight while the block stages the step's
+    // activations.
+    if (spec.mTiled)
+      stageActivations(firstStep, firstM, lastM, [&](Value row, Value chunk) {
+        return waveStagedChunk(row, chunk);
+      });
     SmallVector<SmallVector<Value>> activationWords;
     for (Value row : activationRows)
-      activationWords.push_back(loadActivationWords(row, kc));
+      activationWords.push_back(spec.mTiled ? loadStagedWords(kWave, row, q)
+                                            : loadActivationWords(row, kc));
     SmallVector<Value> acc(loop.getRegionIterArgs());
     for (auto [c, chunk] : llvm::enumerate(chunks)) {
       SmallVector<Value> weights = decodeWordsThroughF32(chunk);
@@ -2190,12 +2277,19 @@ void WaveMmaGemvEmitter::emit() {
   Value column = r;
   std::optional<OpBuilder::InsertionGuard> epilogueGuard;
   if (spec.splitK > 1) {
-    // Every wavefront parks its live partial sums, wavefront 0 adds them.
+    // Every wavefront parks its live partial sums, the first of each weight
+    // tile's K slices adds them. The fused GEMM's partial sums overlay its
+    // staged tile, which the other wavefronts may still be reading.
+    if (spec.mTiled)
+      gpu::BarrierOp::create(b, loc);
     Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        column, cIdx(liveColumns));
     Value laneSlot = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, q, cIdx(liveColumns)), column);
-    auto slot = [&](Value wave, int64_t group) {
+    auto slot = [&](Value kSlice, int64_t group) {
+      Value wave = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, kSlice, cIdx(spec.warpsN)),
+          nWave);
       Value base = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, wave, cIdx(colTiles * groups)),
           cIdx(group));
@@ -2213,13 +2307,13 @@ void WaveMmaGemvEmitter::emit() {
       b.setInsertionPointToStart(park.thenBlock());
       for (int64_t group = 0; group < colTiles * groups; ++group)
         vector::StoreOp::create(b, loc, sums[group], buffers.partials,
-                                ValueRange{slot(warp, group)});
+                                ValueRange{slot(kWave, group)});
     }
     gpu::BarrierOp::create(b, loc);
-    Value isFirstWave =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, cIdx(0));
+    Value isFirstSlice =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kWave, cIdx(0));
     auto onlyFirst = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, isFirstWave, live), false);
+        b, loc, arith::AndIOp::create(b, loc, isFirstSlice, live), false);
     epilogueGuard.emplace(b);
     b.setInsertionPointToStart(onlyFirst.thenBlock());
     for (int64_t group = 0; group < colTiles * groups; ++group)
@@ -2237,7 +2331,9 @@ void WaveMmaGemvEmitter::emit() {
         Value n = arith::AddIOp::create(
             b, loc, firstRow,
             arith::AddIOp::create(b, loc, firstD, cIdx(16 * c + i)));
-        Value m = arith::AddIOp::create(b, loc, column, cIdx(16 * g));
+        Value m = arith::AddIOp::create(
+            b, loc, firstM,
+            arith::AddIOp::create(b, loc, column, cIdx(16 * g)));
         Value sum = vector::ExtractOp::create(b, loc, sums[c * groups + g],
                                               ArrayRef<int64_t>{i});
         emitStore(sum, Value(), m, n, numM, numN);

@@ -148,10 +148,18 @@ struct QMatLowerGemvToGPUPass
   }
   LogicalResult checkMatrixInstruction(FusedGemmOp op, KernelConfigAttr config,
                                        const TargetInfo &info) {
-    if (!info.usesWarpMmaGemv())
-      return op.emitOpError() << "the fused GEMM needs the 16x8x16 warp "
-                                 "matrix instruction, which "
+    if (!info.hasGemvMatrixInstruction())
+      return op.emitOpError() << "the fused GEMM needs a warp matrix "
+                                 "instruction (16x8x16 or 16x16x16), which "
                               << target << " lacks";
+    MatrixOp warpMatrix = info.usesWarpMmaGemv() ? MatrixOp::mma_16x8x16
+                                                 : MatrixOp::mfma_16x16x16;
+    if (config.getMatrix() != warpMatrix &&
+        config.getMatrix() != MatrixOp::wgmma_64xnx16)
+      return op.emitOpError()
+             << "config matrix = " << stringifyMatrixOp(config.getMatrix())
+             << " is not the matrix instruction of " << target
+             << " (qmat-configure-kernels chooses it for the target)";
     if (config.getMatrix() == MatrixOp::wgmma_64xnx16 &&
         !info.hasWarpgroupMma())
       return op.emitOpError() << "config matrix = wgmma_64xnx16 needs the "
@@ -214,12 +222,17 @@ struct QMatLowerGemvToGPUPass
              << target;
     }
     int64_t warp = info.getWarpSize();
-    if (spec.getThreads(warp) > GemvOp::kMaxBlockThreads)
-      return op.emitOpError()
-             << "split_k = " << spec.splitK << " needs "
-             << spec.getThreads(warp) << " threads per block on " << target
-             << " (" << warp << "-lane warps), more than the "
-             << GemvOp::kMaxBlockThreads << " a GEMV block may take";
+    if (spec.getThreads(warp) > GemvOp::kMaxBlockThreads) {
+      InFlightDiagnostic diag = op.emitOpError();
+      if (spec.mTiled)
+        diag << "warps_n = " << spec.warpsN << " and ";
+      return diag << "split_k = " << spec.splitK << " need"
+                  << (spec.mTiled ? "" : "s") << " " << spec.getThreads(warp)
+                  << " threads per block on " << target << " (" << warp
+                  << "-lane warps), more than the " << GemvOp::kMaxBlockThreads
+                  << (spec.mTiled ? " a block may take"
+                                  : " a GEMV block may take");
+    }
     gpu::GPUModuleOp kernels =
         getOrCreateKernelModule(op->template getParentOfType<ModuleOp>(), info);
 

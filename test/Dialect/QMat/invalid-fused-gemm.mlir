@@ -201,11 +201,11 @@ func.func @fused_warpgroup_shared(%a: memref<?x256xbf16>, %w: memref<256x128xi8>
 
 // -----
 
-// Rule: the fused GEMM multiplies with the warp or the warpgroup instruction.
-func.func @config_fused_mfma(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
-  // expected-error @+1 {{config matrix must be mma_16x8x16 or wgmma_64xnx16 for the fused GEMM, got mfma_16x16x16}}
+// Rule: the fused GEMM multiplies with a matrix instruction.
+func.func @config_fused_scalar(%a: memref<?x256xbf16>, %w: memref<6144x128xi8>, %s: memref<6144x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x6144xbf16>) {
+  // expected-error @+1 {{config matrix must be mma_16x8x16, mfma_16x16x16 or wgmma_64xnx16 for the fused GEMM, got scalar}}
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<6144x128xi8>, memref<6144x16xf8E4M3FN>)
-      global_scale(%g : memref<f32>) outs(%y : memref<?x6144xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = mfma_16x16x16, decode = magic_bias>
+      global_scale(%g : memref<f32>) outs(%y : memref<?x6144xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = scalar, decode = magic_bias>
   return
 }
 

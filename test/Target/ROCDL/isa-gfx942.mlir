@@ -28,8 +28,8 @@
 // CHECK: .amdhsa_kernel gemv_nvfp4_bs16_k160_bf16_dot_magic_bias_m8_s1_c1
 // CHECK: .amdhsa_private_segment_fixed_size 0
 // Every kernel runs as wave64, none spills (every split-K and column-tile
-// variant of the matrix-core GEMV included).
-// NOSPILL-COUNT-15: .wavefront_size: 64
+// variant of the matrix-core GEMV and the six fused GEMM tilings included).
+// NOSPILL-COUNT-21: .wavefront_size: 64
 // NOSPILL-NOT: .wavefront_size
 // GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 // GFX950: .amdhsa_kernel dequant_nvfp4_bs16_k512_bf16_vec8_magic_bias_u1_t64

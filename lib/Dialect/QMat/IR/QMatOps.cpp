@@ -522,9 +522,10 @@ LogicalResult FusedGemmOp::verify() {
   if (!config)
     return success();
   MatrixOp matrix = config.getMatrix();
-  if (matrix != MatrixOp::mma_16x8x16 && matrix != MatrixOp::wgmma_64xnx16)
-    return emitOpError() << "config matrix must be mma_16x8x16 or "
-                            "wgmma_64xnx16 for the fused GEMM, got "
+  if (matrix == MatrixOp::scalar)
+    return emitOpError() << "config matrix must be mma_16x8x16, "
+                            "mfma_16x16x16 or wgmma_64xnx16 for the fused "
+                            "GEMM, got "
                          << stringifyMatrixOp(matrix);
   if (matrix == MatrixOp::wgmma_64xnx16 && !getWarpgroup())
     return emitOpError() << "config matrix = wgmma_64xnx16 needs the "
