@@ -7,8 +7,10 @@ Layers: nvfp4, mxfp4, fp8, int4 with zero points (f16, bf16 each) and int4
 without zero points, at N = 1024, K = 1024 (fp8: K = 1000, a partial last
 block), half of them with a bias; plus one nvfp4 layer of N = 2304 whose
 scratch (4.5 MiB) exceeds the 2 MiB cap set here, so the launcher's N-tile
-loop (3 tiles, the bias offset per tile) is exercised too. OUT_DIR/prepared
-holds the same layers compiled with --prepared-weights.
+loop (3 tiles, the bias offset per tile) is exercised too; and the two mxfp4
+expert projections (with a bias, bf16) of the GPU pytest's small gpt-oss
+model. OUT_DIR/prepared holds the same layers compiled with
+--prepared-weights.
 
 Usage: make_bundle.py OUT_DIR [--qmat-aot PATH]
 (qmat-aot is otherwise found as qmat.find_tool does: $QMAT_BUILD_DIR/bin,
@@ -39,6 +41,8 @@ def layers():
             qmat.Layer(f"int4_{act}", "int4", 1024, 1024, act=act, block=128),
         ]
     out.append(qmat.Layer("nvfp4_tiled_bf16", "nvfp4", 2304, 1024, act="bf16", bias=True))
+    out += [qmat.Layer("gptoss_gate_up", "mxfp4", 512, 256, act="bf16", bias=True),
+            qmat.Layer("gptoss_down", "mxfp4", 256, 256, act="bf16", bias=True)]
     return out
 
 

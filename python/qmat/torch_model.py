@@ -15,11 +15,12 @@ import torch
 
 from . import reference
 from .checkpoint.importer import import_checkpoint
-from .checkpoint.replace import (ModuleSpec, open_import, plan_linears, plan_parameters,
-                                 tensor_sources)
+from .checkpoint.replace import (ModuleSpec, experts_placements, open_import, plan_linears,
+                                 plan_parameters, replaced_modules, tensor_sources)
 from .errors import ArgumentError
 from .launcher import load_library
 from .torch import QuantLinear
+from .torch_experts import QuantGptOssExperts
 
 _ACT = {"bf16": torch.bfloat16, "f16": torch.float16}
 _STORED = {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32,
@@ -35,15 +36,30 @@ def module_specs(model):
         if isinstance(module, torch.nn.Linear):
             specs[name] = ModuleSpec(type(module).__name__, module.in_features,
                                      module.out_features, module.bias is not None)
+        elif _is_gptoss_experts(module):
+            intermediate = getattr(module, "intermediate_size", None) or module.expert_dim
+            specs[name] = ModuleSpec(type(module).__name__,
+                                     experts=(module.num_experts, module.hidden_size,
+                                              intermediate))
         else:
             specs[name] = ModuleSpec(type(module).__name__)
     return specs
 
 
+def _is_gptoss_experts(module):
+    """transformers' GptOssExperts (all experts of a layer in 3-D
+    parameters), or a module of its attributes."""
+    return (type(module).__name__ == "GptOssExperts"
+            or all(hasattr(module, a) for a in ("gate_up_proj", "down_proj", "num_experts",
+                                                 "hidden_size", "alpha", "limit")))
+
+
 def replace_linear(model, imported, *, library=None, device=None):
     """Replaces, in place, every linear of `model` that the import's
     manifest names with a QuantLinear on its bundle layer, holding the
-    import's tensors, and returns `model`.
+    import's tensors, and returns `model`. A gpt-oss experts module
+    (transformers' GptOssExperts) whose experts the import holds becomes a
+    QuantGptOssExperts with a QuantLinear per expert and projection.
 
     `imported`: an import's output directory (qmat.import_checkpoint /
     `qmat import`), its ImportResult or ImportedCheckpoint. `library`: the
@@ -55,10 +71,21 @@ def replace_linear(model, imported, *, library=None, device=None):
     imported = open_import(imported)
     library = _library(imported, library)
     placements = plan_linears(imported, module_specs(model), library.layers)
-    for placement in placements:
-        _set_module(model, placement.module,
-                    _quant_linear(imported, placement, library, device))
+    _set_quantized(model, imported, placements, library, device)
     return model
+
+
+def _set_quantized(model, imported, placements, library, device):
+    for placement in placements:
+        if not placement.expert:
+            _set_module(model, placement.module,
+                        _quant_linear(imported, placement, library, device))
+    for container, (gate_up, down) in experts_placements(placements).items():
+        original = model.get_submodule(container)
+        _set_module(model, container, QuantGptOssExperts(
+            [_quant_linear(imported, p, library, device) for p in gate_up],
+            [_quant_linear(imported, p, library, device) for p in down],
+            alpha=getattr(original, "alpha", 1.702), limit=getattr(original, "limit", 7.0)))
 
 
 def load_model(path, *, imported=None, library=None, config=None, device="cuda", dtype=None,
@@ -122,13 +149,15 @@ def load_model(path, *, imported=None, library=None, config=None, device="cuda",
         placements = plan_linears(imported, module_specs(model),
                                   None if lib is None else lib.layers)
         for placement in placements:
-            _set_dequantized(model, imported, placement, device, dtype, lib)
+            if not placement.expert:
+                _set_dequantized(model, imported, placement, device, dtype, lib)
+        for container, parts in experts_placements(placements).items():
+            _set_dequantized_experts(model, imported, container, parts, device, dtype, lib)
     else:
         lib = _library(imported, library)
         placements = plan_linears(imported, module_specs(model), lib.layers)
-        for placement in placements:
-            _set_module(model, placement.module, _quant_linear(imported, placement, lib, device))
-    replaced = {p.module for p in placements}
+        _set_quantized(model, imported, placements, lib, device)
+    replaced = replaced_modules(placements)
     _load_parameters(model, tensor_sources(imported, checkpoint), replaced, device, dtype)
     model.to(device)
     model.requires_grad_(False)
@@ -172,11 +201,12 @@ def _set_module(model, name, module):
     setattr(model.get_submodule(parent) if parent else model, leaf, module)
 
 
-def _set_dequantized(model, imported, placement, device, dtype, library=None):
-    """The Linear's weight (and bias) from the reference dequantization of
-    the import's tensors, in row blocks on a thread pool (numpy releases the
-    GIL), rounded to the activation type as the kernels do. Prepared codes
-    are first restored to the checkpoint layout by `library`."""
+def _dequantized(imported, placement, library=None):
+    """(weight, bias or None) of the placement: the reference dequantization
+    of the import's tensors as a [N, K] tensor of the activation type (on
+    the CPU), in row blocks on a thread pool (numpy releases the GIL),
+    rounded as the kernels round. Prepared codes are first restored to the
+    checkpoint layout by `library`."""
     layer = next(l for l in imported.manifest["layers"] if l["name"] == placement.import_layer)
     t = _linear_arrays(imported, placement)
     if placement.prepared:
@@ -196,14 +226,39 @@ def _set_dequantized(model, imported, placement, device, dtype, library=None):
 
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         list(pool.map(rows, range(0, n, step)))
-    linear = model.get_submodule(placement.module)
     weight = torch.from_numpy(bits.view(np.int16)).view(_ACT[layer["act"]])
-    linear.weight = torch.nn.Parameter(weight.to(device=device, dtype=dtype),
-                                       requires_grad=False)
+    bias = None
     if "bias" in t:
         bias = _as_torch(np.ascontiguousarray(t["bias"]), _ACT[layer["act"]])
+    return weight, bias
+
+
+def _set_dequantized(model, imported, placement, device, dtype, library=None):
+    """The Linear's weight (and bias) from _dequantized."""
+    weight, bias = _dequantized(imported, placement, library)
+    linear = model.get_submodule(placement.module)
+    linear.weight = torch.nn.Parameter(weight.to(device=device, dtype=dtype),
+                                       requires_grad=False)
+    if bias is not None:
         linear.bias = torch.nn.Parameter(bias.to(device=device, dtype=dtype),
                                          requires_grad=False)
+
+
+def _set_dequantized_experts(model, imported, container, parts, device, dtype, library=None):
+    """GptOssExperts' 3-D parameters from _dequantized, expert by expert:
+    gate_up_proj [E, H, 2I] and down_proj [E, I, H] hold W^T (its forward
+    computes x @ W + b), the biases [E, 2I] and [E, H]."""
+    experts = model.get_submodule(container)
+    for projection, placements in zip(("gate_up_proj", "down_proj"), parts):
+        weights, biases = [], []
+        for placement in placements:
+            weight, bias = _dequantized(imported, placement, library)
+            weights.append(weight.t().to(device=device, dtype=dtype))
+            biases.append(bias.to(device=device, dtype=dtype))
+        setattr(experts, projection,
+                torch.nn.Parameter(torch.stack(weights), requires_grad=False))
+        setattr(experts, projection + "_bias",
+                torch.nn.Parameter(torch.stack(biases), requires_grad=False))
 
 
 def _as_torch(array, dtype):

@@ -268,7 +268,7 @@ def test_gptoss_tp_refusals(tmp_path):
     assert not os.path.exists(tmp_path / "out")
 
 
-def gptoss_model_specs():
+def gptoss_model_specs(experts=(E, H, I)):
     """What qmat.torch's module_specs gives for transformers' GptOssForCausalLM."""
     specs = {"model": ck.ModuleSpec("GptOssModel"),
              "model.embed_tokens": ck.ModuleSpec("Embedding"),
@@ -281,42 +281,88 @@ def gptoss_model_specs():
                       f"{lp}.self_attn": ck.ModuleSpec("GptOssAttention"),
                       f"{lp}.mlp": ck.ModuleSpec("GptOssMLP"),
                       f"{lp}.mlp.router": ck.ModuleSpec("GptOssTopKRouter"),
-                      f"{lp}.mlp.experts": ck.ModuleSpec("GptOssExperts")})
+                      f"{lp}.mlp.experts": ck.ModuleSpec("GptOssExperts", experts=experts)})
     return specs
 
 
-def test_gptoss_torch_loaders_refuse_the_experts(tmp_path):
-    """replace_linear and load_model (through plan_linears) cannot put the
-    experts into GptOssExperts' 3-D parameters: refused by name, before
-    any module is replaced; a model with a Linear per expert takes them."""
+def test_gptoss_experts_placed_in_their_module(tmp_path):
+    """replace_linear and load_model (through plan_linears) place every
+    imported expert in the model's GptOssExperts, which they replace as a
+    whole: each placement names its module, expert and projection, grouped
+    per module in expert order; the module's 3-D parameters are not read."""
     ckpt, _ = make(tmp_path)
     ck.import_checkpoint(ckpt, tmp_path / "out", bundle=False, quiet=True)
+    placements = ck.plan_linears(tmp_path / "out", gptoss_model_specs())
+    assert len(placements) == 2 * LAYERS * E
+    assert placements[0].module == f"{P0}.0.down_proj"
+    assert placements[0].expert == (P0, 0, "down_proj")
+    assert placements[1].expert == (P0, 0, "gate_up_proj")
+    assert placements[1].tensors == {"weights": f"{P0}.0.gate_up_proj.codes",
+                                     "scales": f"{P0}.0.gate_up_proj.scales",
+                                     "bias": f"{P0}.0.gate_up_proj.bias"}
+    assert ck.replaced_modules(placements) == {f"model.layers.{l}.mlp.experts"
+                                               for l in range(LAYERS)}
+    grouped = ck.experts_placements(placements)
+    assert sorted(grouped) == [f"model.layers.{l}.mlp.experts" for l in range(LAYERS)]
+    gate_up, down = grouped[P0]
+    assert [p.module for p in gate_up] == experts_of(P0, "gate_up_proj")
+    assert [p.module for p in down] == experts_of(P0, "down_proj")
+    assert {p.layer for p in gate_up} == {LAYER_OF["gate_up_proj"]}
+    assert {p.layer for p in down} == {LAYER_OF["down_proj"]}
+    # The module's parameters stay out of the plan of parameters read.
+    sources = ck.tensor_sources(tmp_path / "out")
+    params = [((f"{P0}.gate_up_proj",), (E, H, 2 * I), True),
+              (("model.embed_tokens.weight",), (100, H), True)]
+    planned = ck.plan_parameters(params, sources, ck.replaced_modules(placements))
+    assert [p.names for p in planned] == [("model.embed_tokens.weight",)]
+
+
+def test_gptoss_experts_refused_where_the_model_differs(tmp_path):
+    """Each mismatch between the import's experts and the model's module is
+    refused by name, before any module is replaced; a model with a Linear
+    per expert takes them as linears."""
+    ckpt, _ = make(tmp_path)
+    ck.import_checkpoint(ckpt, tmp_path / "out", bundle=False, quiet=True)
+    out = tmp_path / "out"
+    specs = gptoss_model_specs()
+    specs[P0] = ck.ModuleSpec("Sequential")
     with pytest.raises(qmat.ArgumentError) as e:
-        ck.plan_linears(tmp_path / "out", gptoss_model_specs())
+        ck.plan_linears(out, specs)
     assert str(e.value) == (
         f"{P0}.0.down_proj: the import holds it as gpt-oss MXFP4 expert 0 of {P0}, but the model "
-        f"has no torch.nn.Linear of that name (the model's {P0} is a GptOssExperts): "
-        f"replace_linear and load_model replace torch.nn.Linear modules, and transformers' "
-        f"GptOssExperts keeps all experts of a layer in 3-D parameters, so the imported experts "
-        f"cannot be placed in it (run them as separate linears: qmat.torch.QuantLinear with "
-        f"open_imported(dir).linear(module))")
-    specs = gptoss_model_specs()
+        f"has neither a torch.nn.Linear of that name nor a gpt-oss experts module at {P0} (the "
+        f"model's {P0} is a Sequential)")
     del specs[P0]
     with pytest.raises(qmat.ArgumentError) as e:
-        ck.plan_linears(tmp_path / "out", specs)
-    assert str(e.value).startswith(f"{P0}.0.down_proj: the import holds it as gpt-oss MXFP4 "
-                                   f"expert 0 of {P0}, but the model has no torch.nn.Linear of "
-                                   f"that name: replace_linear")
+        ck.plan_linears(out, specs)
+    assert str(e.value) == (
+        f"{P0}.0.down_proj: the import holds it as gpt-oss MXFP4 expert 0 of {P0}, but the model "
+        f"has neither a torch.nn.Linear of that name nor a gpt-oss experts module at {P0}")
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.plan_linears(out, gptoss_model_specs(experts=(E, H, 2 * I)))
+    assert str(e.value) == (
+        f"{P0}.0.down_proj: the model's {P0} (GptOssExperts, hidden size {H}, intermediate size "
+        f"{2 * I}) multiplies down_proj as N = {H}, K = {2 * I} with a bias; its layer "
+        f"{LAYER_OF['down_proj']} is mxfp4 N = {H}, K = {I}, block 32, bf16, bias")
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.plan_linears(out, gptoss_model_specs(experts=(E - 1, H, I)))
+    assert str(e.value) == (f"{P0}.{E - 1}.down_proj: the model's {P0} (GptOssExperts) has "
+                            f"{E - 1} experts, not an expert {E - 1}")
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.plan_linears(out, gptoss_model_specs(experts=(E + 1, H, I)))
+    assert str(e.value) == (
+        f"{P0}: the import holds {2 * E} of the {2 * E + 2} expert projections of this "
+        f"GptOssExperts; it replaces the module as a whole, and these are missing: "
+        f"{P0}.{E}.gate_up_proj, {P0}.{E}.down_proj")
     per_expert = gptoss_model_specs()
     for layer in range(LAYERS):
         for projection, (n, k) in SHAPES.items():
             for module in experts_of(f"model.layers.{layer}.mlp.experts", projection):
                 per_expert[module] = ck.ModuleSpec("Linear", k, n, True)
-    placements = ck.plan_linears(tmp_path / "out", per_expert)
+    placements = ck.plan_linears(out, per_expert)
     assert len(placements) == 2 * LAYERS * E
-    assert placements[1].tensors == {"weights": f"{P0}.0.gate_up_proj.codes",
-                                     "scales": f"{P0}.0.gate_up_proj.scales",
-                                     "bias": f"{P0}.0.gate_up_proj.bias"}
+    assert all(p.expert is None for p in placements)
+    assert ck.experts_placements(placements) == {}
 
 
 def test_gptoss_real_bundle(qmat_aot, tmp_path):

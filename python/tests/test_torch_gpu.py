@@ -418,18 +418,26 @@ def gptq_llama(library, tmp_path_factory):
     pytest.importorskip("transformers")
     root = tmp_path_factory.mktemp("llama")
     dense = write_gptq_llama(root / "ckpt")
+    result, lib = import_for_test(root, library)
+    return root / "ckpt", result, dense, lib
+
+
+def import_for_test(root, library):
+    """The import of root/ckpt into root/out and the library that runs it:
+    the bench bundle where $QMAT_TEST_BUNDLE names one, else the import's
+    own bundle, compiled here."""
     on_its_own = os.environ.get("QMAT_TEST_BUNDLE") is None
     if on_its_own:
         tool_or_skip("qmat-aot")
     result = qmat.import_checkpoint(root / "ckpt", root / "out", act="bf16", bundle=on_its_own,
                                     quiet=True)
     if not on_its_own:
-        return root / "ckpt", result, dense, library
+        return result, library
     try:
         result.bundle.build_library()
     except qmat.ToolError:  # no usable host g++: nvcc brings its own set-up
         result.bundle.build_library(compiler="nvcc")
-    return root / "ckpt", result, dense, qmat.load_library(result.bundle)
+    return result, qmat.load_library(result.bundle)
 
 
 def relative(a, b):
@@ -502,3 +510,108 @@ def test_transformers_generate_with_a_static_cache(gptq_llama):
         assert relative(a, b) <= BOUNDS["bf16"], f"step {i}"
         if not torch.equal(got.sequences[:, 24 + i], want.sequences[:, 24 + i]):
             break
+
+
+# A gpt-oss model (transformers' GptOssForCausalLM) whose experts are MXFP4:
+# hidden size 256, intermediate size 256, 4 experts, 2 per token; the bench
+# bundle's gptoss_gate_up (N = 512, K = 256) and gptoss_down (256 x 256) run
+# them.
+GPTOSS = {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 256,
+          "intermediate_size": 256, "num_local_experts": 4, "num_experts_per_tok": 2,
+          "experts_per_token": 2, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 512,
+          "max_position_embeddings": 131072, "sliding_window": 16, "tie_word_embeddings": False,
+          "torch_dtype": "bfloat16",
+          "quantization_config": {"quant_method": "mxfp4",
+                                  "modules_to_not_convert": ["model.layers.*.self_attn",
+                                                             "model.layers.*.mlp.router",
+                                                             "model.embed_tokens", "lm_head"]}}
+
+
+def write_gptoss(directory):
+    """A gpt-oss MXFP4 checkpoint: per layer the experts' 16-byte blocks
+    (e2m1 pairs, the low nibble the even k), e8m0 scales and bf16 biases, and
+    the unquantized attention, router, norms and embeddings."""
+    import json
+    from qmat import checkpoint as ck
+    rng = np.random.default_rng(9)
+    h, i, e, vocab = 256, 256, 4, 512
+    stored = {}
+
+    def bf16(name, *shape, scale=1.0):
+        value = torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * scale)
+        stored[name] = ("BF16", value.to(torch.bfloat16).view(torch.int16).numpy()
+                        .view(np.uint16))
+
+    bf16("model.embed_tokens.weight", vocab, h)
+    bf16("lm_head.weight", vocab, h, scale=0.05)
+    bf16("model.norm.weight", h)
+    for layer in range(2):
+        lp = f"model.layers.{layer}"
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            bf16(f"{lp}.{norm}.weight", h)
+        for name, rows, cols in (("q_proj", 256, h), ("k_proj", 128, h), ("v_proj", 128, h),
+                                 ("o_proj", h, 256)):
+            bf16(f"{lp}.self_attn.{name}.weight", rows, cols, scale=0.05)
+            bf16(f"{lp}.self_attn.{name}.bias", rows, scale=0.05)
+        bf16(f"{lp}.self_attn.sinks", 4)
+        bf16(f"{lp}.mlp.router.weight", e, h, scale=0.1)
+        bf16(f"{lp}.mlp.router.bias", e, scale=0.1)
+        for projection, (n, k) in (("gate_up_proj", (2 * i, h)), ("down_proj", (h, i))):
+            prefix = f"{lp}.mlp.experts.{projection}"
+            stored[f"{prefix}_blocks"] = rng.integers(0, 256, (e, n, k // 32, 16), dtype=np.uint8)
+            stored[f"{prefix}_scales"] = rng.integers(119, 123, (e, n, k // 32), dtype=np.uint8)
+            bf16(f"{prefix}_bias", e, n, scale=0.05)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(GPTOSS, f)
+    ck.write_file(os.path.join(directory, "model.safetensors"), stored)
+
+
+@pytest.fixture(scope="module")
+def gptoss(library, tmp_path_factory):
+    """(import, library running its experts)."""
+    pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp("gptoss")
+    write_gptoss(root / "ckpt")
+    return import_for_test(root, library)
+
+
+@torch.inference_mode()
+def test_transformers_gptoss_with_quant_experts_matches_the_dequantized_model(gptoss):
+    """load_model puts a QuantGptOssExperts (a QuantLinear per expert and
+    projection) where transformers' GptOssExperts was; the dequantized model
+    keeps transformers' own module, its 3-D parameters holding the same
+    weights. The logits of a prefill (M = 9 .. 80 rows per expert: the fused
+    GEMM) and of a decode step (M <= 2: the GEMV) agree within the bound."""
+    from qmat.torch_experts import QuantGptOssExperts
+    result, lib = gptoss
+    loaded = qt.load_model(result.directory, library=lib, device="cuda")
+    reference = qt.load_model(result.directory, device="cuda", dequantize=True)
+    for layer in range(2):
+        experts = loaded.get_submodule(f"model.layers.{layer}.mlp.experts")
+        dense = reference.get_submodule(f"model.layers.{layer}.mlp.experts")
+        assert isinstance(experts, QuantGptOssExperts) and experts.num_experts == 4
+        assert type(dense).__name__ == "GptOssExperts"
+        assert (experts.alpha, experts.limit) == (dense.alpha, dense.limit)
+        for e in range(4):
+            assert torch.equal(experts.gate_up[e].dequantized_weight().t(),
+                               dense.gate_up_proj[e].cpu())
+            assert torch.equal(experts.down[e].dequantized_weight().t(), dense.down_proj[e].cpu())
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    ids = torch.randint(0, 512, (2, 40), device="cuda", generator=gen)
+    step = torch.randint(0, 512, (2, 1), device="cuda", generator=gen)
+    want = reference(ids, use_cache=True)
+    want_step = reference(step, past_key_values=want.past_key_values).logits
+    got = loaded(ids, use_cache=True)
+    got_step = loaded(step, past_key_values=got.past_key_values).logits
+    assert not torch.isnan(got.logits).any()
+    assert relative(got.logits, want.logits) <= BOUNDS["bf16"]
+    assert relative(got_step, want_step) <= BOUNDS["bf16"]
+    # The experts alone, on routings that hit some experts and not others.
+    experts = loaded.model.layers[0].mlp.experts
+    dense = reference.model.layers[0].mlp.experts
+    x = torch.randn(64, 256, device="cuda", generator=gen).to(torch.bfloat16)
+    indices = torch.randint(0, 3, (64, 2), device="cuda", generator=gen)   # expert 3 never
+    weights = torch.softmax(torch.randn(64, 2, device="cuda", generator=gen), 1).to(torch.bfloat16)
+    assert relative(experts(x, indices, weights), dense(x, indices, weights)) <= BOUNDS["bf16"]

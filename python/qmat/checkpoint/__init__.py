@@ -6,8 +6,9 @@ from .errors import (CheckpointError, InexactError, MissingTensorError, ShapeErr
                      UnsupportedFormatError)
 from .importer import (FORMATS, ImportedCheckpoint, ImportResult, detect_format,
                        import_checkpoint, open_imported)
-from .replace import (LinearPlacement, ModuleSpec, ParameterSource, check_prepared, open_import,
-                      plan_linears, plan_parameters, tensor_sources)
+from .replace import (LinearPlacement, ModuleSpec, ParameterSource, check_prepared,
+                      experts_placements, open_import, plan_linears, plan_parameters,
+                      replaced_modules, tensor_sources)
 from .safetensors_io import (SafetensorsError, SafetensorsFile, SafetensorsWriter, read_file,
                              write_file)
 from .source import Checkpoint
@@ -16,7 +17,7 @@ __all__ = [
     "Checkpoint", "CheckpointError", "FORMATS", "ImportResult", "ImportedCheckpoint",
     "InexactError", "LinearPlacement", "MissingTensorError", "ModuleSpec", "ParameterSource",
     "SafetensorsError", "SafetensorsFile", "SafetensorsWriter", "ShapeError",
-    "UnsupportedFormatError", "check_prepared", "detect_format", "import_checkpoint", "open_import",
-    "open_imported", "plan_linears", "plan_parameters", "read_file", "tensor_sources",
-    "write_file",
+    "UnsupportedFormatError", "check_prepared", "detect_format", "experts_placements",
+    "import_checkpoint", "open_import", "open_imported", "plan_linears", "plan_parameters",
+    "read_file", "replaced_modules", "tensor_sources", "write_file",
 ]

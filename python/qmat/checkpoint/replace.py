@@ -11,6 +11,7 @@ import os
 from ..errors import ArgumentError, DTypeError
 from .errors import CheckpointError, MissingTensorError, ShapeError
 from .importer import ImportedCheckpoint, natural_key
+from .gpt_oss import NAME, PROJECTIONS
 from .source import Checkpoint
 
 # safetensors dtype -> the element type names of qmat.launcher.operand_specs
@@ -24,11 +25,15 @@ _LAYER_FIELDS = ("scheme", "n", "k", "block", "act", "bias", "zero_points")
 @dataclasses.dataclass(frozen=True)
 class ModuleSpec:
     """One module of the model: its class name and, for a torch.nn.Linear,
-    its features and whether it has a bias (in_features None otherwise)."""
+    its features and whether it has a bias (in_features None otherwise);
+    for a gpt-oss experts module (transformers' GptOssExperts, all experts
+    of a layer in 3-D parameters), `experts` = (experts, hidden size,
+    intermediate size)."""
     type: str
     in_features: int = None
     out_features: int = None
     bias: bool = False
+    experts: tuple = None
 
     @property
     def is_linear(self):
@@ -42,13 +47,16 @@ class LinearPlacement:
     description under another name), its weight file (as the manifest names
     it), its tensors (launcher operand -> tensor name) and whether the
     import wrote its codes in the prepared layout (`prepared`: the
-    QuantLinear takes them as they are)."""
+    QuantLinear takes them as they are). A gpt-oss expert placed in the
+    model's experts module has `expert` = (that module, expert index,
+    projection); `module` is then the import's name for the expert."""
     module: str
     layer: str
     import_layer: str
     file: str
     tensors: dict
     prepared: bool = False
+    expert: tuple = None
 
 
 def check_prepared(module, prepared, info):
@@ -130,8 +138,9 @@ def plan_linears(imported, modules, bundle_layers=None):
             raise CheckpointError(f"{module}: the manifest maps it to layer {name}, which its "
                                   f"layers list lacks")
         layer = layers[name]
-        _check_expert(module, entry, modules)
-        _check_module(module, name, layer, modules.get(module))
+        expert = _check_expert(module, entry, layer, modules)
+        if expert is None:
+            _check_module(module, name, layer, modules.get(module))
         runs_on = name if by_name is None else _bundle_layer(module, layer, by_name)
         prepared = bool(entry.get("prepared_weights", False))
         if by_name is not None:
@@ -154,8 +163,28 @@ def plan_linears(imported, modules, bundle_layers=None):
         except ArgumentError as e:   # DTypeError too: the layer's rule, said of the module
             raise type(e)(f"{module}: {e}") from None
         placements.append(LinearPlacement(module, runs_on, name, file, dict(entry["tensors"]),
-                                          prepared))
+                                          prepared, expert))
+    _check_experts_complete(placements, modules)
     return placements
+
+
+def replaced_modules(placements):
+    """The model modules the placements replace: each linear, and each
+    experts module as a whole."""
+    return {p.expert[0] if p.expert else p.module for p in placements}
+
+
+def experts_placements(placements):
+    """{experts module: (gate_up_proj placements, down_proj placements)},
+    each in expert order (plan_linears checked that every expert has both)."""
+    grouped = {}
+    for p in placements:
+        if p.expert:
+            container, index, projection = p.expert
+            parts = grouped.setdefault(container, ({}, {}))
+            parts[PROJECTIONS.index(projection)][index] = p
+    return {container: tuple([by[i] for i in sorted(by)] for by in parts)
+            for container, parts in grouped.items()}
 
 
 def _describe_tensor(value):
@@ -163,24 +192,54 @@ def _describe_tensor(value):
     return tuple(shape), dtype, None, True
 
 
-def _check_expert(module, entry, modules):
-    """A gpt-oss MXFP4 expert is a linear of the import (<...>.experts.<e>.gate_up_proj),
-    but transformers' GptOssExperts holds all experts of a layer in 3-D parameters:
-    refused, by name, unless the model has a torch.nn.Linear of that name."""
-    from .gpt_oss import NAME
+def _check_expert(module, entry, layer, modules):
+    """For a gpt-oss MXFP4 expert of the import (<P>.<e>.gate_up_proj or
+    <P>.<e>.down_proj) where the model has no torch.nn.Linear of that name:
+    (P, e, projection) when the model's P is a gpt-oss experts module
+    (ModuleSpec.experts) that has expert e and whose projection has the
+    layer's shape; ArgumentError naming the module otherwise. None for every
+    other linear."""
     spec = modules.get(module)
     if entry.get("format") != NAME or (spec is not None and spec.is_linear):
-        return
-    parent = module.rsplit(".", 2)[0]
+        return None
+    parent, index, projection = module.rsplit(".", 2)
     owner = modules.get(parent)
-    found = f" (the model's {parent} is a {owner.type})" if owner is not None else ""
-    raise ArgumentError(
-        f"{module}: the import holds it as gpt-oss MXFP4 expert "
-        f"{entry.get('notes', {}).get('expert', module.rsplit('.', 2)[1])} of {parent}, but the "
-        f"model has no torch.nn.Linear of that name{found}: replace_linear and load_model "
-        f"replace torch.nn.Linear modules, and transformers' GptOssExperts keeps all experts of "
-        f"a layer in 3-D parameters, so the imported experts cannot be placed in it (run them "
-        f"as separate linears: qmat.torch.QuantLinear with open_imported(dir).linear(module))")
+    if owner is None or owner.experts is None or projection not in PROJECTIONS:
+        found = f" (the model's {parent} is a {owner.type})" if owner is not None else ""
+        raise ArgumentError(
+            f"{module}: the import holds it as gpt-oss MXFP4 expert "
+            f"{entry.get('notes', {}).get('expert', index)} of {parent}, but the model has "
+            f"neither a torch.nn.Linear of that name nor a gpt-oss experts module at "
+            f"{parent}{found}")
+    experts, hidden, intermediate = owner.experts
+    expected = {"gate_up_proj": (2 * intermediate, hidden), "down_proj": (hidden, intermediate)}
+    n, k = expected[projection]
+    if not index.isdigit() or int(index) >= experts:
+        raise ArgumentError(f"{module}: the model's {parent} ({owner.type}) has {experts} "
+                            f"experts, not an expert {index}")
+    if (layer["n"], layer["k"]) != (n, k) or not layer["bias"]:
+        raise ArgumentError(
+            f"{module}: the model's {parent} ({owner.type}, hidden size {hidden}, intermediate "
+            f"size {intermediate}) multiplies {projection} as N = {n}, K = {k} with a bias; its "
+            f"layer {layer['name']} is {describe_layer(layer)}")
+    return parent, int(index), projection
+
+
+def _check_experts_complete(placements, modules):
+    """Every expert of a replaced experts module has both projections."""
+    found = {}
+    for p in placements:
+        if p.expert:
+            found.setdefault(p.expert[0], set()).add(p.expert[1:])
+    for container, have in found.items():
+        experts = modules[container].experts[0]
+        missing = [f"{e}.{projection}" for e in range(experts) for projection in PROJECTIONS
+                   if (e, projection) not in have]
+        if missing:
+            raise ArgumentError(
+                f"{container}: the import holds {len(have)} of the {2 * experts} expert "
+                f"projections of this {modules[container].type}; it replaces the module as a "
+                f"whole, and these are missing: {', '.join(f'{container}.{m}' for m in missing)}")
 
 
 def _check_module(module, name, layer, spec):
