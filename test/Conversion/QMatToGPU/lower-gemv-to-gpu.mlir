@@ -438,3 +438,34 @@ func.func @prepared_full(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memr
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 2 col_tiles = 2 tensor_core prepared_weights
   return
 }
+
+// -----
+
+// The fused GEMM on AMD: eight 64-lane wavefronts over N (512 threads) for a
+// 16-row tile of 16 x 16 chunks, so the copy's one round has more threads
+// than chunks: those past the last copy it again (the index clamped to 255).
+// Per step: the weights' loads, the barrier, the copy into the 4 KB tile,
+// the barrier, four 16-byte reads of the tile, 8 matrix instructions.
+// GFX-LABEL: func.func @fused_small_tile(
+// GFX: gpu.launch_func @qmat_kernels::@fused_nvfp4_bs16_k256_bf16_magic_bias_mt16_w8_s1_c1 blocks in (%{{.+}}, %{{.+}}, %c1) threads in (%c512, %c1, %c1)
+// GFX: gpu.func @fused_nvfp4_bs16_k256_bf16_magic_bias_mt16_w8_s1_c1(
+// GFX-SAME: workgroup(%{{.+}} : memref<4096xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// GFX: gpu.block_id  y
+// GFX: scf.for %{{.+}} = %{{.+}} to %c2 step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (vector<4xf32>) {
+// GFX: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
+// GFX: gpu.barrier
+// GFX: %[[LAST:.+]] = arith.constant 255 : index
+// GFX-NEXT: arith.minui %{{.+}}, %[[LAST]] : index
+// GFX: vector.load %{{.+}} : memref<?x256xbf16, strided<[256, 1], offset: ?>>, vector<8xbf16>
+// GFX-NEXT: vector.store %{{.+}} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// GFX-NEXT: gpu.barrier
+// GFX-COUNT-4: vector.load %{{.+}} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// GFX-COUNT-8: amdgpu.mfma 16x16x16
+// GFX-NOT: amdgpu.mfma
+// GFX: scf.yield
+func.func @fused_small_tile(%a: memref<?x256xbf16>, %w: memref<256x128xi8>, %s: memref<256x16xf8E4M3FN>,
+                            %g: memref<f32>, %y: memref<?x256xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<256x128xi8>, memref<256x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x256xbf16>) m_tile = 16 warps_n = 8 split_k = 1 col_tiles = 1
+  return
+}
