@@ -28,7 +28,8 @@ from .errors import ArgumentError, DTypeError, QMatError
 from .launcher import WORKSPACE_ALIGNMENT, check_operands, check_workspace, load_library
 
 __all__ = ["load_library", "run_layer", "QuantLinear", "release_workspaces",
-           "current_stream_handle", "fastpath_status", "load_model", "replace_linear"]
+           "current_stream_handle", "fastpath_status", "load_model", "replace_linear",
+           "QuantGptOssExperts"]
 
 _ACT_TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -688,4 +689,7 @@ def __getattr__(name):
     if name in ("load_model", "replace_linear"):
         from . import torch_model
         return getattr(torch_model, name)
+    if name == "QuantGptOssExperts":
+        from .torch_experts import QuantGptOssExperts
+        return QuantGptOssExperts
     raise AttributeError(f"module 'qmat.torch' has no attribute {name!r}")

@@ -584,14 +584,13 @@ def test_transformers_gptoss_with_quant_experts_matches_the_dequantized_model(gp
     keeps transformers' own module, its 3-D parameters holding the same
     weights. The logits of a prefill (M = 9 .. 80 rows per expert: the fused
     GEMM) and of a decode step (M <= 2: the GEMV) agree within the bound."""
-    from qmat.torch_experts import QuantGptOssExperts
     result, lib = gptoss
     loaded = qt.load_model(result.directory, library=lib, device="cuda")
     reference = qt.load_model(result.directory, device="cuda", dequantize=True)
     for layer in range(2):
         experts = loaded.get_submodule(f"model.layers.{layer}.mlp.experts")
         dense = reference.get_submodule(f"model.layers.{layer}.mlp.experts")
-        assert isinstance(experts, QuantGptOssExperts) and experts.num_experts == 4
+        assert isinstance(experts, qt.QuantGptOssExperts) and experts.num_experts == 4
         assert type(dense).__name__ == "GptOssExperts"
         assert (experts.alpha, experts.limit) == (dense.alpha, dense.limit)
         for e in range(4):
