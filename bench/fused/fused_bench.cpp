@@ -41,8 +41,8 @@ struct Variant {
 };
 
 /// Every fused tiling compiled into the bundle (make_bundle.py writes them
-/// into variants.inc).
-const Variant kVariants[] = {
+/// into variants.inc; none where no layer takes the fused GEMM).
+const std::vector<Variant> kVariants = {
 #include "variants.inc"
 };
 
@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
         // The policy (-1), then every fused variant that this layer has or,
         // at M in the GEMV's range, every GEMV pair.
         bool gemvM = m <= kGemvMaxM;
-        int arms = gemvM ? int(std::size(kGemvPairs)) : int(std::size(kVariants));
+        int arms = gemvM ? int(std::size(kGemvPairs)) : int(kVariants.size());
         for (int v = -1; v < arms; ++v) {
           // Each fused variant at M = 16, 31, 100 and 1000 (M % 3 == 1),
           // each GEMV pair at every M; the lm_head's reference is too slow
