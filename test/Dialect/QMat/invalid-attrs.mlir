@@ -208,3 +208,19 @@ func.func @config_resident_threads_above() attributes {c = #qmat.kernel_config<m
 func.func @config_unknown_matrix() attributes {c = #qmat.kernel_config<matrix = mma_16x8x32, decode = magic_bias>} {
   return
 }
+
+// -----
+
+// Rule: a plan's optional fields come once each, in their order.
+// expected-error @+1 {{expected prepared_weights or fused_max_m (each at most once, in that order), got 'prepared_weights'}}
+func.func @plan_fields_out_of_order() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 128, prepared_weights = true>} {
+  return
+}
+
+// -----
+
+// Rule: the fused GEMM's range starts above the GEMV's.
+// expected-error @+1 {{fused_max_m must be 0 (no fused GEMM) or in (gemv_max_m, 2147483647] = (8, 2147483647], got 8}}
+func.func @plan_fused_max_m() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 8>} {
+  return
+}

@@ -714,3 +714,45 @@ func.func @config_decode(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memr
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core decode = lookup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
   return
 }
+
+// -----
+
+// Rule: Y is a rank-2 memref [M, N].
+func.func @y_rank(%a: memref<?x64xbf16>, %w: memref<8x32xi8>, %s: memref<8x4xf8E4M3FN>,
+                  %g: memref<f32>, %y: memref<?xbf16>) {
+  // expected-error @+1 {{Y must be a rank-2 memref [M, N], got 'memref<?xbf16>'}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xbf16>, memref<8x32xi8>, memref<8x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?xbf16>)
+  return
+}
+
+// -----
+
+// Rule: N, the row count of the weights, is static in Y.
+func.func @y_dynamic_n(%a: memref<?x64xbf16>, %w: memref<8x32xi8>, %s: memref<8x4xf8E4M3FN>,
+                       %g: memref<f32>, %y: memref<?x?xbf16>) {
+  // expected-error @+1 {{N (dim 1 of Y) must be static}}
+  qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x64xbf16>, memref<8x32xi8>, memref<8x4xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x?xbf16>)
+  return
+}
+
+// -----
+
+// Rule: K, the scratch's row length, is static.
+func.func @scratch_dynamic_k(%w: memref<4x64xf8E4M3FN>, %s: memref<4x1xf32>, %o: memref<4x?xbf16>) {
+  // expected-error @+1 {{K (dim 1 of scratch) must be static}}
+  qmat.dequantize <fp8, block = 128> ins(%w, %s : memref<4x64xf8E4M3FN>, memref<4x1xf32>)
+      outs(%o : memref<4x?xbf16>)
+  return
+}
+
+// -----
+
+// Rule: the magic-bias decode of e2m1 places the codes with the exponent
+// bias of the result type; without one it would decode wrong values.
+func.func @decode_magic_bias_without_bias(%p: vector<4xi8>) {
+  // expected-error @+1 {{magic_bias decoding of e2m1 needs exponent_bias 126 for 'bf16'}}
+  %0 = qmat.decode e2m1 %p method = magic_bias : vector<4xi8> -> vector<8xbf16>
+  return
+}
