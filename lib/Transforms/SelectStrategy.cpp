@@ -132,6 +132,14 @@ struct QMatSelectStrategyPass
         return WalkResult::interrupt();
       }
       int64_t capBytes = scratchCapMiB * 1024 * 1024;
+      // The prefill dequantizes at least one row per tile: where one row is
+      // beyond the cap, the workspace is too, and the user should know.
+      if (*rowBytes > capBytes)
+        op.emitWarning() << "one scratch row of K = " << k << " elements takes "
+                         << *rowBytes << " bytes, more than scratch-cap-mib = "
+                         << int64_t(scratchCapMiB)
+                         << " MiB: the prefill's tiles of one row each need "
+                            "that much workspace";
       int64_t capRows = std::max<int64_t>(1, capBytes / *rowBytes);
       // Tiles of a multiple of 128 rows keep every tile's Y and bias offset
       // 16-byte aligned for the GEMM (on the H200 the nvfp4 lm_head prefill
