@@ -337,7 +337,9 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "// capture _run into a graph, make one call per layer and M range\n"
      << "// before the capture. Entry points may be called from any thread:\n"
      << "// the loaded state is shared under a lock and the last error is per\n"
-     << "// thread; _unload must not run while another thread is in _run.\n"
+     << "// thread. _unload waits for the calls other threads are making, and\n"
+     << "// a call after it loads the module again; work already queued on a\n"
+     << "// stream must have run before _unload (synchronize first).\n"
      << "//\n"
      << "// QMAT_LOG=info logs to stderr which binary each device loads and\n"
      << "// the first call of each layer on each path and variant (and why);\n"
@@ -422,6 +424,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
         "<cstdint>\n"
      << "#include <array>\n#include <initializer_list>\n#include "
         "<map>\n#include <mutex>\n#include <set>\n#include "
+        "<shared_mutex>\n#include "
         "<string>\n#include <tuple>\n#include <type_traits>\n#include "
         "<utility>\n"
      << "#include <vector>\n\n"
@@ -575,19 +578,8 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   os << "extern \"C\" {\n\n"
      << "const char *" << bundle.prefix
      << "_last_error(void) { return lastError.c_str(); }\n\n"
-     << "qmat_status " << bundle.prefix << "_unload(void) {\n";
-  if (isHip(bundle))
-    os << "  return unloadAll();\n}\n\n";
-  else
-    os << "  std::lock_guard<std::mutex> lock(stateMutex);\n"
-       << "  qmat_status status = QMAT_OK;\n"
-       << "  for (auto &entry : states) {\n"
-       << "    ScopedContext scope(entry.first);\n"
-       << "    if (entry.second.lt) cublasLtDestroy(entry.second.lt);\n"
-       << "    CUresult result = cuModuleUnload(entry.second.module);\n"
-       << "    if (result != CUDA_SUCCESS && status == QMAT_OK)\n"
-       << "      status = cudaFailure(result, \"cuModuleUnload\");\n"
-       << "  }\n  states.clear();\n  return status;\n}\n\n";
+     << "qmat_status " << bundle.prefix << "_unload(void) {\n"
+     << "  return unloadWhenIdle();\n}\n\n";
   if (!isHip(bundle))
     os << "qmat_status " << bundle.prefix
        << "_selected_binary(int major, int minor, const char **target, int "

@@ -12,7 +12,9 @@
 // CHECK: // Operands of <layer>_run: device pointers to dense row-major
 // CHECK: // (pageable host memory) is refused with QMAT_ERROR_INVALID_ARGUMENT,
 // CHECK: // Calls are asynchronous on `stream`: QMAT_OK means the work was
-// CHECK: // thread; _unload must not run while another thread is in _run.
+// CHECK: // thread. _unload waits for the calls other threads are making, and
+// CHECK-NEXT: // a call after it loads the module again; work already queued on a
+// CHECK-NEXT: // stream must have run before _unload (synchronize first).
 // CHECK: // QMAT_LOG=info logs to stderr which binary each device loads and
 // CHECK-LABEL: /// qkv: Y[m, 256] = A[m, 256] * W^T (nvfp4, block 16, bf16).
 // CHECK:      /// Y[m, 256] = A[m, 256] * W^T, for 0 < m <= 2147483647. a: bf16 [m, 256]; y: bf16 [m, 256];

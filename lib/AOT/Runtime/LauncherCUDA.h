@@ -391,6 +391,21 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
   return QMAT_OK;
 }
 
+qmat_status unloadAll() {
+  std::lock_guard<std::mutex> lock(stateMutex);
+  qmat_status status = QMAT_OK;
+  for (auto &entry : states) {
+    ScopedContext scope(entry.first);
+    if (entry.second.lt)
+      cublasLtDestroy(entry.second.lt);
+    CUresult result = cuModuleUnload(entry.second.module);
+    if (result != CUDA_SUCCESS && status == QMAT_OK)
+      status = cudaFailure(result, "cuModuleUnload");
+  }
+  states.clear();
+  return status;
+}
+
 qmat_status runChecked(const LayerDesc &layer, CUstream stream, int64_t m, const void *a,
                        const void *weights, const void *scales, const float *globalScale,
                        const void *zeroPoints, const void *bias, void *y, void *workspace,

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -448,11 +449,27 @@ struct AbiRun<qmat_status (*)(StreamType, Args...)> {
 };
 template <class Function> using AbiRunType = typename AbiRun<Function>::type;
 
+/// Held shared by every _run for its whole call and exclusively by _unload:
+/// an unload waits for the calls in progress, and no call sees a module
+/// being unloaded (a call after it loads the module again).
+std::shared_mutex runMutex;
+
+/// Defined by the vendor runtime that follows: unloads every module and
+/// library handle.
+qmat_status unloadAll();
+
+/// _unload, once no other thread is in _run.
+qmat_status unloadWhenIdle() {
+  std::unique_lock<std::shared_mutex> idle(runMutex);
+  return unloadAll();
+}
+
 /// Every failure message starts with the layer's name.
 qmat_status runLayer(const LayerDesc &layer, Stream stream, int64_t m, const void *a,
                      const void *weights, const void *scales, const float *globalScale,
                      const void *zeroPoints, const void *bias, void *y, void *workspace,
                      size_t workspaceSize) {
+  std::shared_lock<std::shared_mutex> running(runMutex);
   qmat_status status = runChecked(layer, stream, m, a, weights, scales, globalScale, zeroPoints,
                                   bias, y, workspace, workspaceSize);
   if (status != QMAT_OK)

@@ -1,7 +1,9 @@
 // Several threads calling one layer at once, on every path, with good and
 // bad arguments: the launcher's shared state (the per-context module, the
 // cuBLASLt handle and algorithm cache, the log's first-call set) is taken
-// under its lock and each thread's last error is its own. Run under
+// under its lock and each thread's last error is its own; meanwhile another
+// thread unloads the module again and again (each unload waits for the calls
+// in progress, and the next call loads the module again). Run under
 // ThreadSanitizer; prints one line per thread.
 #include "th.h"
 
@@ -35,13 +37,23 @@ void worker(int id, std::string *report) {
             std::to_string(refused) + " refused, " + std::to_string(wrongMessage) +
             " wrong messages";
 }
+
+void unloader(std::string *report) {
+  int ok = 0;
+  for (int i = 0; i < 50; ++i) {
+    ok += th_unload() == QMAT_OK;
+    std::this_thread::yield();
+  }
+  *report = "unloader: " + std::to_string(ok) + " of 50 unloads ok";
+}
 } // namespace
 
 int main() {
-  std::vector<std::string> reports(4);
+  std::vector<std::string> reports(5);
   std::vector<std::thread> threads;
   for (int id = 0; id < 4; ++id)
     threads.emplace_back(worker, id, &reports[id]);
+  threads.emplace_back(unloader, &reports[4]);
   for (std::thread &thread : threads)
     thread.join();
   for (const std::string &report : reports)
