@@ -29,6 +29,9 @@
 // CHECK-NEXT: fused m=16: 0 ok
 // CHECK-NEXT: launch grid=(4,128,1) block=(128,1,1) view0=+318767104 rows=128
 // CHECK-NEXT: fused m=128: 0 ok
+// CHECK-NEXT: launch grid=(1,64,1) block=(128,1,1) view0=+318767104 rows=16
+// CHECK-NEXT: default stream: 0 ok
+// CHECK-NEXT: no context: 4 gate: no CUDA context is current and the stream is the default stream
 // CHECK-NEXT: null a: 1 gate: a must not be null
 // CHECK-NEXT: null weights: 1 gate: weights must not be null
 // CHECK-NEXT: null y: 1 gate: y must not be null

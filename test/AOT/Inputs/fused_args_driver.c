@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define AT(offset) ((void *)(uintptr_t)(0x10000000u + (offset)))
 
@@ -20,6 +21,12 @@ int main(void) {
   printf("workspace m<=128: %zu\n", fargs_gate_workspace_size(128));
   report("fused m=16", fargs_gate_run(stream, 16, a, w, s, g, NULL, NULL, y, NULL, 0));
   report("fused m=128", fargs_gate_run(stream, 128, a, w, s, g, NULL, NULL, y, NULL, 0));
+  /* The default stream runs in the current context; without one the call
+   * is refused. */
+  report("default stream", fargs_gate_run(NULL, 16, a, w, s, g, NULL, NULL, y, NULL, 0));
+  setenv("MOCK_NO_CONTEXT", "1", 1);
+  report("no context", fargs_gate_run(NULL, 16, a, w, s, g, NULL, NULL, y, NULL, 0));
+  unsetenv("MOCK_NO_CONTEXT");
   report("null a", fargs_gate_run(stream, 16, NULL, w, s, g, NULL, NULL, y, NULL, 0));
   report("null weights", fargs_gate_run(stream, 16, a, NULL, s, g, NULL, NULL, y, NULL, 0));
   report("null y", fargs_gate_run(stream, 16, a, w, s, g, NULL, NULL, NULL, NULL, 0));

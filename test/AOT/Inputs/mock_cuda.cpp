@@ -76,7 +76,8 @@ CUresult cuStreamGetCtx(CUstream, CUcontext *context) {
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext *context) {
-  *context = reinterpret_cast<CUcontext>(&fakeContext);
+  // MOCK_NO_CONTEXT: a thread on which no context is current.
+  *context = std::getenv("MOCK_NO_CONTEXT") ? nullptr : reinterpret_cast<CUcontext>(&fakeContext);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPushCurrent(CUcontext) { return CUDA_SUCCESS; }
