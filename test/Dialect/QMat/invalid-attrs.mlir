@@ -224,3 +224,11 @@ func.func @plan_fields_out_of_order() attributes {p = #qmat.plan<target = <sm_90
 func.func @plan_fused_max_m() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32, fused_max_m = 8>} {
   return
 }
+
+// -----
+
+// Rule: a plan's prepared_weights is true or false.
+// expected-error @+1 {{prepared_weights takes true or false}}
+func.func @plan_prepared_weights_value() attributes {p = #qmat.plan<target = <sm_90>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 32, prepared_weights = yes>} {
+  return
+}

@@ -259,3 +259,13 @@ func.func @config_fused_whole_blocks(%a: memref<?x256xbf16>, %w: memref<6160x128
       global_scale(%g : memref<f32>) outs(%y : memref<?x6160xbf16>) m_tile = 32 warps_n = 2 split_k = 2 col_tiles = 2 stages = 2 config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias, whole_blocks = true>
   return
 }
+
+// -----
+
+// Rule: the fused GEMM's own decode, where set, is its config's.
+func.func @config_fused_decode(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>, %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{decode = lookup but its config decodes with magic_bias}}
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 1 decode = lookup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
+  return
+}

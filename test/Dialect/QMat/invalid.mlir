@@ -756,3 +756,12 @@ func.func @decode_magic_bias_without_bias(%p: vector<4xi8>) {
   %0 = qmat.decode e2m1 %p method = magic_bias : vector<4xi8> -> vector<8xbf16>
   return
 }
+
+// -----
+
+// Rule: e4m3 takes no exponent bias (only 0 keeps every value exact).
+func.func @decode_bias_e4m3(%p: vector<8xi8>) {
+  // expected-error @+1 {{exponent_bias 8 is not exact for e4m3 to 'f16' (allowed: 0)}}
+  %0 = qmat.decode e4m3 %p exponent_bias = 8 : vector<8xi8> -> vector<8xf16>
+  return
+}
