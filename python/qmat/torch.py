@@ -29,7 +29,7 @@ from .launcher import WORKSPACE_ALIGNMENT, check_operands, check_workspace, load
 
 __all__ = ["load_library", "run_layer", "QuantLinear", "release_workspaces",
            "current_stream_handle", "fastpath_status", "load_model", "replace_linear",
-           "QuantGptOssExperts"]
+           "QuantGptOssExperts", "QuantSwiGluExperts"]
 
 _ACT_TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -689,7 +689,7 @@ def __getattr__(name):
     if name in ("load_model", "replace_linear"):
         from . import torch_model
         return getattr(torch_model, name)
-    if name == "QuantGptOssExperts":
-        from .torch_experts import QuantGptOssExperts
-        return QuantGptOssExperts
+    if name in ("QuantGptOssExperts", "QuantSwiGluExperts"):
+        from . import torch_experts
+        return getattr(torch_experts, name)
     raise AttributeError(f"module 'qmat.torch' has no attribute {name!r}")

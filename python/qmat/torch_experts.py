@@ -1,8 +1,37 @@
-"""gpt-oss mixture-of-experts layers on qmat kernels: QuantGptOssExperts
-takes the place of transformers' GptOssExperts (all experts of a layer in
-3-D parameters) with one QuantLinear per expert and projection
-(docs/python.md)."""
+"""Mixture-of-experts layers on qmat kernels: modules that take the place
+of transformers' experts modules (all experts of a layer in 3-D
+parameters) with one QuantLinear per expert and projection
+(docs/python.md). QuantGptOssExperts replaces GptOssExperts,
+QuantSwiGluExperts the SwiGLU form (Qwen3MoeExperts, MixtralExperts,
+DeepseekV3Experts, ...)."""
 import torch
+
+
+def _route(hidden_states, indices, weights, num_experts, expert):
+    """What transformers' experts modules do with the router's choice: for
+    each expert chosen for some token, `expert(e, its tokens' states)`
+    weighted by each token's routing weight and added to its output.
+    `indices` and `weights` are [tokens, top_k]."""
+    next_states = torch.zeros_like(hidden_states)
+    with torch.no_grad():
+        # [experts, top_k, tokens]: which (choice, token) pairs each expert has.
+        mask = torch.nn.functional.one_hot(indices, num_classes=num_experts)
+        mask = mask.permute(2, 1, 0)
+        hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
+    for e in hit[:, 0].tolist():
+        top_k_pos, token_idx = torch.where(mask[e])
+        out = expert(e, hidden_states[token_idx])
+        weighted = out * weights[token_idx, top_k_pos, None]
+        next_states.index_add_(0, token_idx, weighted.to(hidden_states.dtype))
+    return next_states
+
+
+def _experts(*projections):
+    counts = {len(p) for p in projections}
+    if len(counts) != 1 or not projections[0]:
+        raise ValueError(f"one linear per expert in each projection, got "
+                         f"{', '.join(str(len(p)) for p in projections)}")
+    return counts.pop()
 
 
 class QuantGptOssExperts(torch.nn.Module):
@@ -19,12 +48,9 @@ class QuantGptOssExperts(torch.nn.Module):
 
     def __init__(self, gate_up, down, alpha=1.702, limit=7.0):
         super().__init__()
-        if len(gate_up) != len(down) or not gate_up:
-            raise ValueError(f"one gate_up and one down projection per expert, got "
-                             f"{len(gate_up)} and {len(down)}")
+        self.num_experts = _experts(gate_up, down)
         self.gate_up = torch.nn.ModuleList(gate_up)
         self.down = torch.nn.ModuleList(down)
-        self.num_experts = len(gate_up)
         self.alpha = alpha
         self.limit = limit
 
@@ -34,20 +60,41 @@ class QuantGptOssExperts(torch.nn.Module):
         up = up.clamp(min=-self.limit, max=self.limit)
         return (up + 1) * (gate * torch.sigmoid(gate * self.alpha))
 
+    def _expert(self, e, x):
+        return self.down[e](self._apply_gate(self.gate_up[e](x)).to(x.dtype))
+
     def forward(self, hidden_states, router_indices=None, routing_weights=None):
-        next_states = torch.zeros_like(hidden_states)
-        with torch.no_grad():
-            # [experts, top_k, tokens]: which (choice, token) pairs each expert has.
-            mask = torch.nn.functional.one_hot(router_indices, num_classes=self.num_experts)
-            mask = mask.permute(2, 1, 0)
-            hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
-        for e in hit[:, 0].tolist():
-            top_k_pos, token_idx = torch.where(mask[e])
-            gated = self._apply_gate(self.gate_up[e](hidden_states[token_idx]))
-            out = self.down[e](gated.to(hidden_states.dtype))
-            weighted = out * routing_weights[token_idx, top_k_pos, None]
-            next_states.index_add_(0, token_idx, weighted.to(hidden_states.dtype))
-        return next_states
+        return _route(hidden_states, router_indices, routing_weights, self.num_experts,
+                      self._expert)
 
     def extra_repr(self):
         return f"experts={self.num_experts}, alpha={self.alpha}, limit={self.limit}"
+
+
+class QuantSwiGluExperts(torch.nn.Module):
+    """The SwiGLU experts of one layer (transformers' Qwen3MoeExperts,
+    MixtralExperts, DeepseekV3Experts, ...), each projection a QuantLinear.
+
+    forward(hidden_states, top_k_index, top_k_weights) computes what those
+    modules' forward does: for each expert the router chose for some token,
+    h = act_fn(x W_gate^T) * (x W_up^T), then h W_down^T weighted by the
+    token's routing weight and added to the token's output. Each product is
+    the QuantLinear's (rounded once to the activation type); `act_fn` is the
+    replaced module's."""
+
+    def __init__(self, gate, up, down, act_fn=None):
+        super().__init__()
+        self.num_experts = _experts(gate, up, down)
+        self.gate = torch.nn.ModuleList(gate)
+        self.up = torch.nn.ModuleList(up)
+        self.down = torch.nn.ModuleList(down)
+        self.act_fn = act_fn if act_fn is not None else torch.nn.SiLU()
+
+    def _expert(self, e, x):
+        return self.down[e](self.act_fn(self.gate[e](x)) * self.up[e](x))
+
+    def forward(self, hidden_states, top_k_index=None, top_k_weights=None):
+        return _route(hidden_states, top_k_index, top_k_weights, self.num_experts, self._expert)
+
+    def extra_repr(self):
+        return f"experts={self.num_experts}"

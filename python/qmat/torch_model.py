@@ -20,7 +20,7 @@ from .checkpoint.replace import (ModuleSpec, experts_placements, open_import, pl
 from .errors import ArgumentError
 from .launcher import load_library
 from .torch import QuantLinear
-from .torch_experts import QuantGptOssExperts
+from .torch_experts import QuantGptOssExperts, QuantSwiGluExperts
 
 _ACT = {"bf16": torch.bfloat16, "f16": torch.float16}
 _STORED = {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32,
@@ -41,6 +41,10 @@ def module_specs(model):
             specs[name] = ModuleSpec(type(module).__name__,
                                      experts=(module.num_experts, module.hidden_size,
                                               intermediate))
+        elif _is_swiglu_experts(module):
+            experts, rows, hidden = module.gate_up_proj.shape
+            specs[name] = ModuleSpec(type(module).__name__, experts=(experts, hidden, rows // 2),
+                                     experts_form="swiglu")
         else:
             specs[name] = ModuleSpec(type(module).__name__)
     return specs
@@ -52,6 +56,23 @@ def _is_gptoss_experts(module):
     return (type(module).__name__ == "GptOssExperts"
             or all(hasattr(module, a) for a in ("gate_up_proj", "down_proj", "num_experts",
                                                  "hidden_size", "alpha", "limit")))
+
+
+def _is_swiglu_experts(module):
+    """An experts module of transformers 5 in the SwiGLU form (Qwen3MoeExperts,
+    MixtralExperts, DeepseekV3Experts, ...): gate_up_proj [E, 2I, H] (gate
+    rows, then up rows), down_proj [E, H, I], act_fn, no bias, not
+    transposed."""
+    gate_up, down = (getattr(module, a, None) for a in ("gate_up_proj", "down_proj"))
+    if not isinstance(gate_up, torch.Tensor) or not isinstance(down, torch.Tensor):
+        return False
+    if gate_up.dim() != 3 or down.dim() != 3 or not hasattr(module, "act_fn"):
+        return False
+    if getattr(module, "is_transposed", False) or getattr(module, "has_bias", False) \
+            or not getattr(module, "has_gate", True):
+        return False
+    experts, rows, hidden = gate_up.shape
+    return rows % 2 == 0 and tuple(down.shape) == (experts, hidden, rows // 2)
 
 
 def replace_linear(model, imported, *, library=None, device=None):
@@ -80,12 +101,18 @@ def _set_quantized(model, imported, placements, library, device):
         if not placement.expert:
             _set_module(model, placement.module,
                         _quant_linear(imported, placement, library, device))
-    for container, (gate_up, down) in experts_placements(placements).items():
+    for container, parts in experts_placements(placements).items():
         original = model.get_submodule(container)
-        _set_module(model, container, QuantGptOssExperts(
-            [_quant_linear(imported, p, library, device) for p in gate_up],
-            [_quant_linear(imported, p, library, device) for p in down],
-            alpha=getattr(original, "alpha", 1.702), limit=getattr(original, "limit", 7.0)))
+        linears = {projection: [_quant_linear(imported, p, library, device) for p in part]
+                   for projection, part in parts.items()}
+        if "gate_up_proj" in linears:
+            module = QuantGptOssExperts(
+                linears["gate_up_proj"], linears["down_proj"],
+                alpha=getattr(original, "alpha", 1.702), limit=getattr(original, "limit", 7.0))
+        else:
+            module = QuantSwiGluExperts(linears["gate_proj"], linears["up_proj"],
+                                        linears["down_proj"], original.act_fn)
+        _set_module(model, container, module)
 
 
 def load_model(path, *, imported=None, library=None, config=None, device="cuda", dtype=None,
@@ -245,20 +272,35 @@ def _set_dequantized(model, imported, placement, device, dtype, library=None):
 
 
 def _set_dequantized_experts(model, imported, container, parts, device, dtype, library=None):
-    """GptOssExperts' 3-D parameters from _dequantized, expert by expert:
-    gate_up_proj [E, H, 2I] and down_proj [E, I, H] hold W^T (its forward
-    computes x @ W + b), the biases [E, 2I] and [E, H]."""
+    """The experts module's 3-D parameters from _dequantized, expert by
+    expert. GptOssExperts: gate_up_proj [E, H, 2I] and down_proj [E, I, H]
+    hold W^T (its forward computes x @ W + b), the biases [E, 2I] and
+    [E, H]. The SwiGLU form: gate_up_proj [E, 2I, H] holds W_gate over
+    W_up, down_proj [E, H, I] W_down (its forward computes x W^T)."""
     experts = model.get_submodule(container)
-    for projection, placements in zip(("gate_up_proj", "down_proj"), parts):
+
+    def stacked(placements, transposed):
         weights, biases = [], []
         for placement in placements:
             weight, bias = _dequantized(imported, placement, library)
-            weights.append(weight.t().to(device=device, dtype=dtype))
-            biases.append(bias.to(device=device, dtype=dtype))
-        setattr(experts, projection,
-                torch.nn.Parameter(torch.stack(weights), requires_grad=False))
-        setattr(experts, projection + "_bias",
-                torch.nn.Parameter(torch.stack(biases), requires_grad=False))
+            weights.append((weight.t() if transposed else weight).to(device=device, dtype=dtype))
+            if bias is not None:
+                biases.append(bias.to(device=device, dtype=dtype))
+        return torch.stack(weights), torch.stack(biases) if biases else None
+
+    def put(name, value):
+        setattr(experts, name, torch.nn.Parameter(value, requires_grad=False))
+
+    if "gate_up_proj" in parts:
+        for projection in ("gate_up_proj", "down_proj"):
+            weight, bias = stacked(parts[projection], transposed=True)
+            put(projection, weight)
+            put(projection + "_bias", bias)
+        return
+    gate, _ = stacked(parts["gate_proj"], transposed=False)
+    up, _ = stacked(parts["up_proj"], transposed=False)
+    put("gate_up_proj", torch.cat([gate, up], dim=1))
+    put("down_proj", stacked(parts["down_proj"], transposed=False)[0])
 
 
 def _as_torch(array, dtype):

@@ -304,7 +304,8 @@ def test_gptoss_experts_placed_in_their_module(tmp_path):
                                                for l in range(LAYERS)}
     grouped = ck.experts_placements(placements)
     assert sorted(grouped) == [f"model.layers.{l}.mlp.experts" for l in range(LAYERS)]
-    gate_up, down = grouped[P0]
+    assert list(grouped[P0]) == ["down_proj", "gate_up_proj"]
+    gate_up, down = grouped[P0]["gate_up_proj"], grouped[P0]["down_proj"]
     assert [p.module for p in gate_up] == experts_of(P0, "gate_up_proj")
     assert [p.module for p in down] == experts_of(P0, "down_proj")
     assert {p.layer for p in gate_up} == {LAYER_OF["gate_up_proj"]}
@@ -332,6 +333,13 @@ def test_gptoss_experts_refused_where_the_model_differs(tmp_path):
         f"{P0}.0.down_proj: the import holds it as gpt-oss MXFP4 expert 0 of {P0}, but the model "
         f"has neither a torch.nn.Linear of that name nor a gpt-oss experts module at {P0} (the "
         f"model's {P0} is a Sequential)")
+    specs[P0] = ck.ModuleSpec("Qwen3MoeExperts", experts=(E, H, I), experts_form="swiglu")
+    with pytest.raises(qmat.ArgumentError) as e:
+        ck.plan_linears(out, specs)
+    assert str(e.value) == (
+        f"{P0}.0.down_proj: the import holds it as gpt-oss MXFP4 expert 0 of {P0}, but the model "
+        f"has neither a torch.nn.Linear of that name nor a gpt-oss experts module at {P0} (the "
+        f"model's {P0} is a Qwen3MoeExperts)")
     del specs[P0]
     with pytest.raises(qmat.ArgumentError) as e:
         ck.plan_linears(out, specs)

@@ -308,3 +308,14 @@ def test_config_shapes_of_experts_and_latent_attention(tmp_path):
         "check_config=False / --no-config-check for an architecture whose down_proj differs)")
     qwen = Fake(dict(CONFIG, shared_expert_intermediate_size=768))
     check_config_shape("model.layers.0.mlp.shared_expert.gate_proj", 768, 256, qwen, "w")
+    # Mixtral: experts intermediate_size wide, their projections w1 / w3 / w2.
+    mixtral = Fake(CONFIG)
+    check_config_shape("model.layers.0.block_sparse_moe.experts.7.w1", 512, 256, mixtral, "w")
+    check_config_shape("model.layers.0.block_sparse_moe.experts.7.w3", 512, 256, mixtral, "w")
+    check_config_shape("model.layers.0.block_sparse_moe.experts.7.w2", 256, 512, mixtral, "w")
+    check_config_shape("model.layers.0.mlp.w2", 256, 256, mixtral, "w")   # not an expert
+    with pytest.raises(ck.ShapeError) as caught:
+        check_config_shape("model.layers.0.block_sparse_moe.experts.7.w2", 256, 256, mixtral, "w")
+    assert str(caught.value) == (
+        "w: w2 has K = 256, but config.json gives intermediate_size = 512 (pass "
+        "check_config=False / --no-config-check for an architecture whose w2 differs)")

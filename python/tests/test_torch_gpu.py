@@ -377,16 +377,9 @@ def write_gptq_llama(directory):
     """The checkpoint, and the model's dense weights ({name: bf16 tensor}),
     each linear's W = (q - 8) * scale rounded once to bf16 (GPTQ's
     definition, in torch)."""
-    import json
-    from qmat import checkpoint as ck
     gen = torch.Generator().manual_seed(7)
     dense, stored = {}, {}
-
-    def bf16(name, *shape, scale=1.0):
-        value = (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16)
-        dense[name] = value
-        stored[name] = ("BF16", value.view(torch.int16).numpy().view(np.uint16))
-
+    bf16 = bf16_writer(gen, dense, stored)
     bf16("model.embed_tokens.weight", 512, 1024)
     bf16("lm_head.weight", 512, 1024, scale=0.05)
     bf16("model.norm.weight", 1024)
@@ -394,22 +387,41 @@ def write_gptq_llama(directory):
         for norm in ("input_layernorm", "post_attention_layernorm"):
             bf16(f"model.layers.{layer}.{norm}.weight", 1024)
         for projection in PROJECTIONS:
-            name = f"model.layers.{layer}.{projection}"
-            q = torch.randint(0, 16, (1024, 1024), generator=gen)          # [K, N]
-            scale = (torch.rand(8, 1024, generator=gen) * 3e-3 + 1e-3).to(torch.bfloat16)
-            words = torch.zeros(128, 1024, dtype=torch.int64)
-            for j in range(8):
-                words |= q[j::8] << (4 * j)
-            stored[f"{name}.qweight"] = words.numpy().astype(np.uint32).view(np.int32)
-            stored[f"{name}.qzeros"] = np.full((8, 128), 0x77777777, dtype=np.uint32).view(np.int32)
-            stored[f"{name}.scales"] = scale.to(torch.float16).numpy()   # bf16 values, exactly
-            w = (q - 8).float() * scale.float().repeat_interleave(128, dim=0)
-            dense[f"{name}.weight"] = w.T.contiguous().to(torch.bfloat16)
+            gptq_linear(gen, f"model.layers.{layer}.{projection}", dense, stored)
+    write_test_checkpoint(directory, LLAMA, stored)
+    return dense
+
+
+def bf16_writer(gen, dense, stored):
+    """bf16(name, *shape, scale=1.0): a random bf16 tensor in both dicts."""
+    def bf16(name, *shape, scale=1.0):
+        value = (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16)
+        dense[name] = value
+        stored[name] = ("BF16", value.view(torch.int16).numpy().view(np.uint16))
+    return bf16
+
+
+def gptq_linear(gen, name, dense, stored):
+    """A 1024 x 1024 GPTQ int4 linear of group 128, symmetric (zero 8)."""
+    q = torch.randint(0, 16, (1024, 1024), generator=gen)          # [K, N]
+    scale = (torch.rand(8, 1024, generator=gen) * 3e-3 + 1e-3).to(torch.bfloat16)
+    words = torch.zeros(128, 1024, dtype=torch.int64)
+    for j in range(8):
+        words |= q[j::8] << (4 * j)
+    stored[f"{name}.qweight"] = words.numpy().astype(np.uint32).view(np.int32)
+    stored[f"{name}.qzeros"] = np.full((8, 128), 0x77777777, dtype=np.uint32).view(np.int32)
+    stored[f"{name}.scales"] = scale.to(torch.float16).numpy()   # bf16 values, exactly
+    w = (q - 8).float() * scale.float().repeat_interleave(128, dim=0)
+    dense[f"{name}.weight"] = w.T.contiguous().to(torch.bfloat16)
+
+
+def write_test_checkpoint(directory, config, stored):
+    import json
+    from qmat import checkpoint as ck
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "config.json"), "w") as f:
-        json.dump(LLAMA, f)
+        json.dump(config, f)
     ck.write_file(os.path.join(directory, "model.safetensors"), stored)
-    return dense
 
 
 @pytest.fixture(scope="module")
@@ -611,6 +623,108 @@ def test_transformers_gptoss_with_quant_experts_matches_the_dequantized_model(gp
     experts = loaded.model.layers[0].mlp.experts
     dense = reference.model.layers[0].mlp.experts
     x = torch.randn(64, 256, device="cuda", generator=gen).to(torch.bfloat16)
+    indices = torch.randint(0, 3, (64, 2), device="cuda", generator=gen)   # expert 3 never
+    weights = torch.softmax(torch.randn(64, 2, device="cuda", generator=gen), 1).to(torch.bfloat16)
+    assert relative(experts(x, indices, weights), dense(x, indices, weights)) <= BOUNDS["bf16"]
+
+
+# Qwen3-MoE and Mixtral models (transformers 5 keeps their experts in 3-D
+# parameters) as GPTQ checkpoints with a linear per expert and projection,
+# every linear int4 1024 x 1024 of block 128 (bench/python's int4_bf16): 4
+# experts of intermediate size 1024, 2 per token. Mixtral's checkpoint
+# names them block_sparse_moe.experts.<e>.w1 / w3 / w2.
+GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
+MOE = {
+    "qwen3_moe": ({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+                   "moe_intermediate_size": 1024, "intermediate_size": 2048, "num_experts": 4,
+                   "norm_topk_prob": True},
+                  "mlp.experts", ("gate_proj", "up_proj", "down_proj"), "mlp.gate"),
+    "mixtral": ({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+                 "intermediate_size": 1024, "num_local_experts": 4},
+                "block_sparse_moe.experts", ("w1", "w3", "w2"), "block_sparse_moe.gate"),
+}
+
+
+def write_moe(directory, kind):
+    """The checkpoint of MOE[kind] and its dense weights by name."""
+    config, experts, names, router = MOE[kind]
+    config = dict(config, hidden_size=1024, num_attention_heads=8, num_key_value_heads=8,
+                  head_dim=128, num_hidden_layers=2, num_experts_per_tok=2, vocab_size=512,
+                  rms_norm_eps=1e-5, max_position_embeddings=256, tie_word_embeddings=False,
+                  torch_dtype="bfloat16", quantization_config=GPTQ)
+    gen = torch.Generator().manual_seed(11)
+    dense, stored = {}, {}
+    bf16 = bf16_writer(gen, dense, stored)
+    bf16("model.embed_tokens.weight", 512, 1024)
+    bf16("lm_head.weight", 512, 1024, scale=0.05)
+    bf16("model.norm.weight", 1024)
+    for layer in range(2):
+        lp = f"model.layers.{layer}"
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            bf16(f"{lp}.{norm}.weight", 1024)
+        if kind == "qwen3_moe":
+            bf16(f"{lp}.self_attn.q_norm.weight", 128)
+            bf16(f"{lp}.self_attn.k_norm.weight", 128)
+        for projection in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            gptq_linear(gen, f"{lp}.self_attn.{projection}", dense, stored)
+        bf16(f"{lp}.{router}.weight", 4, 1024, scale=0.1)
+        for e in range(4):
+            for name in names:
+                gptq_linear(gen, f"{lp}.{experts}.{e}.{name}", dense, stored)
+    write_test_checkpoint(directory, config, stored)
+    return dense
+
+
+@pytest.fixture(scope="module", params=sorted(MOE))
+def moe(request, library, tmp_path_factory):
+    """(kind, import, dense weights, library running it)."""
+    pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp(request.param)
+    dense = write_moe(root / "ckpt", request.param)
+    result, lib = import_for_test(root, library)
+    return request.param, result, dense, lib
+
+
+@torch.inference_mode()
+def test_transformers_moe_with_quant_experts_matches_the_dequantized_model(moe):
+    """load_model puts a QuantSwiGluExperts (a QuantLinear per expert and
+    projection) where transformers' Qwen3MoeExperts / MixtralExperts was;
+    the dequantized model keeps transformers' module, its gate_up_proj
+    holding GPTQ's gate over up weights and down_proj the down weights. The
+    logits of a prefill (the fused GEMM per expert) and a decode step (the
+    GEMV) agree within the bound, and so do the experts alone on a routing
+    that leaves one expert out."""
+    kind, result, dense_weights, lib = moe
+    _, experts_name, names, _ = MOE[kind]
+    loaded = qt.load_model(result.directory, library=lib, device="cuda")
+    reference = qt.load_model(result.directory, device="cuda", dequantize=True)
+    for layer in range(2):
+        experts = loaded.get_submodule(f"model.layers.{layer}.mlp.experts")
+        dense = reference.get_submodule(f"model.layers.{layer}.mlp.experts")
+        assert isinstance(experts, qt.QuantSwiGluExperts) and experts.num_experts == 4
+        assert type(dense).__name__ == {"qwen3_moe": "Qwen3MoeExperts",
+                                        "mixtral": "MixtralExperts"}[kind]
+        assert type(experts.act_fn) is type(dense.act_fn)
+        for e in range(4):
+            stored = [dense_weights[f"model.layers.{layer}.{experts_name}.{e}.{n}.weight"]
+                      for n in names]
+            assert torch.equal(dense.gate_up_proj[e].cpu(), torch.cat(stored[:2]))
+            assert torch.equal(dense.down_proj[e].cpu(), stored[2])
+            for part, want in zip((experts.gate, experts.up, experts.down), stored):
+                assert torch.equal(part[e].dequantized_weight(), want)
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    ids = torch.randint(0, 512, (2, 40), device="cuda", generator=gen)
+    step = torch.randint(0, 512, (2, 1), device="cuda", generator=gen)
+    want = reference(ids, use_cache=True)
+    want_step = reference(step, past_key_values=want.past_key_values).logits
+    got = loaded(ids, use_cache=True)
+    got_step = loaded(step, past_key_values=got.past_key_values).logits
+    assert not torch.isnan(got.logits).any()
+    assert relative(got.logits, want.logits) <= BOUNDS["bf16"]
+    assert relative(got_step, want_step) <= BOUNDS["bf16"]
+    experts = loaded.model.layers[0].mlp.experts
+    dense = reference.model.layers[0].mlp.experts
+    x = torch.randn(64, 1024, device="cuda", generator=gen).to(torch.bfloat16)
     indices = torch.randint(0, 3, (64, 2), device="cuda", generator=gen)   # expert 3 never
     weights = torch.softmax(torch.randn(64, 2, device="cuda", generator=gen), 1).to(torch.bfloat16)
     assert relative(experts(x, indices, weights), dense(x, indices, weights)) <= BOUNDS["bf16"]

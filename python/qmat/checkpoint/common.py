@@ -216,6 +216,8 @@ _LINEAR_SHAPES = {
     "down_proj": ("hidden_size", "intermediate_size"),
     "lm_head": ("vocab_size", "hidden_size"),
 }
+# Mixtral's names for an expert's projections.
+_EXPERT_LEAVES = {"w1": "gate_proj", "w3": "up_proj", "w2": "down_proj"}
 
 
 def _config_value(cfg, expression, module):
@@ -238,9 +240,10 @@ def _config_value(cfg, expression, module):
     elif ".shared_expert." in module:  # Qwen-MoE
         values["intermediate_size"] = cfg.get("shared_expert_intermediate_size")
         names["intermediate_size"] = "shared_expert_intermediate_size"
-    elif ".experts." in module:
+    elif ".experts." in module and "moe_intermediate_size" in cfg:
         values["intermediate_size"] = cfg.get("moe_intermediate_size")
         names["intermediate_size"] = "moe_intermediate_size"
+    # Mixtral's experts are intermediate_size wide (it has no moe_intermediate_size).
     if "kv_lora_rank" in cfg or "qk_nope_head_dim" in cfg:
         # Multi-head latent attention: q_proj is heads * (nope + rope head dims), o_proj's K
         # heads * v_head_dim; not the usual products.
@@ -257,14 +260,17 @@ def _config_value(cfg, expression, module):
 def check_config_shape(module, n, k, ckpt, source_tensor):
     """Refuses a linear whose [N, K] differs from what config.json gives
     for its name (q_proj, k_proj, v_proj, o_proj, gate/up/down_proj,
-    lm_head; other names and missing config keys are not checked)."""
+    lm_head, and an expert's w1 / w3 / w2 as Mixtral names gate / up /
+    down; other names and missing config keys are not checked)."""
     cfg = ckpt.text_config()
     if cfg is not ckpt.config and "language_model" not in module and module != "lm_head":
         return  # a multimodal checkpoint: only its language model is described by text_config
     leaf = module.rsplit(".", 1)[-1]
-    if leaf not in _LINEAR_SHAPES:
+    shape_of = _EXPERT_LEAVES.get(leaf, leaf) if ".experts." in module else leaf
+    if shape_of not in _LINEAR_SHAPES:
         return
-    want = [_config_value(cfg, expression, module)[::-1] for expression in _LINEAR_SHAPES[leaf]]
+    want = [_config_value(cfg, expression, module)[::-1]
+            for expression in _LINEAR_SHAPES[shape_of]]
     for (expression, value), got, dim in zip(want, (n, k), "NK"):
         if value is not None and value != got:
             raise ShapeError(

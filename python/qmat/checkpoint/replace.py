@@ -11,7 +11,8 @@ import os
 from ..errors import ArgumentError, DTypeError
 from .errors import CheckpointError, MissingTensorError, ShapeError
 from .importer import ImportedCheckpoint, natural_key
-from .gpt_oss import NAME, PROJECTIONS
+from .experts import FORMS, GPT_OSS, checkpoint_spellings, model_spellings
+from .gpt_oss import NAME
 from .source import Checkpoint
 
 # safetensors dtype -> the element type names of qmat.launcher.operand_specs
@@ -26,14 +27,16 @@ _LAYER_FIELDS = ("scheme", "n", "k", "block", "act", "bias", "zero_points")
 class ModuleSpec:
     """One module of the model: its class name and, for a torch.nn.Linear,
     its features and whether it has a bias (in_features None otherwise);
-    for a gpt-oss experts module (transformers' GptOssExperts, all experts
-    of a layer in 3-D parameters), `experts` = (experts, hidden size,
-    intermediate size)."""
+    for an experts module (all experts of a layer in 3-D parameters, as
+    transformers' GptOssExperts or Qwen3MoeExperts), `experts` = (experts,
+    hidden size, intermediate size) and `experts_form` the name of its
+    qmat.checkpoint.experts form ("gpt-oss" or "swiglu")."""
     type: str
     in_features: int = None
     out_features: int = None
     bias: bool = False
     experts: tuple = None
+    experts_form: str = "gpt-oss"
 
     @property
     def is_linear(self):
@@ -47,9 +50,10 @@ class LinearPlacement:
     description under another name), its weight file (as the manifest names
     it), its tensors (launcher operand -> tensor name) and whether the
     import wrote its codes in the prepared layout (`prepared`: the
-    QuantLinear takes them as they are). A gpt-oss expert placed in the
-    model's experts module has `expert` = (that module, expert index,
-    projection); `module` is then the import's name for the expert."""
+    QuantLinear takes them as they are). An expert placed in the model's
+    experts module has `expert` = (that module, expert index, the form's
+    projection name); `module` is then the import's name for the expert's
+    linear."""
     module: str
     layer: str
     import_layer: str
@@ -175,15 +179,16 @@ def replaced_modules(placements):
 
 
 def experts_placements(placements):
-    """{experts module: (gate_up_proj placements, down_proj placements)},
-    each in expert order (plan_linears checked that every expert has both)."""
+    """{experts module: {projection: placements in expert order}} (the
+    form's projection names; plan_linears checked that every expert has
+    every projection)."""
     grouped = {}
     for p in placements:
         if p.expert:
             container, index, projection = p.expert
-            parts = grouped.setdefault(container, ({}, {}))
-            parts[PROJECTIONS.index(projection)][index] = p
-    return {container: tuple([by[i] for i in sorted(by)] for by in parts)
+            grouped.setdefault(container, {}).setdefault(projection, {})[index] = p
+    return {container: {projection: [by[i] for i in sorted(by)]
+                        for projection, by in parts.items()}
             for container, parts in grouped.items()}
 
 
@@ -192,54 +197,76 @@ def _describe_tensor(value):
     return tuple(shape), dtype, None, True
 
 
+def _experts_module(parent, modules):
+    """(name, ModuleSpec) of the model's module at the checkpoint's `parent`
+    (or at its model spelling, qmat.checkpoint.experts.MODULE_RENAMES),
+    (parent, None) when the model has none."""
+    for name in [parent] + model_spellings(parent):
+        if name in modules:
+            return name, modules[name]
+    return parent, None
+
+
 def _check_expert(module, entry, layer, modules):
-    """For a gpt-oss MXFP4 expert of the import (<P>.<e>.gate_up_proj or
-    <P>.<e>.down_proj) where the model has no torch.nn.Linear of that name:
-    (P, e, projection) when the model's P is a gpt-oss experts module
-    (ModuleSpec.experts) that has expert e and whose projection has the
-    layer's shape; ArgumentError naming the module otherwise. None for every
-    other linear."""
+    """For an expert's linear of the import (<P>.<e>.<projection>) where the
+    model has no torch.nn.Linear of that name: (P, e, projection) when the
+    model's P (qmat.checkpoint.experts.MODULE_RENAMES applied) is an experts
+    module (ModuleSpec.experts) whose form has that projection, that has
+    expert e and whose projection has the layer's shape and bias;
+    ArgumentError naming the module otherwise. A gpt-oss MXFP4 expert must
+    find a gpt-oss experts module. None for every other linear."""
     spec = modules.get(module)
-    if entry.get("format") != NAME or (spec is not None and spec.is_linear):
+    if spec is not None and spec.is_linear:
         return None
-    parent, index, projection = module.rsplit(".", 2)
-    owner = modules.get(parent)
-    if owner is None or owner.experts is None or projection not in PROJECTIONS:
-        found = f" (the model's {parent} is a {owner.type})" if owner is not None else ""
+    gpt_oss = entry.get("format") == NAME
+    if module.count(".") < 2:
+        return None
+    parent, index, stored = module.rsplit(".", 2)
+    container, owner = _experts_module(parent, modules)
+    form = FORMS[owner.experts_form] if owner is not None and owner.experts else None
+    if gpt_oss and (form is not GPT_OSS or stored not in form.projections):
+        found = f" (the model's {container} is a {owner.type})" if owner is not None else ""
         raise ArgumentError(
             f"{module}: the import holds it as gpt-oss MXFP4 expert "
             f"{entry.get('notes', {}).get('expert', index)} of {parent}, but the model has "
             f"neither a torch.nn.Linear of that name nor a gpt-oss experts module at "
             f"{parent}{found}")
+    if not gpt_oss and (form is None or form is GPT_OSS or stored not in form.projections):
+        return None   # not an expert: _check_module says what the model lacks
+    projection = form.projections[stored]
     experts, hidden, intermediate = owner.experts
-    expected = {"gate_up_proj": (2 * intermediate, hidden), "down_proj": (hidden, intermediate)}
-    n, k = expected[projection]
+    n, k = form.shape(projection, hidden, intermediate)
     if not index.isdigit() or int(index) >= experts:
-        raise ArgumentError(f"{module}: the model's {parent} ({owner.type}) has {experts} "
+        raise ArgumentError(f"{module}: the model's {container} ({owner.type}) has {experts} "
                             f"experts, not an expert {index}")
-    if (layer["n"], layer["k"]) != (n, k) or not layer["bias"]:
+    if (layer["n"], layer["k"]) != (n, k) or bool(layer["bias"]) != form.bias:
+        named = stored if stored == projection else f"{stored} ({projection})"
         raise ArgumentError(
-            f"{module}: the model's {parent} ({owner.type}, hidden size {hidden}, intermediate "
-            f"size {intermediate}) multiplies {projection} as N = {n}, K = {k} with a bias; its "
-            f"layer {layer['name']} is {describe_layer(layer)}")
-    return parent, int(index), projection
+            f"{module}: the model's {container} ({owner.type}, hidden size {hidden}, "
+            f"intermediate size {intermediate}) multiplies {named} as N = {n}, K = {k} "
+            f"{'with' if form.bias else 'without'} a bias; its layer {layer['name']} is "
+            f"{describe_layer(layer)}")
+    return container, int(index), projection
 
 
 def _check_experts_complete(placements, modules):
-    """Every expert of a replaced experts module has both projections."""
+    """Every expert of a replaced experts module has every projection of
+    its form."""
     found = {}
     for p in placements:
         if p.expert:
             found.setdefault(p.expert[0], set()).add(p.expert[1:])
     for container, have in found.items():
-        experts = modules[container].experts[0]
-        missing = [f"{e}.{projection}" for e in range(experts) for projection in PROJECTIONS
+        spec = modules[container]
+        order = FORMS[spec.experts_form].order
+        experts = spec.experts[0]
+        missing = [f"{e}.{projection}" for e in range(experts) for projection in order
                    if (e, projection) not in have]
         if missing:
             raise ArgumentError(
-                f"{container}: the import holds {len(have)} of the {2 * experts} expert "
-                f"projections of this {modules[container].type}; it replaces the module as a "
-                f"whole, and these are missing: {', '.join(f'{container}.{m}' for m in missing)}")
+                f"{container}: the import holds {len(have)} of the {len(order) * experts} expert "
+                f"projections of this {spec.type}; it replaces the module as a whole, and these "
+                f"are missing: {', '.join(f'{container}.{m}' for m in missing)}")
 
 
 def _check_module(module, name, layer, spec):
@@ -309,7 +336,8 @@ def plan_parameters(parameters, sources, replaced=()):
     `parameters`: (names, shape, floating) per parameter or persistent
     buffer, `names` all its (tied) names; names under a `replaced` module
     are dropped, and a parameter with no name left is skipped. Each is read
-    from the first source (tensor_sources) holding one of its names. Raises
+    from the first source (tensor_sources) holding one of its names, else
+    one of their checkpoint spellings (qmat.checkpoint.experts). Raises
     MissingTensorError when none does, ShapeError when the shape differs,
     DTypeError when a floating-point parameter would be read from a tensor
     that is not floating-point."""
@@ -320,8 +348,9 @@ def plan_parameters(parameters, sources, replaced=()):
         if not kept:
             continue
         found = None
+        spellings = list(kept) + [c for n in kept for c in checkpoint_spellings(n)]
         for _, tensors in sources:
-            found = next((tensors[n] for n in kept if n in tensors), None)
+            found = next((tensors[n] for n in spellings if n in tensors), None)
             if found is not None:
                 break
         if found is None:
