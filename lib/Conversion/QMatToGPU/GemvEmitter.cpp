@@ -1,0 +1,292 @@
+//===- GemvEmitter.cpp - GEMV emitters' shared base -----------------------===//
+//
+// Loads of a lane's row chunk (codes, scales, zero points; the prepared
+// layout's addressing), the decode through fp32, the launch position and
+// the fused GEMM's staged activation tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemvEmitter.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+using namespace mlir::qmat::gemv;
+
+SmallVector<Value> GemvEmitterBase::wordBlocks(Value kc) {
+  int64_t bs = spec.scheme.getBlockSize();
+  SmallVector<Value> blocks;
+  if (kLaneK % bs == 0) {
+    // Several whole blocks per chunk: one division, then constant steps.
+    Value base = arith::DivUIOp::create(b, loc, kc, cIdx(bs));
+    Value last;
+    int64_t lastOffset = -1;
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      int64_t offset = 8 * w / bs;
+      if (offset != lastOffset)
+        last = offset ? Value(arith::AddIOp::create(b, loc, base, cIdx(offset)))
+                      : base;
+      lastOffset = offset;
+      blocks.push_back(last);
+    }
+    return blocks;
+  }
+  if (bs % kLaneK == 0) {
+    // A chunk starts at a multiple of 32 and never crosses a block.
+    Value block = arith::DivUIOp::create(b, loc, kc, cIdx(bs));
+    return SmallVector<Value>(kLaneK / 8, block);
+  }
+  for (int64_t w = 0; w < kLaneK / 8; ++w)
+    blocks.push_back(arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, kc, cIdx(8 * w)), cIdx(bs)));
+  return blocks;
+}
+
+Value GemvEmitterBase::getPreparedCodeByte(Value row, Value kc) {
+  // Row 16T + 8h + r, piece t of 128-element step s (kc = 128s + 32t, plus
+  // 128 for the whole-line layout's upper K half, which is step s + 1): the
+  // prepared byte T * 8K + 1024s + 512h + 16 (4r + t) is
+  //   16T * K / 2 + (64 laneRow - 240t) + (512h + 64 offset) + 8kc
+  // (240t = 8 * 32t - 16t),
+  // the tile's row start, a lane constant, a row constant and 8 bytes per K
+  // element, so that every row shares one induction variable (written from
+  // the row itself, LLVM kept one per row and ptxas spilled).
+  PreparedRow prepared = preparedRows.lookup(row);
+  Value rowPart = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, prepared.tileFirst, codesRowStride),
+          preparedLane),
+      cIdx(8 * kPreparedStepBytes * prepared.half +
+           4 * kPreparedPieceBytes * prepared.offset));
+  return arith::AddIOp::create(
+      b, loc, rowPart,
+      arith::MulIOp::create(b, loc, kc, cIdx(kPreparedBytesPerK)));
+}
+
+Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
+  bool packed = spec.scheme.isPacked();
+  int64_t bytes = packed ? kLaneK / 2 : kLaneK;
+  auto weightsType = cast<MemRefType>(buffers.weights.getType());
+  Value codes;
+  if (codesBase) {
+    // Byte (row, col) of the codes (i8 elements: offsets are bytes).
+    Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
+    Value byte =
+        spec.preparedWeights
+            ? getPreparedCodeByte(row, kc)
+            : arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
+                  col);
+    Value address = arith::AddIOp::create(b, loc, codesBase, byte);
+    codes = target.emitStreamingLoad16(
+        b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
+  } else {
+    auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
+    codes = vector::LoadOp::create(
+        b, loc, VectorType::get({bytes}, weightsType.getElementType()),
+        buffers.weights, ValueRange{codeRow, codeCol}, /*nontemporal=*/false,
+        /*alignment=*/llvm::MaybeAlign(16));
+  }
+  if (!packed)
+    codes =
+        arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
+  return codes;
+}
+
+std::pair<Value, Value> GemvEmitterBase::getRowCodeIndices(Value row,
+                                                           Value kc) {
+  Value col = spec.scheme.isPacked()
+                  ? Value(arith::ShRUIOp::create(b, loc, kc, cIdx(1)))
+                  : kc;
+  if (spec.preparedWeights)
+    return emitPreparedCodeIndices(b, loc, row, col, spec.k);
+  return {row, col};
+}
+
+void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
+                                    RowChunk &chunk) {
+  llvm::append_range(chunk.blocks, blocks);
+  // The chunk's blocks are consecutive: one load for all their scales
+  // (nvfp4: a 16-bit load where two byte loads would each cost an L1
+  // request per row).
+  int64_t perLoad = spec.getScaleLoadElements();
+  Value scaleVector;
+  if (perLoad > 1) {
+    auto scalesType = cast<MemRefType>(buffers.scales.getType());
+    Type element = scalesType.getElementType();
+    scaleVector = vector::LoadOp::create(
+        b, loc, VectorType::get({perLoad}, element), buffers.scales,
+        ValueRange{row, blocks.front()}, /*nontemporal=*/false,
+        /*alignment=*/
+        llvm::MaybeAlign(perLoad * element.getIntOrFloatBitWidth() / 8));
+    if (spec.warpgroup)
+      chunk.scaleVectors.push_back(scaleVector);
+  }
+  Value lastBlock, lastRaw, lastZeroPoint;
+  for (auto [w, block] : llvm::enumerate(blocks)) {
+    if (block != lastBlock) {
+      lastBlock = block;
+      lastRaw = scaleVector
+                    ? Value(vector::ExtractOp::create(
+                          b, loc, scaleVector,
+                          ArrayRef<int64_t>{int64_t(8 * w) /
+                                            spec.scheme.getBlockSize()}))
+                    : Value(memref::LoadOp::create(b, loc, buffers.scales,
+                                                   ValueRange{row, block}));
+      if (spec.hasZeroPoints)
+        lastZeroPoint = loadRawZeroPoint(row, block);
+    }
+    chunk.rawScales.push_back(lastRaw);
+    chunk.rawZeroPoints.push_back(lastZeroPoint);
+  }
+}
+
+GemvEmitterBase::RowChunk
+GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
+  RowChunk chunk;
+  chunk.codes = loadRowCodes(row, kc);
+  loadRowScales(row, blocks, chunk);
+  return chunk;
+}
+
+SmallVector<Value>
+GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk) {
+  // The reference's element value (docs/numerics.md), rounded once to the
+  // activation type: the product then equals a GEMM on the dequantized W.
+  Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
+                                spec.decode, chunk.codes, kLaneK);
+  auto wordType = VectorType::get({8}, f32);
+  bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
+  SmallVector<Value> words;
+  Value lastRaw, scale, zeroPoint;
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    if (chunk.rawScales[w] != lastRaw) {
+      lastRaw = chunk.rawScales[w];
+      scale = emitScaleToF32(b, loc, spec.scheme, lastRaw);
+      if (isInt4)
+        zeroPoint = spec.hasZeroPoints
+                        ? emitZeroPointToF32(b, loc, chunk.rawZeroPoints[w],
+                                             toI32(chunk.blocks[w]))
+                        : cF32(8.0f);
+    }
+    Value word = sliceOf(values, 8 * w, 8);
+    if (isInt4)
+      word = arith::SubFOp::create(
+          b, loc, word,
+          vector::BroadcastOp::create(b, loc, wordType, zeroPoint));
+    Value product = arith::MulFOp::create(
+        b, loc, word, vector::BroadcastOp::create(b, loc, wordType, scale));
+    if (globalScale)
+      product = arith::MulFOp::create(
+          b, loc, product,
+          vector::BroadcastOp::create(b, loc, wordType, globalScale));
+    words.push_back(
+        arith::TruncFOp::create(b, loc, VectorType::get({8}, act), product));
+  }
+  return words;
+}
+
+GemvEmitterBase::LaunchPosition
+GemvEmitterBase::getLaunchPosition(int64_t lanes) {
+  LaunchPosition at;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  at.lane = arith::RemUIOp::create(b, loc, thread, cIdx(lanes));
+  at.warp = arith::DivUIOp::create(b, loc, thread, cIdx(lanes));
+  at.numN = memref::DimOp::create(b, loc, buffers.weights, 0);
+  at.numM = memref::DimOp::create(b, loc, buffers.a, 0);
+  at.lastN = arith::SubIOp::create(b, loc, at.numN, cIdx(1));
+  at.lastM = arith::SubIOp::create(b, loc, at.numM, cIdx(1));
+  at.block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  return at;
+}
+
+SmallVector<Value> GemvEmitterBase::loadActivationWords(Value row, Value kc) {
+  auto actWord = VectorType::get({8}, act);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < kLaneK / 8; ++w)
+    words.push_back(vector::LoadOp::create(
+        b, loc, actWord, buffers.a,
+        ValueRange{row, arith::AddIOp::create(b, loc, kc, cIdx(8 * w))},
+        /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(16)));
+  return words;
+}
+
+std::pair<Value, Value>
+GemvEmitterBase::getActivationChunk(Value firstStep, Value slice, Value chunk,
+                                    Value firstM, Value row, Value lastM) {
+  Value k = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, firstStep, slice),
+                            cIdx(kWarpStepK)),
+      arith::MulIOp::create(b, loc, chunk, cIdx(8)));
+  Value m = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, firstM, row), lastM);
+  return {m, k};
+}
+
+void GemvEmitterBase::stageActivations(Value firstStep, Value firstM,
+                                       Value lastM, StagedSwizzle swizzle) {
+  // The previous step's reads are done before the tile is overwritten.
+  gpu::BarrierOp::create(b, loc);
+  copyActivations(firstStep, firstM, lastM, cIdx(0), /*async=*/false, swizzle);
+  gpu::BarrierOp::create(b, loc);
+}
+
+Value GemvEmitterBase::getStagedOffset(Value slice, Value row, Value chunk,
+                                       StagedSwizzle swizzle) {
+  Value rowInTile = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slice, cIdx(spec.maxM)), row);
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, rowInTile, cIdx(kStagedRowChunks)),
+          swizzle(row, chunk)),
+      cIdx(8));
+}
+
+void GemvEmitterBase::copyActivations(Value firstStep, Value firstM,
+                                      Value lastM, Value tileBase, bool async,
+                                      StagedSwizzle swizzle) {
+  int64_t threads = spec.getThreads(target.getWarpSize());
+  int64_t tileChunks = spec.maxM * kStagedRowChunks;
+  int64_t chunks = spec.splitK * tileChunks;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto actWord = VectorType::get({8}, act);
+  SmallVector<std::pair<Value, Value>> words; // (value, staged offset)
+  for (int64_t first = 0; first < chunks; first += threads) {
+    Value linear = arith::AddIOp::create(b, loc, thread, cIdx(first));
+    // A last round with fewer chunks than threads (64-lane wavefronts can
+    // outnumber a small tile's chunks): the threads past the end copy the
+    // last chunk again, the same bytes to the same place.
+    if (first + threads > chunks)
+      linear = arith::MinUIOp::create(b, loc, linear, cIdx(chunks - 1));
+    Value slice = arith::DivUIOp::create(b, loc, linear, cIdx(tileChunks));
+    Value inSlice = arith::RemUIOp::create(b, loc, linear, cIdx(tileChunks));
+    Value row = arith::DivUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
+    Value chunk =
+        arith::RemUIOp::create(b, loc, inSlice, cIdx(kStagedRowChunks));
+    auto [m, k] =
+        getActivationChunk(firstStep, slice, chunk, firstM, row, lastM);
+    Value offset = arith::AddIOp::create(
+        b, loc, getStagedOffset(slice, row, chunk, swizzle), tileBase);
+    if (async) {
+      target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
+                             ValueRange{offset}, buffers.a, ValueRange{m, k},
+                             /*elements=*/8);
+      continue;
+    }
+    Value value =
+        vector::LoadOp::create(b, loc, actWord, buffers.a, ValueRange{m, k},
+                               /*nontemporal=*/false,
+                               /*alignment=*/llvm::MaybeAlign(16));
+    words.push_back({value, offset});
+  }
+  // Every load of the copy is issued before the first store waits for one.
+  for (auto [value, offset] : words)
+    vector::StoreOp::create(b, loc, value, buffers.stagedActivations,
+                            ValueRange{offset}, /*nontemporal=*/false,
+                            /*alignment=*/llvm::MaybeAlign(16));
+}

@@ -1,0 +1,226 @@
+//===- GemvEmitter.h - GEMV emitters' shared base -------------------------===//
+//
+// What every GEMV and fused-GEMM emitter shares (the row chunk loads, the
+// scale and zero-point loads, the activation staging, the store with its
+// epilogue), and the entry point of each emitter: the tensor-core one
+// (warp and warpgroup instructions), the wavefront matrix-core one and the
+// scalar one. emitGemvKernelBody (GemvKernelBuilder.cpp) picks one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_LIB_CONVERSION_QMATTOGPU_GEMVEMITTER_H
+#define QMAT_LIB_CONVERSION_QMATTOGPU_GEMVEMITTER_H
+
+#include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Dialect/QMat/IR/PreparedWeights.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::qmat::gemv {
+
+/// Weight rows one scalar-GEMV block handles (one warp each).
+constexpr int64_t kScalarRowsPerBlock = 4;
+/// f16 -64: the sign and exponent of -(64 + zp), whose significand is
+/// zp << 4.
+constexpr int64_t kNegative64F16 = 0xD400;
+/// K elements per warp step and per lane in the tensor-core GEMV.
+constexpr int64_t kWarpStepK = 128;
+constexpr int64_t kLaneK = 32;
+/// Lanes of the 16x8x16 matrix instruction.
+constexpr int64_t kMmaLanes = 32;
+/// Prepared codes advance this many bytes per K element: a 1 KB tile slice
+/// per 128-element step.
+constexpr int64_t kPreparedBytesPerK =
+    kPreparedTileRows * kPreparedStepBytes / kWarpStepK;
+/// 16-byte chunks of one activation row of a K step in the fused GEMM's
+/// staged tile.
+constexpr int64_t kStagedRowChunks = kWarpStepK / 8;
+/// The power of two left on the packed fp4 weights (see the file comment).
+constexpr int kPackedFp4ResidualExponent = 7;
+
+/// Shared helpers of both GEMV flavours.
+class GemvEmitterBase {
+public:
+  GemvEmitterBase(OpBuilder &builder, Location loc, const GemvKernelSpec &spec,
+                  const GemvBuffers &buffers, const TargetInfo &target)
+      : b(builder), loc(loc), spec(spec), buffers(buffers), target(target),
+        f32(b.getF32Type()), i32(b.getI32Type()), i8(b.getI8Type()),
+        act(spec.actType) {}
+
+protected:
+  Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value cI32(int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
+  Value cF32(float v) {
+    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32),
+                                          APFloat(v));
+  }
+  Value toI32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  }
+
+  Value loadScale(Value row, Value block) {
+    Value raw =
+        memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, block});
+    return emitScaleToF32(b, loc, spec.scheme, raw);
+  }
+  /// The byte holding the u4 zero point of `block` (two per byte).
+  Value loadRawZeroPoint(Value row, Value block) {
+    Value col = arith::ShRUIOp::create(b, loc, block, cIdx(1));
+    return memref::LoadOp::create(b, loc, buffers.zeroPoints,
+                                  ValueRange{row, col});
+  }
+  Value loadZeroPoint(Value row, Value block) {
+    if (!spec.hasZeroPoints)
+      return cF32(8.0f);
+    return emitZeroPointToF32(b, loc, loadRawZeroPoint(row, block),
+                              toI32(block));
+  }
+  /// Elements [first, first + count) of a 1-D vector (a shuffle, which
+  /// every target's vector lowering takes).
+  Value sliceOf(Value vector, int64_t first, int64_t count) {
+    SmallVector<int64_t> mask(count);
+    for (int64_t i = 0; i < count; ++i)
+      mask[i] = first + i;
+    return vector::ShuffleOp::create(b, loc, vector, vector, mask);
+  }
+  Value loadGlobalScale() {
+    return memref::LoadOp::create(b, loc, buffers.globalScale, ValueRange{});
+  }
+
+  /// y[m, n] = round(sum * factor + bias[n]) when m < M and n < N (and
+  /// `owner`, where given, holds).
+  void emitStore(Value sum, Value factor, Value m, Value n, Value numM,
+                 Value numN, Value owner = {}) {
+    Value inM =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, numM);
+    Value inN =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, numN);
+    Value inside = arith::AndIOp::create(b, loc, inM, inN);
+    if (owner)
+      inside = arith::AndIOp::create(b, loc, inside, owner);
+    auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(guard.thenBlock());
+    Value v = sum;
+    if (factor)
+      v = arith::MulFOp::create(b, loc, v, factor);
+    if (buffers.bias) {
+      Value bias = memref::LoadOp::create(b, loc, buffers.bias, ValueRange{n});
+      v = arith::AddFOp::create(b, loc, v,
+                                arith::ExtFOp::create(b, loc, f32, bias));
+    }
+    Value rounded = arith::TruncFOp::create(b, loc, act, v);
+    memref::StoreOp::create(b, loc, rounded, buffers.y, ValueRange{m, n});
+  }
+
+  /// What one lane loads of one weight row for a 32-element K chunk (loads
+  /// only: the arithmetic comes after every load of a step is issued).
+  struct RowChunk {
+    Value codes;
+    /// Per 8-element word: its scale block (the index the scale and
+    /// zero-point loads took), the raw scale element and (int4 with zero
+    /// points) the raw zero-point byte; words of one block repeat the Value.
+    SmallVector<Value> blocks, rawScales, rawZeroPoints;
+    /// spec.warpgroup: the scale loads of several elements, one per
+    /// 32-element part of the row's step, which rawScales extract from
+    /// (carried through the main loop whole, so that the iteration that
+    /// loads them does not wait for them).
+    SmallVector<Value, 1> scaleVectors;
+  };
+  /// The scale block of each 8-element word of the chunk at `kc` (a
+  /// multiple of 32).
+  SmallVector<Value> wordBlocks(Value kc);
+  RowChunk loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks);
+  /// loadRowChunk's parts: the lane's 16 bytes of codes (32 for fp8) of
+  /// `row` at `kc`, and the scales (and zero-point bytes) of the words of
+  /// the 32-element chunk whose words are in `blocks`, appended to `chunk`.
+  Value loadRowCodes(Value row, Value kc);
+  /// The element of the codes memref where this lane's bytes of `row` at
+  /// `kc` start (in the prepared layout where the codes are prepared).
+  std::pair<Value, Value> getRowCodeIndices(Value row, Value kc);
+  void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
+  /// The chunk's weights as the reference rounds them (docs/numerics.md), one
+  /// vector<8 x act> per 8-element word.
+  SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);
+
+  /// The global scale, where the weights are decoded through fp32.
+  Value globalScale;
+  /// The codes' first byte address and row stride in bytes (index), where
+  /// their 16-byte loads stream (TargetInfo::emitStreamingLoad16); null
+  /// otherwise.
+  Value codesBase, codesRowStride;
+  /// Prepared codes: each weight row of the tensor-core layouts as
+  /// 16T + 8 half + (laneRow + offset), by row Value (rows of a tile past N
+  /// moved to the last tile as a whole).
+  struct PreparedRow {
+    /// The first row of the row's tile (a multiple of 16).
+    Value tileFirst;
+    int64_t half, offset;
+  };
+  DenseMap<Value, PreparedRow> preparedRows;
+  /// The lane's row within its 8-row half tile (g, or g % 4 with whole
+  /// lines), and with prepared codes the lane's part of a code byte
+  /// (getPreparedCodeByte).
+  Value laneRow, preparedLane;
+  /// The byte of the prepared codes where a 16-row lane's chunk of `row` at
+  /// element `kc` starts (row in preparedRows).
+  Value getPreparedCodeByte(Value row, Value kc);
+
+  /// Where this thread sits in a launch whose lanes form groups of
+  /// `lanes` (a warp, or a wavefront), and the operands' row counts.
+  struct LaunchPosition {
+    Value lane, warp, block, numN, numM, lastN, lastM;
+  };
+  LaunchPosition getLaunchPosition(int64_t lanes);
+  /// The four 8-element activation words of `row` at `kc` (16-byte loads).
+  SmallVector<Value> loadActivationWords(Value row, Value kc);
+
+  /// The fused GEMM's staged activation tile: per K slice, m_tile rows of
+  /// kStagedRowChunks 16-byte chunks, chunk c of row r stored at
+  /// `swizzle(r, c)` so that the reader's lanes hit distinct banks.
+  using StagedSwizzle = function_ref<Value(Value row, Value chunk)>;
+  /// Copies the block's activations of K steps `firstStep` .. + split_k - 1
+  /// (rows firstM .., clamped to lastM) into the staged tile at element
+  /// `tileBase`. Each thread copies its 16-byte chunks, as asynchronous
+  /// copies (`async`) or as loads followed by stores; no barrier.
+  void copyActivations(Value firstStep, Value firstM, Value lastM,
+                       Value tileBase, bool async, StagedSwizzle swizzle);
+  /// The activation (row, column) of 16-byte chunk `chunk` of staged row
+  /// `row` in K slice `slice` of the steps from `firstStep`: row firstM +
+  /// row clamped to lastM (rows past M repeat the last one).
+  std::pair<Value, Value> getActivationChunk(Value firstStep, Value slice,
+                                             Value chunk, Value firstM,
+                                             Value row, Value lastM);
+  /// copyActivations into the only tile, between barriers.
+  void stageActivations(Value firstStep, Value firstM, Value lastM,
+                        StagedSwizzle swizzle);
+  /// The element of the staged tile where chunk `chunk` of row `row` of K
+  /// slice `slice` is (swizzled).
+  Value getStagedOffset(Value slice, Value row, Value chunk,
+                        StagedSwizzle swizzle);
+
+  OpBuilder &b;
+  Location loc;
+  const GemvKernelSpec &spec;
+  const GemvBuffers &buffers;
+  const TargetInfo &target;
+  Type f32, i32, i8, act;
+};
+
+/// The kernel bodies, each at the builder's insertion point.
+void emitTensorCoreGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
+                        const GemvBuffers &buffers, const TargetInfo &target);
+void emitWaveMmaGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
+                     const GemvBuffers &buffers, const TargetInfo &target);
+void emitScalarGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
+                    const GemvBuffers &buffers, const TargetInfo &target);
+
+} // namespace mlir::qmat::gemv
+
+#endif // QMAT_LIB_CONVERSION_QMATTOGPU_GEMVEMITTER_H

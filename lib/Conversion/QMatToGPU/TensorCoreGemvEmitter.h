@@ -1,0 +1,261 @@
+//===- TensorCoreGemvEmitter.h - Warp and warpgroup GEMV ------------------===//
+//
+// The tensor-core emitter's declaration; its methods are defined in
+// TensorCoreGemvEmitter.cpp (the step loop and the kernel), in
+// TensorCorePackedDecode.cpp (the decodes into A fragments) and in
+// TensorCoreWarpgroup.cpp (the fused GEMM's warpgroup form).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_LIB_CONVERSION_QMATTOGPU_TENSORCOREGEMVEMITTER_H
+#define QMAT_LIB_CONVERSION_QMATTOGPU_TENSORCOREGEMVEMITTER_H
+
+#include "GemvEmitter.h"
+
+namespace mlir::qmat::gemv {
+
+//===----------------------------------------------------------------------===//
+// Tensor-core GEMV
+//===----------------------------------------------------------------------===//
+
+class TensorCoreGemvEmitter : GemvEmitterBase {
+public:
+  using GemvEmitterBase::GemvEmitterBase;
+  void emit();
+
+private:
+  /// emit()'s stages. setUpLanes: the lane's position (launch position,
+  /// K slice, weight tile, lane row) and the per-lane constants of the
+  /// staged forms; setUpOperands: the activation rows, the codes' streaming
+  /// base, the global scale, the accumulators and the K addressing.
+  void setUpLanes();
+  void setUpStagedWordOffsets();
+  void setUpWarpgroup();
+  void setUpOperands();
+  /// The sums over K: one loop where every block is whole, else a branch
+  /// between the loop on whole blocks and the one on clamped rows.
+  SmallVector<Value> emitMainLoop();
+  /// The K loop on `weightRows` (getWeightRows): the warpgroup pipeline,
+  /// the warp form's pipeline (stages > 1) or one step per iteration.
+  SmallVector<Value> emitLoop(ArrayRef<Value> weightRows);
+  SmallVector<Value> emitStepLoop(ArrayRef<Value> weightRows);
+  SmallVector<Value> emitPipelinedLoop(ArrayRef<Value> weightRows);
+  SmallVector<Value> emitWarpgroupLoop(ArrayRef<Value> weightRows);
+  /// Whole lines: adds the two K halves of each product.
+  void addWholeLineHalves(MutableArrayRef<Value> sums);
+  /// Split-K: the first warp of each weight tile adds the others' sums in
+  /// order, and the insertion point moves into its branch (the stores that
+  /// follow run there).
+  void reduceSplitK(MutableArrayRef<Value> sums);
+  /// The epilogue: every sum stored with the global scale and bias.
+  void storeSums(ArrayRef<Value> sums);
+  /// The weight-row offset of matrix tile i's top (h = 0) or bottom rows.
+  int64_t rowOffset(int64_t i, int64_t h) const;
+  /// The lane's weight rows, [matrix tile][top, bottom]; `clamp`: rows past
+  /// N read row N - 1 (or, prepared, the last tile).
+  SmallVector<Value> getWeightRows(bool clamp);
+  /// The lane's first K element in step `step`.
+  Value stepK(Value step);
+  /// The fused GEMM's pipelines: the warp's K step in loop iteration
+  /// `iteration` (split_k K slices per iteration).
+  Value stepOf(Value iteration);
+
+  LaunchPosition position;
+  /// The warp's K slice and weight tile within the block (the fused GEMM
+  /// with warps_n > 1), the block's first activation row and its weight
+  /// tile (the fused GEMM), lane (g, t) = (lane / 4, lane % 4), the block's
+  /// and the lane's first weight row.
+  Value kWarp, nWarp, firstM, blockTile, g, t, blockFirst, firstRow;
+  /// The lane's activation rows, one per row group (clamped to M - 1).
+  SmallVector<Value> activationRows;
+  /// The factor of the epilogue (the global scale, with the packed decode's
+  /// residual power of two), the lane's K offset in a step, zero sums.
+  Value epilogueFactor, lanesK;
+  SmallVector<Value> zeros;
+  int64_t accumulators = 0, warpStepK = 0;
+
+  /// How the 16 pairs of a lane's 32 K elements are formed: pair 4w + j
+  /// holds elements (8w + j, 8w + j + 4) (strided) or (8w + 2j, 8w + 2j + 1).
+  enum class PairOrder { strided, adjacent };
+
+  /// Every load of one K step: the weight rows' chunks and, per row group,
+  /// the four 8-element activation words.
+  struct StepLoads {
+    SmallVector<RowChunk> chunks;
+    SmallVector<SmallVector<Value>> activationWords;
+    /// spec.mTiled: the activations are staged in workgroup memory and
+    /// each word is read where it is multiplied (activationWords stays
+    /// empty).
+    bool staged = false;
+  };
+  StepLoads loadStep(Value kc, ArrayRef<Value> weightRows,
+                     ArrayRef<Value> activationRows);
+  /// Decodes and multiplies one step into `acc`.
+  void computeStep(const StepLoads &loads, MutableArrayRef<Value> acc);
+
+  /// What the packed decode of one 8-element word applies after the bit
+  /// placement: pair = (pair - offset) * multiplier, both vector<2 x act>
+  /// (offset only for int4).
+  struct WordFactors {
+    Value multiplier, offset;
+    /// mxfp4's two-step product: 2^E, undoing the bit placement's 2^-E
+    /// first for the code's own value.
+    Value codeValue;
+    /// mxfp4 with f16 activations: a second power of two, applied last.
+    Value lastMultiplier;
+    /// int4 with f16 activations: -(64 + zp), for the odd nibbles' fma.
+    Value highOffset;
+  };
+  /// 16 vector<2 x act> pairs of weights, ready for the A operand.
+  SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
+                                    ArrayRef<WordFactors> factors);
+  /// Pairs 4w..4w+3 of words [firstWord, firstWord + numWords). `factors`
+  /// holds one entry per word, or one per pair (a chunk in the warpgroup's
+  /// K order, exchangeQuadCodes).
+  SmallVector<Value> decodePacked(const RowChunk &chunk,
+                                  ArrayRef<WordFactors> factors,
+                                  int64_t firstWord = 0,
+                                  int64_t numWords = kLaneK / 8);
+  /// Per chunk and word, the factors of the packed decode, each distinct
+  /// scale converted once. `mxfp4OneMultiply`: every mxfp4 scale of the
+  /// step is within getMxfp4OneMultiply's range, one factor per pair.
+  SmallVector<SmallVector<WordFactors>>
+  packedFactors(ArrayRef<RowChunk> chunks, bool mxfp4OneMultiply = false);
+  /// mxfp4: whether every scale byte of the step, in every lane of the
+  /// warp, takes one multiply (a warp-uniform i1); null where the target
+  /// has no warp vote.
+  Value allMxfp4OneMultiply(ArrayRef<RowChunk> chunks);
+  /// computeStep with the packed decode's factors given (none for the
+  /// decode through fp32).
+  void computeStepWith(const StepLoads &loads,
+                       ArrayRef<SmallVector<WordFactors>> factors,
+                       MutableArrayRef<Value> acc);
+  /// spec.mTiled: the element offset of each word w of the lane's chunk in
+  /// the staged tile (row g of its K slice; + 8 x kStagedRowChunks x 8 per
+  /// row group).
+  SmallVector<Value> stagedWordOffsets;
+  /// spec.stages > 1: the element where the tile read this step starts.
+  Value stagedTileBase;
+  /// The warp form's staged chunk: chunk c of row r goes to
+  /// c ^ 2 (c / 8) ^ (r % 2) (the reads' permutation, emit()).
+  Value warpStagedChunk(Value row, Value chunk) {
+    return arith::XOrIOp::create(
+        b, loc, chunk,
+        arith::OrIOp::create(b, loc,
+                             arith::ShLIOp::create(
+                                 b, loc,
+                                 arith::ShRUIOp::create(b, loc, chunk, cIdx(3)),
+                                 cIdx(1)),
+                             arith::AndIOp::create(b, loc, row, cIdx(1))));
+  }
+
+  /// spec.warpgroup: the staged tile holds, per K slice, 16 groups of 8 K
+  /// positions, each all m_tile rows of 16 bytes (K-major, not swizzled),
+  /// the activations in A's own order; instruction s of a step reads groups
+  /// 2s and 2s + 1. copyWarpgroupTile starts the asynchronous copies of K
+  /// steps `firstStep` .. + split_k - 1 (rows firstM .., clamped to lastM)
+  /// into the tile at element `tileBase`.
+  void copyWarpgroupTile(Value firstStep, Value firstM, Value lastM,
+                         Value tileBase);
+  /// spec.warpgroup: a step's scales, of the whole 128-element step from
+  /// `stepFirstK` for each row: 16 words, in K order (the chunks' codes stay
+  /// null: they arrive through workgroup memory, copyWarpgroupCodes).
+  StepLoads loadWarpgroupScales(Value stepFirstK, ArrayRef<Value> weightRows);
+  /// spec.warpgroup: starts the asynchronous copies of this lane's 16 bytes
+  /// of codes of each row at `kc` (the bytes the warp form loads) into
+  /// stage `slot` of the staged codes, where only this thread reads them
+  /// back (loadStagedCodes), so no barrier orders them.
+  void copyWarpgroupCodes(Value kc, ArrayRef<Value> weightRows, Value slot);
+  /// The codes copyWarpgroupCodes brought into stage `slot` for row `row`
+  /// (an index into its weight rows).
+  Value loadStagedCodes(Value slot, int64_t row, int64_t rows);
+  /// The byte of the staged codes where this thread's 16 bytes of weight row
+  /// `row` (of `rows`) in stage `slot` start.
+  Value getStagedCodeOffset(Value slot, int64_t row, int64_t rows);
+  /// The scale block of each of the 16 words of the step at `stepFirstK`.
+  SmallVector<Value> warpgroupBlocks(Value stepFirstK);
+  /// The four lanes of a quad exchange one row's codes (3 shuffles): lane
+  /// t's result holds the pairs (8G + 2t, 8G + 2t + 1) of the row's 16 words
+  /// G, as 4 words in the checkpoint's form, so that decodePacked turns them
+  /// into pairs 0 .. 15 (pair G of word G / 4).
+  Value exchangeQuadCodes(Value codes);
+  /// The byte selectors of exchangeQuadCodes (bytes t, t ^ 1 and t ^ 2,
+  /// t ^ 3 of two words) and the bits of t, set up once per kernel.
+  SmallVector<Value> exchangeSelectors;
+  Value quadLaneOdd, quadLaneHigh;
+  /// The decode through fp32 of every chunk of a step (empty for the packed
+  /// decodes, which decode word by word).
+  SmallVector<SmallVector<Value>> decodeWholeChunks(const StepLoads &loads);
+  /// Per chunk, the 4 pairs of word w: decoded here (packed decodes) or taken
+  /// from `wholeChunks`.
+  SmallVector<SmallVector<Value>>
+  decodeWord(const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+             ArrayRef<SmallVector<Value>> wholeChunks, int64_t w);
+  /// computeStepByWord with the warpgroup instruction.
+  void computeStepWarpgroup(const StepLoads &loads,
+                            ArrayRef<SmallVector<WordFactors>> factors,
+                            MutableArrayRef<Value> acc);
+  /// spec.warpgroup: the descriptor of the staged memory's first byte for
+  /// this tile shape, and the warp's K slice.
+  Value stagedDescriptor, warpgroupSlice;
+  /// A step's loads as loop-carried values, and back: the codes (where
+  /// loaded), then each chunk's distinct scales and zero-point bytes in
+  /// order of first use.
+  /// unflattenStep rebuilds the chunks of `shape` (a step's loads) from
+  /// `values`, each chunk's words in scale blocks `blocks`.
+  SmallVector<Value> flattenStep(const StepLoads &loads);
+  StepLoads unflattenStep(const StepLoads &shape, ValueRange values,
+                          ArrayRef<Value> blocks);
+  /// computeStepWith for spec.mTiled: word by word, each word's weights
+  /// decoded (packed decodes) and every row group's activation word loaded
+  /// just before the two k16 instructions that take them. Each sum receives
+  /// its products in the same order as in computeStepWith.
+  void computeStepByWord(const StepLoads &loads,
+                         ArrayRef<SmallVector<WordFactors>> factors,
+                         MutableArrayRef<Value> acc);
+  /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
+  /// converting two at a time.
+  void addNvfp4Multipliers(ArrayRef<Value> distinct,
+                           DenseMap<Value, Value> &multiplier);
+  /// The distinct raw scales of a step's chunks, in order of first use.
+  static SmallVector<Value> distinctScales(ArrayRef<RowChunk> chunks) {
+    SmallVector<Value> distinct;
+    for (const RowChunk &chunk : chunks)
+      for (Value raw : chunk.rawScales)
+        if (!llvm::is_contained(distinct, raw))
+          distinct.push_back(raw);
+    return distinct;
+  }
+  /// A raw e8m0 scale's byte, zero-extended to i32.
+  Value scaleByte(Value raw) {
+    return arith::ExtUIOp::create(b, loc, i32,
+                                  arith::BitcastOp::create(b, loc, i8, raw));
+  }
+  /// An i32 as a vector<2 x act> (low half first).
+  Value toPair(Value bits);
+  /// Both halves of a vector<2 x act> set to the 16-bit pattern `bits`
+  /// (an i32 below 2^16).
+  Value splatHalves(Value bits);
+  /// decodeWordsThroughF32's words as pairs.
+  SmallVector<Value> decodeThroughF32(const RowChunk &chunk);
+  /// The activation pairs of one row group, in the weights' pair order.
+  SmallVector<Value> activationPairs(ArrayRef<Value> words);
+
+  PairOrder order() const {
+    return spec.usesPackedDecode() ? PairOrder::strided : PairOrder::adjacent;
+  }
+  /// The two elements of an 8-element word that its pair j holds.
+  SmallVector<int64_t> pairElements(int64_t j) const {
+    return order() == PairOrder::strided
+               ? SmallVector<int64_t>{j, j + 4}
+               : SmallVector<int64_t>{2 * j, 2 * j + 1};
+  }
+  /// 16 x 8 matrix tiles per column tile and K step.
+  int64_t getMmaTiles() const {
+    return spec.colTiles * getGemvMmaTilesPerColTile(spec.wholeLines);
+  }
+};
+
+} // namespace mlir::qmat::gemv
+
+#endif // QMAT_LIB_CONVERSION_QMATTOGPU_TENSORCOREGEMVEMITTER_H

@@ -1,0 +1,407 @@
+//===- TensorCoreWarpgroup.cpp - The warpgroup fused GEMM -----------------===//
+//
+// The fused GEMM's warpgroup form reads its B operand from workgroup memory,
+// where asynchronous copies put the activations in A's own order; so its A
+// fragments take the instruction's K order instead: the four lanes of a quad
+// exchange the row's codes (exchangeQuadCodes) before the same decode
+// (docs/design.md, "The warpgroup form").
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorCoreGemvEmitter.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+using namespace mlir::qmat::gemv;
+
+Value TensorCoreGemvEmitter::exchangeQuadCodes(Value codes) {
+  // Lane t holds words 4t .. 4t + 3 of the row's 16 (8 K elements each) and
+  // needs byte t of every word: K elements 8G + 2t and 8G + 2t + 1 of word
+  // G, the instruction's K order. It sends lane t ^ r the bytes t ^ r of its
+  // words, ordered (0, 2, 1, 3), in register r (both selectors depend on t),
+  // and register r comes back from lane t ^ r with words 4 (t ^ r) ..
+  // 4 (t ^ r) + 3.
+  auto wordsType = VectorType::get({4}, i32);
+  Value words = vector::BitCastOp::create(b, loc, wordsType, codes);
+  auto word = [&](int64_t i) {
+    return Value(
+        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i}));
+  };
+  Value sent[4];
+  for (int64_t half = 0; half < 2; ++half) {
+    Value low = BytePermOp::create(b, loc, i32, word(0), word(2),
+                                   exchangeSelectors[half]);
+    Value high = BytePermOp::create(b, loc, i32, word(1), word(3),
+                                    exchangeSelectors[half]);
+    sent[2 * half] = BytePermOp::create(b, loc, i32, low, high, cI32(0x5410));
+    sent[2 * half + 1] =
+        BytePermOp::create(b, loc, i32, low, high, cI32(0x7632));
+  }
+  Value received[4] = {sent[0]};
+  for (int64_t r = 1; r < 4; ++r)
+    received[r] = gpu::ShuffleOp::create(b, loc, sent[r], cI32(r),
+                                         cI32(kMmaLanes), gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+  // Register q ^ t holds words 4q .. 4q + 3: two swaps on t's bits put
+  // them at q.
+  auto swapPairs = [&](Value swap, int64_t distance) {
+    Value before[4];
+    llvm::copy(received, before);
+    for (int64_t q = 0; q < 4; ++q)
+      received[q] = arith::SelectOp::create(b, loc, swap, before[q ^ distance],
+                                            before[q]);
+  };
+  swapPairs(quadLaneOdd, 1);
+  swapPairs(quadLaneHigh, 2);
+  // Nibbles (lo0, hi0, lo2, hi2, lo1, hi1, lo3, hi3) of bytes (0, 2, 1, 3)
+  // into a word of the checkpoint's form, nibbles j and j + 4 the pair of
+  // word 4q + j (decodePacked): swap nibbles 1 and 4, 3 and 6.
+  SmallVector<Value> exchanged;
+  for (Value x : received) {
+    Value delta = arith::AndIOp::create(
+        b, loc,
+        arith::XOrIOp::create(b, loc, x,
+                              arith::ShRUIOp::create(b, loc, x, cI32(12))),
+        cI32(0x0000F0F0));
+    exchanged.push_back(arith::XOrIOp::create(
+        b, loc, x,
+        arith::XOrIOp::create(b, loc, delta,
+                              arith::ShLIOp::create(b, loc, delta, cI32(12)))));
+  }
+  return vector::BitCastOp::create(
+      b, loc, codes.getType(),
+      vector::FromElementsOp::create(b, loc, wordsType, exchanged));
+}
+
+SmallVector<Value> TensorCoreGemvEmitter::warpgroupBlocks(Value stepFirstK) {
+  SmallVector<Value> blocks;
+  for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
+    llvm::append_range(blocks, wordBlocks(arith::AddIOp::create(
+                                   b, loc, stepFirstK, cIdx(kLaneK * c))));
+  return blocks;
+}
+
+TensorCoreGemvEmitter::StepLoads
+TensorCoreGemvEmitter::loadWarpgroupScales(Value stepFirstK,
+                                           ArrayRef<Value> weightRows) {
+  StepLoads loads;
+  SmallVector<Value> blocks = warpgroupBlocks(stepFirstK);
+  for (Value row : weightRows) {
+    RowChunk chunk;
+    for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
+      loadRowScales(row,
+                    ArrayRef<Value>(blocks).slice(c * kLaneK / 8, kLaneK / 8),
+                    chunk);
+    loads.chunks.push_back(chunk);
+  }
+  return loads;
+}
+
+void TensorCoreGemvEmitter::copyWarpgroupCodes(Value kc,
+                                               ArrayRef<Value> weightRows,
+                                               Value slot) {
+  int64_t rows = weightRows.size();
+  for (auto [i, row] : llvm::enumerate(weightRows)) {
+    auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
+    target.emitAsyncCopy16(b, loc, buffers.stagedCodes,
+                           ValueRange{getStagedCodeOffset(slot, i, rows)},
+                           buffers.weights, ValueRange{codeRow, codeCol},
+                           /*elements=*/16);
+  }
+}
+
+Value TensorCoreGemvEmitter::getStagedCodeOffset(Value slot, int64_t row,
+                                                 int64_t rows) {
+  // Stage, then row, then thread: a warp's 32 lanes read and write 512
+  // consecutive bytes.
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value slotRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slot, cIdx(rows)), cIdx(row));
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, slotRow,
+                                cIdx(spec.getThreads(kMmaLanes))),
+          thread),
+      cIdx(16));
+}
+
+Value TensorCoreGemvEmitter::loadStagedCodes(Value slot, int64_t row,
+                                             int64_t rows) {
+  return vector::LoadOp::create(
+      b, loc, VectorType::get({16}, b.getI8Type()), buffers.stagedCodes,
+      ValueRange{getStagedCodeOffset(slot, row, rows)}, /*nontemporal=*/false,
+      /*alignment=*/llvm::MaybeAlign(16));
+}
+
+void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
+                                              Value lastM, Value tileBase) {
+  int64_t threads = spec.getThreads(kMmaLanes);
+  int64_t groups = kWarpStepK / 8, rowBlocks = spec.maxM / 8;
+  int64_t chunks = spec.splitK * spec.maxM * groups;
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, cIdx(kMmaLanes));
+  // Each warp's copy covers 8 rows x 4 words: its global reads are 64
+  // consecutive bytes of each row, each quarter warp's writes one group's
+  // 8 rows (128 consecutive bytes).
+  Value laneRow = arith::RemUIOp::create(b, loc, lane, cIdx(8));
+  Value laneGroup = arith::DivUIOp::create(b, loc, lane, cIdx(8));
+  for (int64_t first = 0; first < chunks; first += threads) {
+    Value warpChunk = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, thread, cIdx(first)),
+        cIdx(kMmaLanes));
+    Value slice =
+        arith::DivUIOp::create(b, loc, warpChunk, cIdx(rowBlocks * 4));
+    Value inSlice =
+        arith::RemUIOp::create(b, loc, warpChunk, cIdx(rowBlocks * 4));
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, inSlice, cIdx(4)), cIdx(8)),
+        laneRow);
+    Value group = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, inSlice, cIdx(4)), cIdx(4)),
+        laneGroup);
+    auto [m, k] =
+        getActivationChunk(firstStep, slice, group, firstM, row, lastM);
+    // Group G of slice s: all m_tile rows of 16 bytes (K-major, the
+    // descriptor's layout).
+    Value offset = arith::AddIOp::create(
+        b, loc, tileBase,
+        arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(
+                    b, loc,
+                    arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, slice, cIdx(groups)),
+                        group),
+                    cIdx(spec.maxM)),
+                row),
+            cIdx(8)));
+    target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
+                           ValueRange{offset}, buffers.a, ValueRange{m, k},
+                           /*elements=*/8);
+  }
+}
+
+void TensorCoreGemvEmitter::computeStepWarpgroup(
+    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+    MutableArrayRef<Value> acc) {
+  int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
+  // Every A fragment of the step first: the fence then orders them all
+  // before the step's instructions.
+  // Each row's 16 pairs in the instruction's K order: pair G holds K
+  // elements 8G + 2t, 8G + 2t + 1, and instruction s takes pairs 2s and
+  // 2s + 1 (its K positions 2t + {0, 1} and 2t + {8, 9}).
+  SmallVector<SmallVector<Value>> pairs;
+  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors)) {
+    RowChunk exchanged = chunk;
+    exchanged.codes = exchangeQuadCodes(chunk.codes);
+    pairs.push_back(decodePacked(exchanged, chunkFactors));
+  }
+  SmallVector<Value> operands;
+  for (int64_t s = 0; s < kWarpStepK / 16; ++s)
+    for (int64_t i = 0; i < mmaTiles; ++i) {
+      ArrayRef<Value> top = pairs[2 * i], bottom = pairs[2 * i + 1];
+      llvm::append_range(operands,
+                         ArrayRef<Value>{top[2 * s], bottom[2 * s],
+                                         top[2 * s + 1], bottom[2 * s + 1]});
+    }
+  int64_t fragments = operands.size();
+  llvm::append_range(operands, acc);
+  SmallVector<Value> fenced = target.emitWarpgroupFence(b, loc, operands);
+  SmallVector<Value> sums(fenced.begin() + fragments, fenced.end());
+  int64_t tileSums = groups * 4;
+  // The descriptor of this step's tile; instruction s starts 2s groups of
+  // 16 bytes x m_tile rows further (the address field counts 16 bytes).
+  Type i64 = b.getI64Type();
+  Value tileBytes = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, stagedTileBase,
+          arith::MulIOp::create(b, loc, warpgroupSlice,
+                                cIdx(spec.maxM * kWarpStepK))),
+      cIdx(2));
+  Value descriptor = arith::AddIOp::create(
+      b, loc, stagedDescriptor,
+      arith::IndexCastUIOp::create(
+          b, loc, i64, arith::ShRUIOp::create(b, loc, tileBytes, cIdx(4))));
+  // Each column tile is one instruction per K16 (its own 64 rows: tile i
+  // of each warp), all reading the same activations.
+  for (int64_t s = 0; s < kWarpStepK / 16; ++s) {
+    Value instruction = arith::AddIOp::create(
+        b, loc, descriptor,
+        arith::ConstantIntOp::create(b, loc, i64, 2 * s * spec.maxM));
+    for (int64_t i = 0; i < mmaTiles; ++i) {
+      SmallVector<Value> tile = target.emitWarpgroupMma(
+          b, loc, ArrayRef<Value>(fenced).slice(4 * (s * mmaTiles + i), 4),
+          instruction, ArrayRef<Value>(sums).slice(i * tileSums, tileSums));
+      llvm::copy(tile, sums.begin() + i * tileSums);
+    }
+  }
+  target.emitWarpgroupCommit(b, loc);
+  llvm::copy(sums, acc.begin());
+}
+
+void TensorCoreGemvEmitter::setUpWarpgroup() {
+  // The no-swizzle K-major descriptor: start address / 16 (bits 0-13),
+  // the distance of K-adjacent 8x16-byte core matrices / 16 (16-29: one
+  // group of m_tile rows), that of 8-row neighbours / 16 (32-45: 128
+  // bytes).
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, buffers.stagedActivations));
+  stagedDescriptor = arith::AddIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, address,
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), 4)),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                   (spec.maxM << 16) | (int64_t(8) << 32)));
+  warpgroupSlice = kWarp;
+  // exchangeQuadCodes's selectors: bytes d and 4 + d (d = t ^ 2h, then
+  // t ^ (2h + 1)) of the words (0, 2) or (1, 3) of lane t.
+  Value quadLane = toI32(t);
+  auto selectorPart = [&](int64_t flip) {
+    Value d = arith::XOrIOp::create(b, loc, quadLane, cI32(flip));
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, d, cI32(0x11)), cI32(0x40));
+  };
+  for (int64_t half = 0; half < 2; ++half)
+    exchangeSelectors.push_back(arith::OrIOp::create(
+        b, loc, selectorPart(2 * half),
+        arith::ShLIOp::create(b, loc, selectorPart(2 * half + 1), cI32(8))));
+  auto bitOfLane = [&](int64_t bit) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, quadLane, cI32(bit)), cI32(0));
+  };
+  quadLaneOdd = bitOfLane(1);
+  quadLaneHigh = bitOfLane(2);
+}
+
+// The warpgroup form's pipeline: the activations and the codes of
+// iteration i arrive by asynchronous copies into workgroup memory started
+// stages - 2 iterations earlier (loads into registers left their latency
+// exposed: ptxas issues a step's loads late in its iteration), the
+// scales two iterations ahead in registers, carried as loaded (taking
+// bytes out of them would wait for the loads in the iteration that
+// issues them). Iteration i waits for its stage, then, behind one
+// barrier that also follows every warp's wait for the instructions of
+// iteration i - 2, starts the copies of iteration i + stages - 2 into
+// their stage and the scale loads of iteration i + 2, reads its codes
+// back, decodes them and starts its instructions, and waits for those of
+// iteration i - 1 only: the tensor cores work on one iteration while the
+// warps decode the next. Copies and loads past the last iteration repeat
+// it.
+SmallVector<Value>
+TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
+  int64_t iterations = spec.k / kWarpStepK / spec.splitK;
+  int64_t stages = spec.stages;
+  int64_t tileElements = spec.splitK * spec.maxM * kWarpStepK;
+  Value lastIteration = cIdx(iterations - 1);
+  auto clampedAfter = [&](Value iteration, int64_t ahead) {
+    return arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(ahead)),
+        lastIteration);
+  };
+  auto firstKOf = [&](Value iteration) {
+    return arith::MulIOp::create(b, loc, stepOf(iteration), cIdx(kWarpStepK));
+  };
+  auto loadsOf = [&](Value iteration) {
+    return loadWarpgroupScales(firstKOf(iteration), weightRows);
+  };
+  auto slotOf = [&](Value iteration) {
+    return arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+  };
+  auto copyIteration = [&](Value iteration) {
+    Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
+    Value slot = slotOf(iteration);
+    copyWarpgroupTile(arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)),
+                      firstM, position.lastM,
+                      arith::MulIOp::create(b, loc, slot, cIdx(tileElements)));
+    copyWarpgroupCodes(stepK(stepOf(clamped)), weightRows, slot);
+    target.emitAsyncCommit(b, loc);
+  };
+  // The instructions of iteration i are still running while iteration
+  // i + 1 decodes, so the stage a copy refills is the one iteration i - 2
+  // read: the copies run stages - 2 iterations ahead.
+  int64_t ahead = stages - 2;
+  for (int64_t i = 0; i < ahead; ++i)
+    copyIteration(cIdx(i));
+  // Iteration `iteration` on the loads `own` (a step's flattened loads,
+  // shaped as `first`), which also starts the loads of iteration + 2.
+  StepLoads first = loadsOf(cIdx(0));
+  auto emitIteration = [&](Value iteration, ValueRange own,
+                           SmallVector<Value> &acc) {
+    // The copies of this thread land, are ordered before the
+    // instructions' reads (another proxy), and the barrier shares both;
+    // it also follows every warp's wait for the instructions of
+    // iteration - 2, whose stage the next copies refill.
+    target.emitAsyncWait(b, loc, ahead - 1);
+    target.emitAsyncProxyFence(b, loc);
+    gpu::BarrierOp::create(b, loc);
+    // The codes are read back before the next copies are started, whose
+    // address arithmetic then hides the reads' latency (the copies write
+    // workgroup memory, which the reads cannot be moved across).
+    StepLoads loads =
+        unflattenStep(first, own, warpgroupBlocks(firstKOf(iteration)));
+    loads.staged = true;
+    Value slot = slotOf(iteration);
+    for (auto [i, chunk] : llvm::enumerate(loads.chunks))
+      chunk.codes = loadStagedCodes(slot, i, loads.chunks.size());
+    copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(ahead)));
+    StepLoads later = loadsOf(clampedAfter(iteration, 2));
+    stagedTileBase = arith::MulIOp::create(b, loc, slot, cIdx(tileElements));
+    computeStep(loads, acc);
+    stagedTileBase = Value();
+    // The previous iteration's instructions are done (their A registers
+    // free, their stage readable by the next copies); this one's run on
+    // while the next iteration decodes.
+    acc = target.emitWarpgroupWait(b, loc, 1, acc);
+    return flattenStep(later);
+  };
+  SmallVector<Value> init(zeros);
+  SmallVector<Value> firstFlat = flattenStep(first);
+  int64_t stepValues = firstFlat.size();
+  llvm::append_range(init, firstFlat);
+  llvm::append_range(init, flattenStep(loadsOf(clampedAfter(cIdx(0), 1))));
+  // Two iterations per trip, each on its own set of loads: the loads two
+  // iterations ahead land in registers no other value has to be moved
+  // out of first (a move would wait for them).
+  int64_t pairs = iterations / 2;
+  auto loop =
+      scf::ForOp::create(b, loc, cIdx(0), cIdx(2 * pairs), cIdx(2), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
+    SmallVector<Value> even =
+        emitIteration(iteration, args.slice(accumulators, stepValues), acc);
+    SmallVector<Value> odd =
+        emitIteration(arith::AddIOp::create(b, loc, iteration, cIdx(1)),
+                      args.slice(accumulators + stepValues, stepValues), acc);
+    SmallVector<Value> yielded(acc);
+    llvm::append_range(yielded, even);
+    llvm::append_range(yielded, odd);
+    scf::YieldOp::create(b, loc, yielded);
+  }
+  SmallVector<Value> sums(loop.getResults().take_front(accumulators));
+  // An odd count leaves the last iteration, on the first set.
+  if (iterations % 2)
+    emitIteration(cIdx(iterations - 1),
+                  loop.getResults().slice(accumulators, stepValues), sums);
+  sums = target.emitWarpgroupWait(b, loc, 0, sums);
+  // The copies past the last iteration land before the memory is reused.
+  target.emitAsyncWait(b, loc, 0);
+  return sums;
+}
