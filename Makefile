@@ -14,7 +14,9 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 \
   clang-22 libamdhip64-dev rocm-device-libs cmake ninja-build g++ \
   googletest libgtest-dev python3-venv python3-pip clang-format
-PIP_PACKAGES := numpy ml_dtypes pytest
+# torch and transformers run qmat.torch's CPU tests (a stand-in launcher) and
+# the transformers models' loading; qmat itself needs neither.
+PIP_PACKAGES := numpy ml_dtypes pytest torch==2.15.0 transformers==5.25.0
 
 .PHONY: all deps apt-deps py-deps configure build check check-lit check-unit \
   check-python run format clean fuzz fuzz-deps fuzz-build build-sanitize check-sanitize

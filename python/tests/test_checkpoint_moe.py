@@ -3,6 +3,7 @@ model, whose experts module holds all experts of a layer in 3-D parameters:
 the plan places each imported expert linear (one per expert and
 projection in the checkpoint) in that module, with Mixtral's names, and
 refuses every mismatch by name (qmat.checkpoint.replace, without torch)."""
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,14 +13,13 @@ from checkpoint_util import unquantized, write_checkpoint
 from test_checkpoint_nvfp4 import HF_QUANT
 
 H, I, E = 256, 128, 3
-QWEN = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
-        "hidden_size": H, "moe_intermediate_size": I, "intermediate_size": 512,
-        "num_experts": E, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
-        "vocab_size": 320, "num_hidden_layers": 1, "torch_dtype": "bfloat16"}
-MIXTRAL = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
-           "hidden_size": H, "intermediate_size": I, "num_local_experts": E,
-           "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
-           "vocab_size": 320, "num_hidden_layers": 1, "torch_dtype": "bfloat16"}
+COMMON = {"hidden_size": H, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
+          "vocab_size": 320, "num_hidden_layers": 1, "num_experts_per_tok": 2,
+          "rms_norm_eps": 1e-5, "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+QWEN = dict(COMMON, architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe",
+            moe_intermediate_size=I, intermediate_size=512, num_experts=E, norm_topk_prob=True)
+MIXTRAL = dict(COMMON, architectures=["MixtralForCausalLM"], model_type="mixtral",
+               intermediate_size=I, num_local_experts=E)
 P = "model.layers.0.mlp.experts"
 MIXTRAL_P = "model.layers.0.block_sparse_moe.experts"
 QWEN_NAMES = {"gate_proj": "gate_proj", "up_proj": "up_proj", "down_proj": "down_proj"}
@@ -36,10 +36,19 @@ def nvfp4(rng, n, k):
 def write_moe(directory, config, prefix, names, router):
     """A ModelOpt NVFP4 checkpoint of one MoE layer: q/k/v/o and every
     expert's projections (named prefix.<e>.<names[projection]>) quantized,
-    the router `router` [E, H] and the rest bf16."""
+    the router `router` [E, H] and the rest bf16 (Qwen3-MoE's q_norm and
+    k_norm too); returns the tensors."""
     rng = np.random.default_rng(5)
     tensors = unquantized(rng)
-    tensors[router] = ("BF16", np.full((E, H), 0x3C00, np.uint16))
+
+    def bf16(*shape, scale=1.0):
+        return ("BF16", (rng.standard_normal(shape) * scale).astype(np.float32)
+                .astype(ml_dtypes.bfloat16).view(np.uint16))
+
+    tensors[router] = bf16(E, H, scale=0.1)
+    if config["model_type"] == "qwen3_moe":
+        for norm in ("q_norm", "k_norm"):
+            tensors[f"model.layers.0.self_attn.{norm}.weight"] = bf16(64)
     linears = {"model.layers.0.self_attn.q_proj": (256, H),
                "model.layers.0.self_attn.k_proj": (128, H),
                "model.layers.0.self_attn.v_proj": (128, H),
@@ -51,6 +60,7 @@ def write_moe(directory, config, prefix, names, router):
         for suffix, value in nvfp4(rng, n, k).items():
             tensors[f"{module}.{suffix}"] = value
     write_checkpoint(directory, tensors, config, extra={"hf_quant_config.json": HF_QUANT})
+    return tensors
 
 
 def model_specs(experts=(E, H, I), form="swiglu", kind="Qwen3MoeExperts"):
@@ -69,19 +79,27 @@ def model_specs(experts=(E, H, I), form="swiglu", kind="Qwen3MoeExperts"):
     return specs
 
 
+# style -> (config, the checkpoint's experts prefix, projection names, router)
+STYLES = {"qwen": (QWEN, P, QWEN_NAMES, "model.layers.0.mlp.gate.weight"),
+          "mixtral": (MIXTRAL, MIXTRAL_P, MIXTRAL_NAMES,
+                      "model.layers.0.block_sparse_moe.gate.weight")}
+
+
+def imported_moe(directory, style):
+    """(tensors, import result) of STYLES[style] written and imported."""
+    tensors = write_moe(directory / "ckpt", *STYLES[style])
+    result = ck.import_checkpoint(directory / "ckpt", directory / "out", bundle=False, quiet=True)
+    return tensors, result
+
+
 @pytest.fixture
 def qwen(tmp_path):
-    write_moe(tmp_path / "ckpt", QWEN, P, QWEN_NAMES, "model.layers.0.mlp.gate.weight")
-    ck.import_checkpoint(tmp_path / "ckpt", tmp_path / "out", bundle=False, quiet=True)
-    return tmp_path / "out"
+    return imported_moe(tmp_path, "qwen")[1].directory
 
 
 @pytest.fixture
 def mixtral(tmp_path):
-    write_moe(tmp_path / "ckpt", MIXTRAL, MIXTRAL_P, MIXTRAL_NAMES,
-              "model.layers.0.block_sparse_moe.gate.weight")
-    ck.import_checkpoint(tmp_path / "ckpt", tmp_path / "out", bundle=False, quiet=True)
-    return tmp_path / "out"
+    return imported_moe(tmp_path, "mixtral")[1].directory
 
 
 def model_parameters():

@@ -358,3 +358,53 @@ def test_load_model_takes_prepared_imports_as_they_are(llama, tmp_path):
         "checkpoint layout (compiled without --prepared-weights): run it on a bundle compiled "
         "with --prepared-weights, such as the import's own, or import without "
         "--prepared-weights")
+
+
+@pytest.mark.parametrize("style", ["qwen", "mixtral"])
+def test_load_model_puts_quant_experts_in_place(on_cpu, tmp_path, style):
+    """A Qwen3-MoE and a Mixtral ModelOpt NVFP4 checkpoint (one linear per
+    expert and projection; Mixtral's w1 / w3 / w2 under block_sparse_moe):
+    load_model replaces transformers' experts module by a
+    QuantSwiGluExperts whose weights are the format's own dequantization;
+    the dequantized model keeps transformers' module with gate over up in
+    gate_up_proj; the router comes from its checkpoint name; the logits
+    and the experts alone agree within the bf16 bound."""
+    pytest.importorskip("transformers")
+    from test_checkpoint_moe import E, P, STYLES, imported_moe
+    from test_checkpoint_nvfp4 import modelopt_dequant
+    tensors, result = imported_moe(tmp_path, style)
+    _, prefix, names, router = STYLES[style]
+    lib, cdll = cpu_library(tmp_path / "bundle", "moe", result.layers)
+    model = qt.load_model(result.directory, library=lib, device="cpu")
+    reference = qt.load_model(result.directory, device="cpu", dequantize=True)
+    experts, dense = model.get_submodule(P), reference.get_submodule(P)
+    assert isinstance(experts, qt.QuantSwiGluExperts) and experts.num_experts == E
+    assert type(dense).__name__ == {"qwen": "Qwen3MoeExperts", "mixtral": "MixtralExperts"}[style]
+    assert type(experts.act_fn) is type(dense.act_fn)
+    for e in range(E):
+        weights = []
+        for projection in ("gate_proj", "up_proj", "down_proj"):
+            name = f"{prefix}.{e}.{names[projection]}"
+            want = modelopt_dequant(tensors[f"{name}.weight"], tensors[f"{name}.weight_scale"][1],
+                                    tensors[f"{name}.weight_scale_2"],
+                                    tensors[f"{name}.weight"].shape[1] * 2)
+            weights.append(torch.from_numpy(want).to(torch.bfloat16))
+        for part, want in zip((experts.gate, experts.up, experts.down), weights):
+            assert torch.equal(part[e].dequantized_weight(), want)
+        assert torch.equal(dense.gate_up_proj[e], torch.cat(weights[:2]))
+        assert torch.equal(dense.down_proj[e], weights[2])
+    for m in (model, reference):
+        assert torch.equal(m.get_parameter("model.layers.0.mlp.gate.weight"),
+                           bf16_of(tensors[router][1]))
+    ids = torch.randint(0, 320, (2, 9), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        logits, want = model(ids).logits.float(), reference(ids).logits.float()
+        gen = torch.Generator().manual_seed(2)
+        x = torch.randn(16, 256, generator=gen).to(torch.bfloat16)
+        indices = torch.randint(0, E - 1, (16, 2), generator=gen)   # the last expert never
+        weights = torch.softmax(torch.randn(16, 2, generator=gen), 1).to(torch.bfloat16)
+        alone, alone_want = experts(x, indices, weights).float(), dense(x, indices, weights).float()
+    assert {call[1] for call in cdll.calls} <= set(range(1, 19))
+    for got, expected in ((logits, want), (alone, alone_want)):
+        error = float(torch.linalg.norm(got - expected) / torch.linalg.norm(expected))
+        assert error <= 1e-2, error
