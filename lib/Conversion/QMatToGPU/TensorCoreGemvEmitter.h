@@ -22,6 +22,11 @@ class TensorCoreGemvEmitter : GemvEmitterBase {
 public:
   using GemvEmitterBase::GemvEmitterBase;
   void emit();
+  /// emitPackedGemvDecode: one chunk's packed decode, outside a kernel.
+  SmallVector<Value> decodeChunk(Value codes, ArrayRef<Value> blocks,
+                                 ArrayRef<Value> rawScales,
+                                 ArrayRef<Value> rawZeroPoints,
+                                 bool mxfp4OneMultiply);
 
 private:
   /// emit()'s stages. setUpLanes: the lane's position (launch position,

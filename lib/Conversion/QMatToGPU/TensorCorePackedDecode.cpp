@@ -309,3 +309,24 @@ Value TensorCoreGemvEmitter::allMxfp4OneMultiply(ArrayRef<RowChunk> chunks) {
   }
   return target.emitWarpAll(b, loc, inRange);
 }
+
+SmallVector<Value> TensorCoreGemvEmitter::decodeChunk(
+    Value codes, ArrayRef<Value> blocks, ArrayRef<Value> rawScales,
+    ArrayRef<Value> rawZeroPoints, bool mxfp4OneMultiply) {
+  RowChunk chunk;
+  chunk.codes = codes;
+  llvm::append_range(chunk.blocks, blocks);
+  llvm::append_range(chunk.rawScales, rawScales);
+  llvm::append_range(chunk.rawZeroPoints, rawZeroPoints);
+  return decodePacked(chunk, packedFactors({chunk}, mxfp4OneMultiply).front());
+}
+
+SmallVector<Value> mlir::qmat::emitPackedGemvDecode(
+    OpBuilder &builder, Location loc, const GemvKernelSpec &spec,
+    const TargetInfo &target, Value codes, ArrayRef<Value> blocks,
+    ArrayRef<Value> rawScales, ArrayRef<Value> rawZeroPoints,
+    bool mxfp4OneMultiply) {
+  GemvBuffers noBuffers;
+  return TensorCoreGemvEmitter(builder, loc, spec, noBuffers, target)
+      .decodeChunk(codes, blocks, rawScales, rawZeroPoints, mxfp4OneMultiply);
+}

@@ -1,0 +1,158 @@
+//===- PackedGemvDecodeProbes.cpp - The GEMV's decodes, for the host ------===//
+//
+// Writes, as LLVM-dialect MLIR, one host function per packed GEMV decode
+// (nvfp4, mxfp4 with both of its arms, int4 with and without zero points;
+// f16 and bf16), each the code emitPackedGemvDecode emits into the
+// tensor-core kernels, lowered by the qmat-host-dequant pipeline (bf16
+// arithmetic first moved to fp32 with one rounding back):
+//
+//   packed_decode_<scheme>_<act>[_zp][_one](codes: memref<16xi8>,
+//       scales: memref<4xS>, zero_points: memref<4xi8>,
+//       pairs: memref<32xact>)
+//
+// Word w of the 16 code bytes takes scales[w] (scale block w) and, with
+// zero points, the nibble w % 2 of zero_points[w]; pairs[2p], pairs[2p + 1]
+// receive pair p. PackedGemvDecodeHostTest.cpp runs them over every code,
+// scale and zero point against lib/Reference.
+//
+// Usage: qmat-packed-decode-probes OUT.mlir
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/InitAll.h"
+#include "qmat/Pipelines/Pipelines.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+struct Probe {
+  SchemeKind scheme;
+  int64_t blockSize;
+  bool f16, zeroPoints, oneMultiply;
+
+  std::string name() const {
+    return ("packed_decode_" + stringifySchemeKind(scheme) +
+            (f16 ? "_f16" : "_bf16") + (zeroPoints ? "_zp" : "") +
+            (oneMultiply ? "_one" : ""))
+        .str();
+  }
+};
+
+void buildProbe(OpBuilder &b, const Probe &probe, const TargetInfo &target) {
+  MLIRContext *ctx = b.getContext();
+  Location loc = b.getUnknownLoc();
+  Type act = probe.f16 ? Type(b.getF16Type()) : Type(b.getBF16Type());
+  Type scale =
+      probe.scheme == SchemeKind::nvfp4   ? Type(b.getType<Float8E4M3FNType>())
+      : probe.scheme == SchemeKind::mxfp4 ? Type(b.getType<Float8E8M0FNUType>())
+                                          : act;
+  Type i8 = b.getI8Type();
+  SmallVector<Type> args = {
+      MemRefType::get({16}, i8), MemRefType::get({4}, scale),
+      MemRefType::get({4}, i8), MemRefType::get({32}, act)};
+  auto func =
+      func::FuncOp::create(b, loc, probe.name(), b.getFunctionType(args, {}));
+  func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+
+  GemvKernelSpec spec;
+  spec.scheme = SchemeAttr::get(ctx, probe.scheme, probe.blockSize);
+  spec.k = 512;
+  spec.actType = act;
+  spec.tensorCore = true;
+  spec.decode = DecodeMethod::magic_bias;
+  spec.hasZeroPoints = probe.zeroPoints;
+
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value codes =
+      vector::LoadOp::create(b, loc, VectorType::get({16}, i8),
+                             body->getArgument(0), ValueRange{index(0)});
+  SmallVector<Value> blocks, scales, zeroPoints;
+  for (int64_t w = 0; w < 4; ++w) {
+    blocks.push_back(index(w));
+    scales.push_back(memref::LoadOp::create(b, loc, body->getArgument(1),
+                                            ValueRange{index(w)}));
+    zeroPoints.push_back(probe.zeroPoints ? Value(memref::LoadOp::create(
+                                                b, loc, body->getArgument(2),
+                                                ValueRange{index(w)}))
+                                          : Value());
+  }
+  SmallVector<Value> pairs =
+      emitPackedGemvDecode(b, loc, spec, target, codes, blocks, scales,
+                           zeroPoints, probe.oneMultiply);
+  for (auto [p, pair] : llvm::enumerate(pairs))
+    vector::StoreOp::create(b, loc, pair, body->getArgument(3),
+                            ValueRange{index(2 * p)});
+  func::ReturnOp::create(b, loc);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    llvm::errs() << "usage: qmat-packed-decode-probes OUT.mlir\n";
+    return 2;
+  }
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  qmat::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  std::unique_ptr<TargetInfo> target = lookupTargetInfo("host", error);
+  if (!target) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  for (bool f16 : {true, false}) {
+    buildProbe(b, {SchemeKind::nvfp4, 16, f16, false, false}, *target);
+    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, false}, *target);
+    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, true}, *target);
+    buildProbe(b, {SchemeKind::int4, 32, f16, false, false}, *target);
+    buildProbe(b, {SchemeKind::int4, 32, f16, true, false}, *target);
+  }
+
+  PassManager pm(&context);
+  // The host has no bf16 arithmetic: each bf16 operation in fp32, exact for
+  // the decodes' products and differences of two bf16 values, then one
+  // rounding to bf16 (the GPU's mul.rn.bf16x2 / sub.rn.bf16x2).
+  arith::ArithEmulateUnsupportedFloatsOptions bf16InF32;
+  bf16InF32.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16InF32));
+  buildHostDequantPipeline(pm, HostPipelineOptions());
+  if (failed(pm.run(*module)))
+    return 1;
+  std::error_code ec;
+  llvm::raw_fd_ostream out(argv[1], ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::errs() << argv[1] << ": " << ec.message() << "\n";
+    return 1;
+  }
+  module->print(out);
+  return 0;
+}
