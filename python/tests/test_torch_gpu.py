@@ -609,6 +609,14 @@ def test_transformers_gptoss_with_quant_experts_matches_the_dequantized_model(gp
             assert torch.equal(experts.gate_up[e].dequantized_weight().t(),
                                dense.gate_up_proj[e].cpu())
             assert torch.equal(experts.down[e].dequantized_weight().t(), dense.down_proj[e].cpu())
+    check_moe_outputs(loaded, reference, hidden=256)
+
+
+def check_moe_outputs(loaded, reference, hidden):
+    """The logits of an 80-token prefill (M = 9 .. 80 rows per expert: the
+    fused GEMM) and of a decode step (M <= 2: the GEMV), and layer 0's
+    experts alone on a routing that leaves expert 3 out, within the bf16
+    bound of the dequantized model's."""
     gen = torch.Generator(device="cuda").manual_seed(5)
     ids = torch.randint(0, 512, (2, 40), device="cuda", generator=gen)
     step = torch.randint(0, 512, (2, 1), device="cuda", generator=gen)
@@ -619,10 +627,9 @@ def test_transformers_gptoss_with_quant_experts_matches_the_dequantized_model(gp
     assert not torch.isnan(got.logits).any()
     assert relative(got.logits, want.logits) <= BOUNDS["bf16"]
     assert relative(got_step, want_step) <= BOUNDS["bf16"]
-    # The experts alone, on routings that hit some experts and not others.
     experts = loaded.model.layers[0].mlp.experts
     dense = reference.model.layers[0].mlp.experts
-    x = torch.randn(64, 256, device="cuda", generator=gen).to(torch.bfloat16)
+    x = torch.randn(64, hidden, device="cuda", generator=gen).to(torch.bfloat16)
     indices = torch.randint(0, 3, (64, 2), device="cuda", generator=gen)   # expert 3 never
     weights = torch.softmax(torch.randn(64, 2, device="cuda", generator=gen), 1).to(torch.bfloat16)
     assert relative(experts(x, indices, weights), dense(x, indices, weights)) <= BOUNDS["bf16"]
@@ -712,19 +719,4 @@ def test_transformers_moe_with_quant_experts_matches_the_dequantized_model(moe):
             assert torch.equal(dense.down_proj[e].cpu(), stored[2])
             for part, want in zip((experts.gate, experts.up, experts.down), stored):
                 assert torch.equal(part[e].dequantized_weight(), want)
-    gen = torch.Generator(device="cuda").manual_seed(5)
-    ids = torch.randint(0, 512, (2, 40), device="cuda", generator=gen)
-    step = torch.randint(0, 512, (2, 1), device="cuda", generator=gen)
-    want = reference(ids, use_cache=True)
-    want_step = reference(step, past_key_values=want.past_key_values).logits
-    got = loaded(ids, use_cache=True)
-    got_step = loaded(step, past_key_values=got.past_key_values).logits
-    assert not torch.isnan(got.logits).any()
-    assert relative(got.logits, want.logits) <= BOUNDS["bf16"]
-    assert relative(got_step, want_step) <= BOUNDS["bf16"]
-    experts = loaded.model.layers[0].mlp.experts
-    dense = reference.model.layers[0].mlp.experts
-    x = torch.randn(64, 1024, device="cuda", generator=gen).to(torch.bfloat16)
-    indices = torch.randint(0, 3, (64, 2), device="cuda", generator=gen)   # expert 3 never
-    weights = torch.softmax(torch.randn(64, 2, device="cuda", generator=gen), 1).to(torch.bfloat16)
-    assert relative(experts(x, indices, weights), dense(x, indices, weights)) <= BOUNDS["bf16"]
+    check_moe_outputs(loaded, reference, hidden=1024)
