@@ -1,5 +1,7 @@
-"""The benchmark's model: a Llama-architecture config, its linear shapes,
-and random-weight checkpoints in two quantized formats, written with numpy
+"""The benchmark's models: a Llama-architecture config (and a Qwen3-MoE one,
+`--model qwen3-moe`: 128 SwiGLU experts of intermediate size 768, 8 per
+token, as Qwen3-30B-A3B), their linear shapes, and random-weight
+checkpoints in two quantized formats, written with numpy
 and qmat's safetensors writer (ModelOpt NVFP4, and GPTQ int4 with groups of
 128, symmetric, its fp16 scales bf16 values so that the import can take
 bf16 activations).
@@ -26,6 +28,21 @@ CONFIG = {
     "attention_bias": False, "mlp_bias": False, "bos_token_id": 128000,
     "eos_token_id": 128001, "torch_dtype": "bfloat16",
 }
+# Qwen3-30B-A3B's shapes; its experts are one linear per expert and
+# projection in the checkpoints (mlp.experts.<e>.gate_proj ...), and one
+# Qwen3MoeExperts module per layer in transformers' model.
+QWEN3_MOE = {
+    "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+    "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
+    "num_experts": 128, "num_experts_per_tok": 8, "norm_topk_prob": True,
+    "num_hidden_layers": 8, "num_attention_heads": 32, "num_key_value_heads": 4,
+    "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu",
+    "tie_word_embeddings": False, "attention_bias": False, "decoder_sparse_step": 1,
+    "mlp_only_layers": [], "bos_token_id": 151643, "eos_token_id": 151645,
+    "torch_dtype": "bfloat16",
+}
+MODELS = {"llama": CONFIG, "qwen3-moe": QWEN3_MOE}
 PROJECTIONS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
                "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
 # format -> (scheme, block) of its layers
@@ -33,14 +50,21 @@ FORMATS = {"nvfp4": ("nvfp4", 16), "gptq": ("int4", 128)}
 GPTQ_GROUP = 128
 
 
+def is_moe(config):
+    return "num_experts" in config
+
+
 def shapes(config):
-    """{projection: (N, K)} of one decoder layer."""
-    h, i = config["hidden_size"], config["intermediate_size"]
+    """{projection: (N, K)} of one decoder layer (an MoE model's expert
+    projections under mlp.experts.gate_proj ...)."""
+    h = config["hidden_size"]
     q = config["num_attention_heads"] * config["head_dim"]
     kv = config["num_key_value_heads"] * config["head_dim"]
+    mlp = "mlp.experts." if is_moe(config) else "mlp."
+    i = config["moe_intermediate_size"] if is_moe(config) else config["intermediate_size"]
     return {"self_attn.q_proj": (q, h), "self_attn.k_proj": (kv, h),
             "self_attn.v_proj": (kv, h), "self_attn.o_proj": (h, q),
-            "mlp.gate_proj": (i, h), "mlp.up_proj": (i, h), "mlp.down_proj": (h, i)}
+            f"{mlp}gate_proj": (i, h), f"{mlp}up_proj": (i, h), f"{mlp}down_proj": (h, i)}
 
 
 def bundle_layers(config, formats=tuple(FORMATS)):
@@ -58,8 +82,17 @@ def bundle_layers(config, formats=tuple(FORMATS)):
 
 
 def linears(config):
-    return [(f"model.layers.{i}.{p}", shapes(config)[p])
-            for i in range(config["num_hidden_layers"]) for p in PROJECTIONS]
+    """(module, (N, K)) of every quantized linear: each expert's own."""
+    out = []
+    for i in range(config["num_hidden_layers"]):
+        for projection, shape in shapes(config).items():
+            if projection.startswith("mlp.experts."):
+                leaf = projection.rsplit(".", 1)[1]
+                out += [(f"model.layers.{i}.mlp.experts.{e}.{leaf}", shape)
+                        for e in range(config["num_experts"])]
+            else:
+                out.append((f"model.layers.{i}.{projection}", shape))
+    return out
 
 
 def random_bf16(rng, shape, exponent, signed=True):
@@ -84,6 +117,12 @@ def unquantized(config, rng):
         for norm in ("input_layernorm", "post_attention_layernorm"):
             tensors[f"model.layers.{i}.{norm}.weight"] = (
                 "BF16", random_bf16(rng, (h,), -1, signed=False))
+        if is_moe(config):   # the router (magnitudes 2^-7 .. 2^-5), q_norm and k_norm
+            tensors[f"model.layers.{i}.mlp.gate.weight"] = (
+                "BF16", random_bf16(rng, (config["num_experts"], h), -7))
+            for norm in ("q_norm", "k_norm"):
+                tensors[f"model.layers.{i}.self_attn.{norm}.weight"] = (
+                    "BF16", random_bf16(rng, (config["head_dim"],), -1, signed=False))
     return tensors
 
 

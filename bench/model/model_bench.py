@@ -67,7 +67,11 @@ def parse(argv):
     parser.add_argument("--prompt", type=int, default=2048)
     parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--reps", type=int, default=3, help="timed generate() runs per model")
-    parser.add_argument("--layers", type=int, default=llama.CONFIG["num_hidden_layers"])
+    parser.add_argument("--model", choices=sorted(llama.MODELS), default="llama",
+                        help="the architecture (bench/model/llama.py); the bundle must be "
+                        "make_bundle.py's for the same --model")
+    parser.add_argument("--layers", type=int, default=None,
+                        help="decoder layers (default: the model's, 8)")
     parser.add_argument("--compile", choices=("auto", "off"), default="auto",
                         help="auto: transformers' compiled decode step (CUDA graphs), whole "
                         "graph, else with graph breaks, else eager; off: eager")
@@ -265,7 +269,8 @@ def load_library(bundle_dir, work):
 
 def prepare(args, work, timings):
     """The checkpoints, their imports and the two models per format."""
-    config = dict(llama.CONFIG, num_hidden_layers=args.layers)
+    config = llama.MODELS[args.model]
+    config = dict(config, num_hidden_layers=args.layers or config["num_hidden_layers"])
     rng = np.random.default_rng(args.seed)
     t = time.monotonic()
     library = load_library(args.bundle, work)
