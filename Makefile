@@ -38,7 +38,7 @@ apt-deps:
 	else echo "apt packages: all present"; fi
 	@test -x /usr/local/cuda/bin/ptxas || echo "warning: /usr/local/cuda/bin/ptxas not found; cubin emission tests will fail"
 
-VENV_STAMP := $(VENV)/.stamp-$(subst $(eval) ,_,$(PIP_PACKAGES))
+VENV_STAMP := $(VENV)/.stamp-$(subst =,-,$(subst $(eval) ,_,$(PIP_PACKAGES)))
 
 $(VENV_STAMP):
 	$(SYSTEM_PYTHON) -m venv $(VENV)
