@@ -218,9 +218,9 @@ def _check_expert(module, entry, layer, modules):
     spec = modules.get(module)
     if spec is not None and spec.is_linear:
         return None
-    gpt_oss = entry.get("format") == NAME
     if module.count(".") < 2:
         return None
+    gpt_oss = entry.get("format") == NAME
     parent, index, stored = module.rsplit(".", 2)
     container, owner = _experts_module(parent, modules)
     form = FORMS[owner.experts_form] if owner is not None and owner.experts else None
