@@ -334,4 +334,23 @@ def QMat_BytePermOp : QMat_Op<"byte_perm", [Pure]> {
   let assemblyFormat = "$low `,` $high `,` $selector attr-dict `:` type($result)";
 }
 
+def QMat_BitSelectOp : QMat_Op<"bit_select", [Pure]> {
+  let summary = "Each bit of one word where a constant mask is set, of another elsewhere";
+  let description = [{
+    `(if_set & mask) | (if_clear & ~mask)` on i32, the mask a constant. The
+    packed fp4 decode of the tensor-core GEMV builds its sign-and-magnitude
+    words with it (PackedFp4Placement.h). NVIDIA lowers it to one
+    `lop3.b32` whose immediate operand is the mask; the other targets and
+    the host to `arith.andi` / `arith.ori`.
+
+    ```mlir
+    %r = qmat.bit_select %if_set, %if_clear mask 31326716 : i32
+    ```
+  }];
+  let arguments = (ins I32:$if_set, I32:$if_clear, I32Attr:$mask);
+  let results = (outs I32:$result);
+  let assemblyFormat =
+      "$if_set `,` $if_clear `mask` $mask attr-dict `:` type($result)";
+}
+
 #endif // QMAT_OPS_TD

@@ -81,17 +81,6 @@ Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
   llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
 }
 
-Value TargetInfo::emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
-                                Value ifClear, uint32_t mask) const {
-  Type i32 = builder.getI32Type();
-  auto constant = [&](uint32_t v) {
-    return arith::ConstantIntOp::create(builder, loc, i32, int64_t(int32_t(v)));
-  };
-  return arith::OrIOp::create(
-      builder, loc, arith::AndIOp::create(builder, loc, ifSet, constant(mask)),
-      arith::AndIOp::create(builder, loc, ifClear, constant(~mask)));
-}
-
 Value TargetInfo::emitStreamingLoad16(OpBuilder &builder, Location loc,
                                       Value address) const {
   llvm_unreachable("target has no streaming load");
@@ -165,4 +154,29 @@ std::unique_ptr<TargetInfo> mlir::qmat::lookupTargetInfo(StringRef name,
     error =
         ("target '" + name + "' has no code generator in this build yet").str();
   return info;
+}
+
+namespace {
+/// (if_set & mask) | (if_clear & ~mask).
+struct BitSelectToArith : OpRewritePattern<BitSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitSelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    uint32_t mask = op.getMask();
+    auto constant = [&](uint32_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32,
+                                          int64_t(int32_t(v)));
+    };
+    rewriter.replaceOpWithNewOp<arith::OrIOp>(
+        op, arith::AndIOp::create(rewriter, loc, op.getIfSet(), constant(mask)),
+        arith::AndIOp::create(rewriter, loc, op.getIfClear(), constant(~mask)));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::qmat::populateBitSelectToArithPatterns(RewritePatternSet &patterns) {
+  patterns.add<BitSelectToArith>(patterns.getContext());
 }

@@ -150,10 +150,6 @@ public:
     return value;
   }
 
-  /// Each bit of `ifSet` where `mask` has a 1, of `ifClear` elsewhere (i32).
-  virtual Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
-                              Value ifClear, uint32_t mask) const;
-
   /// Whether the target has a global load for data streamed once
   /// (emitStreamingLoad16).
   virtual bool hasStreamingLoad() const { return false; }
@@ -236,6 +232,9 @@ std::unique_ptr<TargetInfo> createROCDLTargetInfo(Chip chip);
 /// translation for v_perm_b32, with v_perm_b32 emulated): target
 /// "host-amdgcn".
 std::unique_ptr<TargetInfo> createROCDLHostModelTargetInfo();
+/// qmat.bit_select -> arith.andi / arith.ori (every target without an
+/// instruction of its own for it).
+void populateBitSelectToArithPatterns(RewritePatternSet &patterns);
 /// qmat.byte_perm -> llvm.amdgcn.perm (or, with `emulateOnHost`, the same
 /// selector translation followed by v_perm_b32 in integer arithmetic).
 void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,

@@ -261,8 +261,8 @@ TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
     for (int i = 0; i < 2; ++i) {
       Value ifSet = shifted(x, placement.selectShift[i][0]);
       Value ifClear = shifted(x, placement.selectShift[i][1]);
-      selected[i] =
-          target.emitBitSelect(b, loc, ifSet, ifClear, placement.selectMask);
+      selected[i] = BitSelectOp::create(b, loc, i32, ifSet, ifClear,
+                                        placement.selectMask);
     }
     for (int64_t j = 0; j < 4; ++j) {
       Value bits =

@@ -86,6 +86,7 @@ public:
       populateBytePermPatterns(patterns);
     else
       patterns.add<BytePermToArith>(patterns.getContext());
+    populateBitSelectToArithPatterns(patterns);
   }
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     return nullptr;

@@ -31,6 +31,30 @@ struct BytePermToPrmt : OpRewritePattern<BytePermOp> {
   }
 };
 
+/// One lop3 through inline PTX: LLVM knows the low bits of a shifted
+/// operand are zero and narrows that operand's mask, after which ptxas no
+/// longer sees a select under one immediate and may emit two LOP3s. The asm
+/// is free of side effects (the compiler may merge, drop or move it).
+struct BitSelectToLop3 : OpRewritePattern<BitSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitSelectOp op,
+                                PatternRewriter &rewriter) const override {
+    // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
+    std::string text = llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;",
+                                     uint32_t(op.getMask()))
+                           .str();
+    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
+        op, TypeRange{rewriter.getI32Type()},
+        ValueRange{op.getIfSet(), op.getIfClear()},
+        rewriter.getStringAttr(text), rewriter.getStringAttr("=r,r,r"),
+        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(rewriter.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return success();
+  }
+};
+
 class NVVMTargetInfo final : public TargetInfo {
 public:
   explicit NVVMTargetInfo(Chip chip) : chip(chip) {}
@@ -357,21 +381,9 @@ public:
         /*pure=*/false);
   }
 
-  /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
-  /// operand are zero and narrows that operand's mask, after which ptxas no
-  /// longer sees a select under one immediate and may emit two LOP3s.
-  Value emitBitSelect(OpBuilder &builder, Location loc, Value ifSet,
-                      Value ifClear, uint32_t mask) const override {
-    // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
-    std::string text =
-        llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;", mask).str();
-    return createInlinePtx(builder, loc, builder.getI32Type(),
-                           ValueRange{ifSet, ifClear}, text, "=r,r,r");
-  }
-
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
-    patterns.add<BytePermToPrmt>(patterns.getContext());
+    patterns.add<BytePermToPrmt, BitSelectToLop3>(patterns.getContext());
   }
 
   /// The arch-specific (`a`) variants carry the Blackwell conversions.

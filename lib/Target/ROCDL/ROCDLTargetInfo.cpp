@@ -91,6 +91,7 @@ public:
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     populateBytePermToAMDGCNPermPatterns(patterns, /*emulateOnHost=*/false);
+    populateBitSelectToArithPatterns(patterns);
   }
 
   Attribute getGpuModuleTarget(MLIRContext *context) const override {

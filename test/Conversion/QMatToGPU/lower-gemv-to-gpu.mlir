@@ -73,15 +73,15 @@
 // CHECK: arith.constant 6.64613997E+35 : f32
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
 // The fp4 bit placement (PackedFp4Placement.h), bf16: per word two
-// selects under 0x01DC01DC (one lop3 each) put every code's sign 9 bits
+// selects under 0x01DC01DC (qmat.bit_select: one lop3 each on NVIDIA) put every code's sign 9 bits
 // above its magnitude; pair 0 is X0 << 4, pair 1 X0, both masked with
 // 0x81C081C0 (sign bits 15 / 31, magnitudes under the exponent), times the
 // block scale.
 // CHECK: %[[SET:.+]] = arith.shli %[[WORD:.+]], %c2_i32{{.*}} : i32
 // CHECK: %[[CLEAR:.+]] = arith.shli %[[WORD]], %c8_i32{{.*}} : i32
-// CHECK: %[[X0:.+]] = llvm.inline_asm "lop3.b32 $0, $1, $2, 0x1dc01dc, 0xE4;", "=r,r,r" %[[SET]], %[[CLEAR]] : (i32, i32) -> i32
+// CHECK: %[[X0:.+]] = qmat.bit_select %[[SET]], %[[CLEAR]] mask 31195612 : i32
 // CHECK: %[[RIGHT:.+]] = arith.shrui %[[WORD]], %c6_i32{{.*}} : i32
-// CHECK: %[[X1:.+]] = llvm.inline_asm "lop3.b32 $0, $1, $2, 0x1dc01dc, 0xE4;", "=r,r,r" %[[RIGHT]], %[[WORD]] : (i32, i32) -> i32
+// CHECK: %[[X1:.+]] = qmat.bit_select %[[RIGHT]], %[[WORD]] mask 31195612 : i32
 // CHECK: %[[UP:.+]] = arith.shli %[[X0]], %c4_i32{{.*}} : i32
 // CHECK: %[[PAIR0:.+]] = arith.andi %[[UP]], %c-2118090304_i32{{.*}} : i32
 // CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<2xbf16>

@@ -162,3 +162,33 @@ func.func @constant_even_sign(%lo: i32, %hi: i32) -> i32 {
   %0 = qmat.byte_perm %lo, %hi, %s : i32
   return %0 : i32
 }
+
+// -----
+
+// qmat.bit_select: NVIDIA's one lop3 (truth table 0xE4 = (a & c) | (b & ~c)
+// with the mask as its immediate c); every other target and the host
+// model the same select in and/or.
+// CHECK-LABEL: func.func @bit_select(
+// CHECK-SAME: %[[SET:[a-z0-9_]+]]: i32, %[[CLEAR:[a-z0-9_]+]]: i32)
+// CHECK-NEXT: %[[R:.+]] = llvm.inline_asm "lop3.b32 $0, $1, $2, 0x1dc01dc, 0xE4;", "=r,r,r" %[[SET]], %[[CLEAR]] : (i32, i32) -> i32
+// CHECK-NEXT: return %[[R]] : i32
+// HOST-LABEL: func.func @bit_select(
+// HOST-SAME: %[[SET:[a-z0-9_]+]]: i32, %[[CLEAR:[a-z0-9_]+]]: i32)
+// HOST-DAG: %[[MASK:.+]] = arith.constant 31195612 : i32
+// HOST-DAG: %[[NOTMASK:.+]] = arith.constant -31195613 : i32
+// HOST-DAG: %[[B:.+]] = arith.andi %[[CLEAR]], %[[NOTMASK]] : i32
+// HOST-DAG: %[[A:.+]] = arith.andi %[[SET]], %[[MASK]] : i32
+// HOST: %[[R:.+]] = arith.ori %[[A]], %[[B]] : i32
+// HOST-NEXT: return %[[R]] : i32
+// AMD-LABEL: func.func @bit_select(
+// AMD-NOT: llvm.inline_asm
+// AMD-DAG: arith.constant 31195612 : i32
+// AMD-DAG: arith.constant -31195613 : i32
+// AMD: arith.ori
+// HOSTAMD-LABEL: func.func @bit_select(
+// HOSTAMD-NOT: qmat.bit_select
+// HOSTAMD: arith.ori
+func.func @bit_select(%set: i32, %clear: i32) -> i32 {
+  %0 = qmat.bit_select %set, %clear mask 31195612 : i32
+  return %0 : i32
+}
