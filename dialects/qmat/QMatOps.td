@@ -353,4 +353,26 @@ def QMat_BitSelectOp : QMat_Op<"bit_select", [Pure]> {
       "$if_set `,` $if_clear `mask` $mask attr-dict `:` type($result)";
 }
 
+def QMat_LoadStreamingOp : QMat_Op<"load_streaming", [Pure]> {
+  let summary = "16 bytes of global memory that the kernel reads once";
+  let description = [{
+    The 16 bytes at global byte address `address` (16-byte aligned), for
+    data a kernel reads once and never writes, such as a GEMV's weight
+    codes: not kept in L1, which is left to data read again, and the whole
+    128-byte L2 line fetched on a miss (the neighbouring K step is read by
+    another warp of the block at about the same time). The op has no side
+    effects, so the compiler may merge, drop or move it as it would
+    arithmetic: only right for memory nothing writes while the kernel runs.
+    NVIDIA lowers it to `ld.global.L1::no_allocate.L2::128B.v4.b32`; other
+    targets to a plain 16-byte load.
+
+    ```mlir
+    %codes = qmat.load_streaming %address : vector<16xi8>
+    ```
+  }];
+  let arguments = (ins I64:$address);
+  let results = (outs VectorOfLengthAndType<[16], [I8]>:$result);
+  let assemblyFormat = "$address attr-dict `:` type($result)";
+}
+
 #endif // QMAT_OPS_TD

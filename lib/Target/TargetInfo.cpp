@@ -81,11 +81,6 @@ Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
   llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
 }
 
-Value TargetInfo::emitStreamingLoad16(OpBuilder &builder, Location loc,
-                                      Value address) const {
-  llvm_unreachable("target has no streaming load");
-}
-
 void TargetInfo::emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
                                  ValueRange dstIndices, Value src,
                                  ValueRange srcIndices,
@@ -175,8 +170,22 @@ struct BitSelectToArith : OpRewritePattern<BitSelectOp> {
     return success();
   }
 };
+/// A plain 16-byte load from the address.
+struct LoadStreamingToLoad : OpRewritePattern<LoadStreamingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadStreamingOp op,
+                                PatternRewriter &rewriter) const override {
+    Value pointer = LLVM::IntToPtrOp::create(
+        rewriter, op.getLoc(),
+        LLVM::LLVMPointerType::get(rewriter.getContext()), op.getAddress());
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), pointer,
+                                              /*alignment=*/16);
+    return success();
+  }
+};
 } // namespace
 
-void mlir::qmat::populateBitSelectToArithPatterns(RewritePatternSet &patterns) {
-  patterns.add<BitSelectToArith>(patterns.getContext());
+void mlir::qmat::populateGenericLowerToTargetPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<BitSelectToArith, LoadStreamingToLoad>(patterns.getContext());
 }

@@ -150,14 +150,9 @@ public:
     return value;
   }
 
-  /// Whether the target has a global load for data streamed once
-  /// (emitStreamingLoad16).
+  /// Whether the target's lowering of qmat.load_streaming keeps the data
+  /// out of L1 (otherwise the codes are read with plain vector loads).
   virtual bool hasStreamingLoad() const { return false; }
-  /// 16 bytes (vector<16xi8>) from the global byte address `address` (i64,
-  /// 16-byte aligned), not kept in L1; an L2 miss brings in the whole
-  /// 128-byte line, whose other bytes a neighbouring warp reads next.
-  virtual Value emitStreamingLoad16(OpBuilder &builder, Location loc,
-                                    Value address) const;
 
   /// Whether threads can copy global memory into workgroup memory
   /// asynchronously (emitAsyncCopy16 and its groups).
@@ -232,9 +227,10 @@ std::unique_ptr<TargetInfo> createROCDLTargetInfo(Chip chip);
 /// translation for v_perm_b32, with v_perm_b32 emulated): target
 /// "host-amdgcn".
 std::unique_ptr<TargetInfo> createROCDLHostModelTargetInfo();
-/// qmat.bit_select -> arith.andi / arith.ori (every target without an
-/// instruction of its own for it).
-void populateBitSelectToArithPatterns(RewritePatternSet &patterns);
+/// qmat.bit_select -> arith.andi / arith.ori and qmat.load_streaming -> a
+/// plain 16-byte llvm.load (every target without an instruction of its own
+/// for them).
+void populateGenericLowerToTargetPatterns(RewritePatternSet &patterns);
 /// qmat.byte_perm -> llvm.amdgcn.perm (or, with `emulateOnHost`, the same
 /// selector translation followed by v_perm_b32 in integer arithmetic).
 void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,

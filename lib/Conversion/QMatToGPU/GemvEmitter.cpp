@@ -79,8 +79,9 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
                   b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
                   col);
     Value address = arith::AddIOp::create(b, loc, codesBase, byte);
-    codes = target.emitStreamingLoad16(
-        b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
+    codes = LoadStreamingOp::create(
+        b, loc, VectorType::get({16}, i8),
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
   } else {
     auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
     codes = vector::LoadOp::create(

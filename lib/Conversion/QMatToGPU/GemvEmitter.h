@@ -152,7 +152,7 @@ protected:
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
   /// The codes' first byte address and row stride in bytes (index), where
-  /// their 16-byte loads stream (TargetInfo::emitStreamingLoad16); null
+  /// their 16-byte loads stream (qmat.load_streaming); null
   /// otherwise.
   Value codesBase, codesRowStride;
   /// Prepared codes: each weight row of the tensor-core layouts as

@@ -86,7 +86,7 @@ public:
       populateBytePermPatterns(patterns);
     else
       patterns.add<BytePermToArith>(patterns.getContext());
-    populateBitSelectToArithPatterns(patterns);
+    populateGenericLowerToTargetPatterns(patterns);
   }
   Attribute getGpuModuleTarget(MLIRContext *context) const override {
     return nullptr;

@@ -55,6 +55,37 @@ struct BitSelectToLop3 : OpRewritePattern<BitSelectOp> {
   }
 };
 
+/// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX: the
+/// NVPTX backend drops `!nontemporal` on loads and has no prefetch size.
+/// The asm is free of side effects, as the op is.
+struct LoadStreamingToPtx : OpRewritePattern<LoadStreamingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadStreamingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto words = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                  {i32, i32, i32, i32});
+    auto load = LLVM::InlineAsmOp::create(
+        rewriter, loc, TypeRange{words}, ValueRange{op.getAddress()},
+        rewriter.getStringAttr("ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, "
+                               "$1, $2, $3}, [$4];"),
+        rewriter.getStringAttr("=r,=r,=r,=r,l"),
+        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(rewriter.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(
+          LLVM::ExtractValueOp::create(rewriter, loc, load.getResult(0), i));
+    Value vector = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({4}, i32), parts);
+    rewriter.replaceOpWithNewOp<vector::BitCastOp>(op, op.getType(), vector);
+    return success();
+  }
+};
+
 class NVVMTargetInfo final : public TargetInfo {
 public:
   explicit NVVMTargetInfo(Chip chip) : chip(chip) {}
@@ -313,31 +344,8 @@ public:
     emitTiedPtx(builder, loc, "fence.proxy.async.shared::cta;", {});
   }
 
-  /// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX:
-  /// the NVPTX backend drops `!nontemporal` on loads and has no prefetch
-  /// size. The asm is free of side effects (the compiler may merge, drop or
-  /// move it like arithmetic), which is only right for memory the kernel
-  /// does not write, as the codes.
+  /// qmat.load_streaming keeps its data out of L1 (LoadStreamingToPtx).
   bool hasStreamingLoad() const override { return true; }
-
-  Value emitStreamingLoad16(OpBuilder &builder, Location loc,
-                            Value address) const override {
-    MLIRContext *context = builder.getContext();
-    Type i32 = builder.getI32Type();
-    auto words =
-        LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
-    Value load = createInlinePtx(
-        builder, loc, words, address,
-        "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];",
-        "=r,=r,=r,=r,l");
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < 4; ++i)
-      parts.push_back(LLVM::ExtractValueOp::create(builder, loc, load, i));
-    Value vector = vector::FromElementsOp::create(
-        builder, loc, VectorType::get({4}, i32), parts);
-    return vector::BitCastOp::create(
-        builder, loc, VectorType::get({16}, builder.getI8Type()), vector);
-  }
 
   /// cp.async (sm_80 and later), through nvgpu's ops where they say it:
   /// nvgpu.device_async_wait takes the token of the group to wait for, but
@@ -383,7 +391,8 @@ public:
 
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
-    patterns.add<BytePermToPrmt, BitSelectToLop3>(patterns.getContext());
+    patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx>(
+        patterns.getContext());
   }
 
   /// The arch-specific (`a`) variants carry the Blackwell conversions.

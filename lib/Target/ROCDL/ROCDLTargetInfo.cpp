@@ -91,7 +91,7 @@ public:
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     populateBytePermToAMDGCNPermPatterns(patterns, /*emulateOnHost=*/false);
-    populateBitSelectToArithPatterns(patterns);
+    populateGenericLowerToTargetPatterns(patterns);
   }
 
   Attribute getGpuModuleTarget(MLIRContext *context) const override {

@@ -61,8 +61,8 @@
 // CHECK: %[[INBUFFER:.+]] = arith.addi %[[ROWBYTE]], %[[COLUMN]] : index
 // CHECK: %[[BYTE:.+]] = arith.addi %[[BASE]], %[[INBUFFER]] : index
 // CHECK: %[[ADDRESS:.+]] = arith.index_castui %[[BYTE]] : index to i64
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-3: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: qmat.load_streaming %[[ADDRESS]] : vector<16xi8>
+// CHECK-COUNT-3: qmat.load_streaming %{{.+}} : vector<16xi8>
 // CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
 // The two scales of a lane's 32-element chunk in one 2-byte load (the
 // launcher checks the alignment), one conversion; the fold 2^119 = 6.64e35
@@ -143,7 +143,7 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // K = 512: two 256-element steps, one per warp.
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: arith.muli %{{.+}}, %c256 : index
-// CHECK-COUNT-4: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK-COUNT-4: qmat.load_streaming
 // CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
@@ -185,7 +185,7 @@ func.func @whole_lines(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref
 // CHECK: arith.addi %[[ROW2]], %c24{{.*}} : index
 // CHECK: arith.addi %[[ROW2]], %c28{{.*}} : index
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
-// CHECK-COUNT-8: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK-COUNT-8: qmat.load_streaming
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
@@ -234,7 +234,7 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 // times the scale broadcast to both halves; no fp32 on the way.
 // CHECK-LABEL: func.func @int4_packed(
 // CHECK: gpu.func @gemv_int4_bs128_k256_bf16_tc_magic_bias_zp_m8_s1_c1(
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK: qmat.load_streaming
 // CHECK: %[[SCALE:.+]] = vector.broadcast %{{.+}} : bf16 to vector<2xbf16>
 // CHECK: %[[ZP:.+]] = arith.andi %{{.+}}, %c15_i32
 // CHECK: %[[ZPBIASED:.+]] = arith.ori %[[ZP]], %c17152_i32
@@ -263,7 +263,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // instructions out of it.
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK: qmat.load_streaming
 // Both rows' scales (g and g + 8) feed the vote.
 // CHECK: %[[E0:.+]] = arith.extui %{{.+}} : i8 to i32
 // CHECK: %[[FITS0:.+]] = arith.cmpi ule, %[[E0]], %c128_i32
@@ -395,7 +395,7 @@ func.func @dot(%a: memref<?x160xbf16>, %w: memref<40x80xi8>, %s: memref<40x10xf8
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}:2, %[[STRIDES:[a-z_0-9]+]]:2 = memref.extract_strided_metadata %arg1 : memref<?x?xi8, strided<[?, 1], offset: ?>>
 // CHECK: scf.for
 // CHECK: arith.muli %{{.+}}, %[[STRIDES]]#0 : index
-// CHECK: llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32
+// CHECK: qmat.load_streaming
 func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s: memref<40x?xf8E4M3FN>,
                                 %g: memref<f32>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x?xi8>, memref<40x?xf8E4M3FN>)

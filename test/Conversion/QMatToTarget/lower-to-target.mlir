@@ -192,3 +192,33 @@ func.func @bit_select(%set: i32, %clear: i32) -> i32 {
   %0 = qmat.bit_select %set, %clear mask 31195612 : i32
   return %0 : i32
 }
+
+// -----
+
+// qmat.load_streaming: on NVIDIA the four words of one
+// ld.global.L1::no_allocate.L2::128B.v4.b32 (an asm without side effects),
+// as the 16 bytes; elsewhere a plain 16-byte aligned load.
+// CHECK-LABEL: func.func @load_streaming(
+// CHECK-SAME: %[[ADDRESS:[a-z0-9_]+]]: i64)
+// CHECK-NEXT: %[[WORDS:.+]] = llvm.inline_asm "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %[[ADDRESS]] : (i64) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: %[[W0:.+]] = llvm.extractvalue %[[WORDS]][0]
+// CHECK-NEXT: %[[W1:.+]] = llvm.extractvalue %[[WORDS]][1]
+// CHECK-NEXT: %[[W2:.+]] = llvm.extractvalue %[[WORDS]][2]
+// CHECK-NEXT: %[[W3:.+]] = llvm.extractvalue %[[WORDS]][3]
+// CHECK-NEXT: %[[V:.+]] = vector.from_elements %[[W0]], %[[W1]], %[[W2]], %[[W3]] : vector<4xi32>
+// CHECK-NEXT: %[[R:.+]] = vector.bitcast %[[V]] : vector<4xi32> to vector<16xi8>
+// CHECK-NEXT: return %[[R]] : vector<16xi8>
+// HOST-LABEL: func.func @load_streaming(
+// HOST-SAME: %[[ADDRESS:[a-z0-9_]+]]: i64)
+// HOST-NEXT: %[[P:.+]] = llvm.inttoptr %[[ADDRESS]] : i64 to !llvm.ptr
+// HOST-NEXT: %[[R:.+]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr -> vector<16xi8>
+// HOST-NEXT: return %[[R]] : vector<16xi8>
+// AMD-LABEL: func.func @load_streaming(
+// AMD-NOT: llvm.inline_asm
+// AMD: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr -> vector<16xi8>
+// HOSTAMD-LABEL: func.func @load_streaming(
+// HOSTAMD: llvm.load
+func.func @load_streaming(%address: i64) -> vector<16xi8> {
+  %0 = qmat.load_streaming %address : vector<16xi8>
+  return %0 : vector<16xi8>
+}
