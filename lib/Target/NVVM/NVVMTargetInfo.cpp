@@ -31,6 +31,22 @@ struct BytePermToPrmt : OpRewritePattern<BytePermOp> {
   }
 };
 
+/// An inline PTX op. Pure: the compiler may merge, drop or move it like
+/// arithmetic; otherwise it stays where it is and apart from identical ones.
+LLVM::InlineAsmOp createInlineAsm(OpBuilder &builder, Location loc,
+                                  TypeRange results, ValueRange operands,
+                                  StringRef text, StringRef constraints,
+                                  bool pure) {
+  return LLVM::InlineAsmOp::create(
+      builder, loc, results, operands, builder.getStringAttr(text),
+      builder.getStringAttr(constraints),
+      /*has_side_effects=*/pure ? UnitAttr() : builder.getUnitAttr(),
+      /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(builder.getContext(),
+                                  LLVM::tailcallkind::TailCallKind::None),
+      LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 /// One lop3 through inline PTX: LLVM knows the low bits of a shifted
 /// operand are zero and narrows that operand's mask, after which ptxas no
 /// longer sees a select under one immediate and may emit two LOP3s. The asm
@@ -43,14 +59,10 @@ struct BitSelectToLop3 : OpRewritePattern<BitSelectOp> {
     std::string text = llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;",
                                      uint32_t(op.getMask()))
                            .str();
-    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
-        op, TypeRange{rewriter.getI32Type()},
-        ValueRange{op.getIfSet(), op.getIfClear()},
-        rewriter.getStringAttr(text), rewriter.getStringAttr("=r,r,r"),
-        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(rewriter.getContext(),
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.replaceOp(
+        op, createInlineAsm(rewriter, op.getLoc(), rewriter.getI32Type(),
+                            ValueRange{op.getIfSet(), op.getIfClear()}, text,
+                            "=r,r,r", /*pure=*/true));
     return success();
   }
 };
@@ -66,15 +78,10 @@ struct LoadStreamingToPtx : OpRewritePattern<LoadStreamingOp> {
     Type i32 = rewriter.getI32Type();
     auto words = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
                                                   {i32, i32, i32, i32});
-    auto load = LLVM::InlineAsmOp::create(
-        rewriter, loc, TypeRange{words}, ValueRange{op.getAddress()},
-        rewriter.getStringAttr("ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, "
-                               "$1, $2, $3}, [$4];"),
-        rewriter.getStringAttr("=r,=r,=r,=r,l"),
-        /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(rewriter.getContext(),
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
+    auto load = createInlineAsm(
+        rewriter, loc, words, op.getAddress(),
+        "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];",
+        "=r,=r,=r,=r,l", /*pure=*/true);
     SmallVector<Value> parts;
     for (int64_t i = 0; i < 4; ++i)
       parts.push_back(
@@ -215,20 +222,6 @@ public:
     return createInlineAsm(builder, loc, result, operands, text, constraints,
                            pure)
         .getResult(0);
-  }
-  /// The inline assembly op of createInlinePtx, of any number of results.
-  static LLVM::InlineAsmOp createInlineAsm(OpBuilder &builder, Location loc,
-                                           TypeRange results,
-                                           ValueRange operands, StringRef text,
-                                           StringRef constraints, bool pure) {
-    return LLVM::InlineAsmOp::create(
-        builder, loc, results, operands, builder.getStringAttr(text),
-        builder.getStringAttr(constraints),
-        /*has_side_effects=*/pure ? UnitAttr() : builder.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(builder.getContext(),
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
   }
 
   /// wgmma.mma_async (sm_90a only) through inline PTX: NVVM's op takes A
