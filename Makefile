@@ -139,8 +139,10 @@ $(SAN_DIR)/build.ninja: CMakeLists.txt Makefile | deps
 	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" \
 	  -DCMAKE_SHARED_LINKER_FLAGS="$(SAN_FLAGS)"
 
+# The build runs sanitized tools too (qmat-opt writes the exactness tests'
+# host kernels), so it gets the tests' sanitizer options.
 build-sanitize: deps $(SAN_DIR)/build.ninja
-	cmake --build $(SAN_DIR) -j $(JOBS)
+	$(SAN_ENV) cmake --build $(SAN_DIR) -j $(JOBS)
 
 check-sanitize: build-sanitize
 	@rc=0; \
