@@ -7,22 +7,34 @@ DeepseekV3Experts, ...)."""
 import torch
 
 
+@torch.compiler.disable
 def _route(hidden_states, indices, weights, num_experts, expert):
     """What transformers' experts modules do with the router's choice: for
     each expert chosen for some token, `expert(e, its tokens' states)`
-    weighted by each token's routing weight and added to its output.
-    `indices` and `weights` are [tokens, top_k]."""
+    weighted by each token's routing weight and added to its output, the
+    experts in ascending order. `indices` and `weights` are [tokens, top_k].
+
+    The (token, choice) pairs are sorted by expert once, so that the host
+    waits for the device once per call (for the experts' counts) rather than
+    once per expert. The loop's shapes depend on the routing, which no
+    compiled graph can hold: torch.compile runs it eagerly instead of
+    recompiling for every expert index."""
+    top_k = indices.shape[-1]
+    chosen = indices.reshape(-1)
+    order = torch.argsort(chosen, stable=True)
+    counts = torch.bincount(chosen, minlength=num_experts).tolist()
+    token_of = order // top_k
+    pair_weight = weights.reshape(-1)[order]
+    states = hidden_states[token_of]
     next_states = torch.zeros_like(hidden_states)
-    with torch.no_grad():
-        # [experts, top_k, tokens]: which (choice, token) pairs each expert has.
-        mask = torch.nn.functional.one_hot(indices, num_classes=num_experts)
-        mask = mask.permute(2, 1, 0)
-        hit = torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero()
-    for e in hit[:, 0].tolist():
-        top_k_pos, token_idx = torch.where(mask[e])
-        out = expert(e, hidden_states[token_idx])
-        weighted = out * weights[token_idx, top_k_pos, None]
-        next_states.index_add_(0, token_idx, weighted.to(hidden_states.dtype))
+    end = 0
+    for e, count in enumerate(counts):
+        if not count:
+            continue
+        begin, end = end, end + count
+        out = expert(e, states[begin:end])
+        weighted = out * pair_weight[begin:end, None]
+        next_states.index_add_(0, token_of[begin:end], weighted.to(hidden_states.dtype))
     return next_states
 
 
