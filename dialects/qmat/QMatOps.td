@@ -6,6 +6,7 @@
 include "QMatAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
+include "QMatMatrixOps.td"
 
 
 def QMat_MatmulOp : QMat_Op<"matmul", [AttrSizedOperandSegments]> {

@@ -69,18 +69,6 @@ Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
   llvm_unreachable("target has no native fp4 conversion");
 }
 
-SmallVector<Value> TargetInfo::emitWarpMma16x8x16(OpBuilder &builder,
-                                                  Location loc, ValueRange a,
-                                                  ValueRange b,
-                                                  ValueRange c) const {
-  llvm_unreachable("target has no 16x8x16 warp matrix instruction");
-}
-
-Value TargetInfo::emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
-                                      Value b, Value c) const {
-  llvm_unreachable("target has no 16x16x16 wavefront matrix instruction");
-}
-
 void TargetInfo::emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
                                  ValueRange dstIndices, Value src,
                                  ValueRange srcIndices,
@@ -95,33 +83,6 @@ void TargetInfo::emitAsyncCommit(OpBuilder &builder, Location loc) const {
 void TargetInfo::emitAsyncWait(OpBuilder &builder, Location loc,
                                int64_t pending) const {
   llvm_unreachable("target has no asynchronous copy");
-}
-
-SmallVector<Value> TargetInfo::emitWarpgroupMma(OpBuilder &builder,
-                                                Location loc, ValueRange a,
-                                                Value bDescriptor,
-                                                ValueRange acc) const {
-  llvm_unreachable("target has no warpgroup matrix instruction");
-}
-
-SmallVector<Value> TargetInfo::emitWarpgroupFence(OpBuilder &builder,
-                                                  Location loc,
-                                                  ValueRange values) const {
-  llvm_unreachable("target has no warpgroup matrix instruction");
-}
-
-void TargetInfo::emitWarpgroupCommit(OpBuilder &builder, Location loc) const {
-  llvm_unreachable("target has no warpgroup matrix instruction");
-}
-
-SmallVector<Value> TargetInfo::emitWarpgroupWait(OpBuilder &builder,
-                                                 Location loc, int64_t pending,
-                                                 ValueRange sums) const {
-  llvm_unreachable("target has no warpgroup matrix instruction");
-}
-
-void TargetInfo::emitAsyncProxyFence(OpBuilder &builder, Location loc) const {
-  llvm_unreachable("target has no warpgroup matrix instruction");
 }
 
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
@@ -170,6 +131,15 @@ struct BitSelectToArith : OpRewritePattern<BitSelectOp> {
     return success();
   }
 };
+/// The value itself: no compiler in the way to keep from moving it.
+struct PinnedCopyToValue : OpRewritePattern<PinnedCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PinnedCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getValue());
+    return success();
+  }
+};
 /// A plain 16-byte load from the address.
 struct LoadStreamingToLoad : OpRewritePattern<LoadStreamingOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -187,5 +157,6 @@ struct LoadStreamingToLoad : OpRewritePattern<LoadStreamingOp> {
 
 void mlir::qmat::populateGenericLowerToTargetPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<BitSelectToArith, LoadStreamingToLoad>(patterns.getContext());
+  patterns.add<BitSelectToArith, LoadStreamingToLoad, PinnedCopyToValue>(
+      patterns.getContext());
 }

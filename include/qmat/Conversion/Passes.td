@@ -76,12 +76,22 @@ def QMatLowerDequantToLoops : Pass<"qmat-lower-dequant-to-loops", "::mlir::func:
 }
 
 def QMatLowerToTarget : Pass<"qmat-lower-to-target"> {
-  let summary = "Lower vendor-neutral qmat ops to the target's instructions";
+  let summary = "Lower qmat's instruction-level ops to the target's instructions";
   let description = [{
-    `qmat.byte_perm` becomes `nvvm.prmt` on NVIDIA targets and plain
-    arithmetic on the host.
+    Each target lowers the qmat ops it has an instruction for through its
+    own patterns (TargetInfo::populateLowerToTargetPatterns):
+    `qmat.byte_perm` becomes `nvvm.prmt` on NVIDIA, `v_perm_b32` on AMD and
+    shifts on the host; `qmat.bit_select`, `qmat.load_streaming` and
+    `qmat.pinned_copy` become inline PTX on NVIDIA and plain arithmetic,
+    loads or the value elsewhere; `qmat.warp_mma` becomes `nvvm.mma.sync`,
+    the warpgroup ops inline `wgmma` PTX (sm_90a), `qmat.wave_mma`
+    `amdgpu.mfma`. An op the target has no instruction for is an error
+    naming the op and the target.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",

@@ -56,62 +56,16 @@ public:
   /// that calls them runs).
   virtual void getDependentDialects(DialectRegistry &registry) const {}
 
-  /// Whether warps have a matrix instruction multiplying a 16x16 tile of
-  /// f16/bf16 (A, row major) by a 16x8 tile (B) into fp32, with the lane
-  /// ownership of PTX's mma.m16n8k16: lane l holds A rows l/4 and l/4 + 8 at
-  /// K positions 2(l%4) + {0, 1, 8, 9}, B column l/4 at the same K
-  /// positions, and C rows l/4, l/4 + 8 at columns 2(l%4) + {0, 1}.
+  /// Whether warps have qmat.warp_mma (PTX's mma.m16n8k16; the op's
+  /// description gives the lanes' pieces).
   virtual bool hasWarpMma16x8x16() const { return false; }
-  /// C + A * B for one warp: `a` is four vector<2xT> (row r K pair p0, row
-  /// r+8 p0, row r p1, row r+8 p1), `b` two vector<2xT> (p0, p1), `c` four
-  /// f32; returns the four f32 results.
-  virtual SmallVector<Value> emitWarpMma16x8x16(OpBuilder &builder,
-                                                Location loc, ValueRange a,
-                                                ValueRange b,
-                                                ValueRange c) const;
-
-  /// Whether wavefronts of 64 lanes have a matrix instruction multiplying a
-  /// 16x16 tile of f16/bf16 (A, rows x K) by a 16x16 tile (B, K x columns)
-  /// into fp32 with the lane ownership of CDNA's v_mfma_f32_16x16x16: lane
-  /// l holds A row l % 16 and B column l % 16 at K positions 4 (l / 16) +
-  /// {0..3}, and D column l % 16 at rows 4 (l / 16) + {0..3}.
+  /// Whether wavefronts of 64 lanes have qmat.wave_mma (CDNA's
+  /// v_mfma_f32_16x16x16).
   virtual bool hasWaveMma16x16x16() const { return false; }
-  /// C + A * B for one wavefront: `a`, `b` vector<4xT>, `c` vector<4xf32>.
-  virtual Value emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a,
-                                    Value b, Value c) const;
-  /// Whether four consecutive warps (a warpgroup, the first warp's index a
-  /// multiple of 4) have an asynchronous matrix instruction multiplying a
-  /// 64x16 tile of f16/bf16 A held in registers by a 16xN tile of B read
-  /// from workgroup memory into fp32 (PTX's wgmma.mma_async m64nNk16 on
-  /// sm_90a): warp w of the group holds A rows 16w .. 16w + 15 as the
-  /// 16x8x16 instruction's A fragment, and the sums of those rows as that
-  /// instruction's C fragments, one per 8 columns.
+  /// Whether warpgroups have qmat.warpgroup_mma and its ordering ops
+  /// (warpgroup_fence, warpgroup_commit, warpgroup_wait,
+  /// async_proxy_fence): PTX's wgmma.mma_async on sm_90a.
   virtual bool hasWarpgroupMma() const { return false; }
-  /// Starts `acc` + A * B for the warpgroup: `a` four vector<2xT> as for
-  /// emitWarpMma16x8x16, `bDescriptor` the i64 descriptor of B's tile in
-  /// workgroup memory (K-major, not swizzled), `acc` N / 2 f32. The sums it
-  /// returns may be passed to further such instructions of the same shape,
-  /// and read otherwise only after emitWarpgroupWait.
-  virtual SmallVector<Value> emitWarpgroupMma(OpBuilder &builder, Location loc,
-                                              ValueRange a, Value bDescriptor,
-                                              ValueRange acc) const;
-  /// Orders the warpgroup's register writes before its next matrix
-  /// instructions; `values` (i32, f32 or vector<2 x f16/bf16>), the
-  /// registers they read, come back as the values to pass them.
-  virtual SmallVector<Value>
-  emitWarpgroupFence(OpBuilder &builder, Location loc, ValueRange values) const;
-  /// Closes the batch of matrix instructions the warpgroup started since the
-  /// last one.
-  virtual void emitWarpgroupCommit(OpBuilder &builder, Location loc) const;
-  /// Waits until at most `pending` batches are in flight; `sums` (f32) come
-  /// back readable.
-  virtual SmallVector<Value> emitWarpgroupWait(OpBuilder &builder, Location loc,
-                                               int64_t pending,
-                                               ValueRange sums) const;
-  /// Makes this thread's earlier stores to workgroup memory visible to the
-  /// asynchronous matrix instructions (a barrier then shares that with the
-  /// block).
-  virtual void emitAsyncProxyFence(OpBuilder &builder, Location loc) const;
 
   /// Whether the decode GEMV has a matrix instruction here (either form).
   bool hasGemvMatrixInstruction() const {
@@ -138,16 +92,6 @@ public:
   virtual Value emitWarpAll(OpBuilder &builder, Location loc,
                             Value predicate) const {
     return Value();
-  }
-
-  /// `value` (i32) through a copy the compiler neither hoists nor merges
-  /// with the copy of another `arm`, so that the two arms of a branch on
-  /// emitWarpAll keep their own arithmetic on it instead of sharing it above
-  /// the branch (where all of it would be live at once). `value` itself by
-  /// default.
-  virtual Value emitPinnedCopy(OpBuilder &builder, Location loc, Value value,
-                               unsigned arm) const {
-    return value;
   }
 
   /// Whether the target's lowering of qmat.load_streaming keeps the data
@@ -227,14 +171,20 @@ std::unique_ptr<TargetInfo> createROCDLTargetInfo(Chip chip);
 /// translation for v_perm_b32, with v_perm_b32 emulated): target
 /// "host-amdgcn".
 std::unique_ptr<TargetInfo> createROCDLHostModelTargetInfo();
-/// qmat.bit_select -> arith.andi / arith.ori and qmat.load_streaming -> a
-/// plain 16-byte llvm.load (every target without an instruction of its own
-/// for them).
+/// qmat.bit_select -> arith.andi / arith.ori, qmat.load_streaming -> a
+/// plain 16-byte llvm.load and qmat.pinned_copy -> its operand (every target
+/// without an instruction of its own for them).
 void populateGenericLowerToTargetPatterns(RewritePatternSet &patterns);
 /// qmat.byte_perm -> llvm.amdgcn.perm (or, with `emulateOnHost`, the same
 /// selector translation followed by v_perm_b32 in integer arithmetic).
 void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,
                                           bool emulateOnHost);
+/// qmat.wave_mma -> amdgpu.mfma.
+void populateWaveMmaToAMDGPUPatterns(RewritePatternSet &patterns);
+/// qmat.byte_perm, bit_select, load_streaming, pinned_copy, warp_mma and,
+/// with `warpgroupMma` (sm_90a), the warpgroup ops -> NVVM ops and inline
+/// PTX.
+void populateQMatToNVVMPatterns(RewritePatternSet &patterns, bool warpgroupMma);
 
 } // namespace mlir::qmat
 

@@ -72,7 +72,7 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
       Value words = vector::BitCastOp::create(b, loc, wordsType, chunk.codes);
       SmallVector<Value> pinned;
       for (int64_t w = 0; w < kLaneK / 8; ++w)
-        pinned.push_back(target.emitPinnedCopy(
+        pinned.push_back(PinnedCopyOp::create(
             b, loc,
             vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w}),
             fast ? 0 : 1));
@@ -86,9 +86,9 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
     for (Value &sum : armAcc)
       sum = arith::BitcastOp::create(
           b, loc, f32,
-          target.emitPinnedCopy(b, loc,
-                                arith::BitcastOp::create(b, loc, i32, sum),
-                                fast ? 0 : 1));
+          PinnedCopyOp::create(b, loc,
+                               arith::BitcastOp::create(b, loc, i32, sum),
+                               fast ? 0 : 1));
     scf::YieldOp::create(b, loc, armAcc);
   }
   llvm::copy(branch.getResults(), acc.begin());
@@ -118,9 +118,9 @@ void TensorCoreGemvEmitter::computeStepWith(
       for (int64_t r = 0; r < groups; ++r) {
         int64_t base = (i * groups + r) * 4;
         SmallVector<Value> bOperand = {actPairs[r][p0], actPairs[r][p1]};
-        SmallVector<Value> result = target.emitWarpMma16x8x16(
-            b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
-        llvm::copy(result, acc.begin() + base);
+        auto mma = WarpMmaOp::create(b, loc, aOperand, bOperand,
+                                     ArrayRef<Value>(acc).slice(base, 4));
+        llvm::copy(mma.getSums(), acc.begin() + base);
       }
     }
   }
@@ -239,9 +239,9 @@ void TensorCoreGemvEmitter::computeStepByWord(
                                          bottom[p1]};
           SmallVector<Value> bOperand = {actPairs[p0], actPairs[p1]};
           int64_t base = (i * groups + r) * 4;
-          SmallVector<Value> result = target.emitWarpMma16x8x16(
-              b, loc, aOperand, bOperand, ArrayRef<Value>(acc).slice(base, 4));
-          llvm::copy(result, acc.begin() + base);
+          auto mma = WarpMmaOp::create(b, loc, aOperand, bOperand,
+                                       ArrayRef<Value>(acc).slice(base, 4));
+          llvm::copy(mma.getSums(), acc.begin() + base);
         }
       }
     }

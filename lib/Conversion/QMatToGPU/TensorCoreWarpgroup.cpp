@@ -215,7 +215,8 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(
     }
   int64_t fragments = operands.size();
   llvm::append_range(operands, acc);
-  SmallVector<Value> fenced = target.emitWarpgroupFence(b, loc, operands);
+  SmallVector<Value> fenced(
+      WarpgroupFenceOp::create(b, loc, operands).getFenced());
   SmallVector<Value> sums(fenced.begin() + fragments, fenced.end());
   int64_t tileSums = groups * 4;
   // The descriptor of this step's tile; instruction s starts 2s groups of
@@ -239,13 +240,13 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(
         b, loc, descriptor,
         arith::ConstantIntOp::create(b, loc, i64, 2 * s * spec.maxM));
     for (int64_t i = 0; i < mmaTiles; ++i) {
-      SmallVector<Value> tile = target.emitWarpgroupMma(
+      auto mma = WarpgroupMmaOp::create(
           b, loc, ArrayRef<Value>(fenced).slice(4 * (s * mmaTiles + i), 4),
           instruction, ArrayRef<Value>(sums).slice(i * tileSums, tileSums));
-      llvm::copy(tile, sums.begin() + i * tileSums);
+      llvm::copy(mma.getSums(), sums.begin() + i * tileSums);
     }
   }
-  target.emitWarpgroupCommit(b, loc);
+  WarpgroupCommitOp::create(b, loc);
   llvm::copy(sums, acc.begin());
 }
 
@@ -346,7 +347,7 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
     // it also follows every warp's wait for the instructions of
     // iteration - 2, whose stage the next copies refill.
     target.emitAsyncWait(b, loc, ahead - 1);
-    target.emitAsyncProxyFence(b, loc);
+    AsyncProxyFenceOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
     // The codes are read back before the next copies are started, whose
     // address arithmetic then hides the reads' latency (the copies write
@@ -365,7 +366,8 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
     // The previous iteration's instructions are done (their A registers
     // free, their stage readable by the next copies); this one's run on
     // while the next iteration decodes.
-    acc = target.emitWarpgroupWait(b, loc, 1, acc);
+    acc = llvm::to_vector(
+        ValueRange(WarpgroupWaitOp::create(b, loc, 1, acc).getReady()));
     return flattenStep(later);
   };
   SmallVector<Value> init(zeros);
@@ -400,7 +402,8 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
   if (iterations % 2)
     emitIteration(cIdx(iterations - 1),
                   loop.getResults().slice(accumulators, stepValues), sums);
-  sums = target.emitWarpgroupWait(b, loc, 0, sums);
+  sums = llvm::to_vector(
+      ValueRange(WarpgroupWaitOp::create(b, loc, 0, sums).getReady()));
   // The copies past the last iteration land before the memory is reused.
   target.emitAsyncWait(b, loc, 0);
   return sums;

@@ -17,7 +17,7 @@ namespace {
 // Wavefront matrix-core GEMV (16x16x16, 64 lanes)
 //===----------------------------------------------------------------------===//
 
-/// The matrix-core GEMV for targets with TargetInfo::emitWaveMma16x16x16. A
+/// The matrix-core GEMV for targets with qmat.wave_mma. A
 /// wavefront owns 16 weight rows per column tile and walks K in steps of
 /// 128: lane l = 16q + r loads the 32 consecutive K elements [32q, 32q + 32)
 /// of weight row r and of activation row r (+ 16 per row group), decoded
@@ -147,7 +147,7 @@ void WaveMmaGemvEmitter::emit() {
       for (int64_t i = 0; i < kLaneK / 4; ++i)
         for (int64_t g = 0; g < groups; ++g) {
           Value &sum = acc[c * groups + g];
-          sum = target.emitWaveMma16x16x16(
+          sum = WaveMmaOp::create(
               b, loc, sliceOf(weights[i / 2], 4 * (i % 2), 4),
               sliceOf(activationWords[g][i / 2], 4 * (i % 2), 4), sum);
         }

@@ -27,6 +27,17 @@ struct QMatLowerToTargetPass
     info->populateLowerToTargetPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // What the target's patterns left has no instruction here.
+    WalkResult unlowered = getOperation()->walk([&](Operation *op) {
+      if (!isa<BytePermOp, BitSelectOp, LoadStreamingOp, PinnedCopyOp,
+               WarpMmaOp, WaveMmaOp, WarpgroupMmaOp, WarpgroupFenceOp,
+               WarpgroupCommitOp, WarpgroupWaitOp, AsyncProxyFenceOp>(op))
+        return WalkResult::advance();
+      op->emitOpError() << "has no lowering on target '" << target << "'";
+      return WalkResult::interrupt();
+    });
+    if (unlowered.wasInterrupted())
+      signalPassFailure();
   }
 };
 

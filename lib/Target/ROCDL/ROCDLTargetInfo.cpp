@@ -8,7 +8,7 @@
 // v_cvt_scalef32_pk_f16_fp4. The defaults are the magic bias because no
 // AMD hardware was available to measure the lookup or the native
 // conversion against it (docs/amd.md). The decode GEMV uses v_mfma
-// 16x16x16 where K % 128 == 0 (emitWaveMma16x16x16), a dot product
+// 16x16x16 where K % 128 == 0 (qmat.wave_mma), a dot product
 // otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -61,18 +61,8 @@ public:
                     amdgpu::AMDGPUDialect>();
   }
 
-  /// gfx942 and gfx950 both have v_mfma_f32_16x16x16_{f16,bf16}; the
-  /// amdgpu op picks the instruction for the chipset when convert-gpu-to-
-  /// rocdl lowers it.
+  /// v_mfma_f32_16x16x16_{f16,bf16} on both (WaveMmaToMfma.cpp).
   bool hasWaveMma16x16x16() const override { return true; }
-  Value emitWaveMma16x16x16(OpBuilder &builder, Location loc, Value a, Value b,
-                            Value c) const override {
-    auto i32 = builder.getI32Type();
-    return amdgpu::MFMAOp::create(
-        builder, loc, c.getType(), builder.getIntegerAttr(i32, 16),
-        builder.getIntegerAttr(i32, 16), builder.getIntegerAttr(i32, 16),
-        builder.getIntegerAttr(i32, 1), a, b, c);
-  }
 
   /// The conversion multiplies by the exponent of an fp32 scale; 1.0 makes
   /// it the plain e2m1 -> f16 conversion (every e2m1 value is an f16), so
@@ -91,6 +81,7 @@ public:
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
     populateBytePermToAMDGCNPermPatterns(patterns, /*emulateOnHost=*/false);
+    populateWaveMmaToAMDGPUPatterns(patterns);
     populateGenericLowerToTargetPatterns(patterns);
   }
 

@@ -22,8 +22,8 @@
 // GFX: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
 // GFX: vector.load %{{.+}} : memref<?x256xbf16, strided<[256, 1], offset: ?>>, vector<8xbf16>
 // GFX: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
-// GFX-COUNT-16: amdgpu.mfma 16x16x16 %{{.+}} * %{{.+}} + %{{.+}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
-// GFX-NOT: amdgpu.mfma
+// GFX-COUNT-16: qmat.wave_mma %{{.+}} * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
+// GFX-NOT: qmat.wave_mma
 // GFX: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // GFX: gpu.barrier
 // GFX: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
@@ -89,14 +89,14 @@
 // CHECK: arith.andi %[[X1]], %c-2118090304_i32{{.*}} : i32
 // Activation pairs (k, k + 4), as the weights pair them.
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4] : vector<8xbf16>, vector<8xbf16>
-// CHECK: nvvm.mma.sync A[{{.+}}]  B[{{.+}}]  C[{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK: %{{.+}}:4 = qmat.warp_mma [%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] * [%{{.+}}, %{{.+}}] + [%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : vector<2xbf16>, vector<2xbf16>, f32
+// CHECK-COUNT-15: qmat.warp_mma
 // The last block: the 4 rows clamped, the same loop.
 // CHECK: } else {
 // CHECK-COUNT-4: arith.minui %{{.+}}, %{{.+}} : index
 // CHECK: scf.for
-// CHECK-COUNT-16: nvvm.mma.sync
-// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: qmat.warp_mma
+// CHECK-NOT: qmat.warp_mma
 // Split-K: park, barrier, warp 0 adds and stores with 2^7 x global and bias.
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
@@ -144,14 +144,14 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK: arith.muli %{{.+}}, %c256 : index
 // CHECK-COUNT-4: qmat.load_streaming
-// CHECK-COUNT-16: nvvm.mma.sync
-// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: qmat.warp_mma
+// CHECK-NOT: qmat.warp_mma
 // CHECK: scf.yield
 // CHECK: } else {
 // CHECK-COUNT-4: arith.minui %{{.+}}, %{{.+}} : index
 // CHECK: scf.for
-// CHECK-COUNT-16: nvvm.mma.sync
-// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: qmat.warp_mma
+// CHECK-NOT: qmat.warp_mma
 // CHECK-COUNT-8: gpu.shuffle  xor %{{.+}}, %c18_i32, %c32_i32 : f32
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
@@ -186,8 +186,8 @@ func.func @whole_lines(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref
 // CHECK: arith.addi %[[ROW2]], %c28{{.*}} : index
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c2{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-COUNT-8: qmat.load_streaming
-// CHECK-COUNT-32: nvvm.mma.sync
-// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-32: qmat.warp_mma
+// CHECK-NOT: qmat.warp_mma
 // CHECK: scf.yield
 func.func @whole_lines_two_tiles(%a: memref<?x512xf16>, %w: memref<40x256xi8>, %s: memref<40x32xf8E4M3FN>,
                                  %g: memref<f32>, %y: memref<?x40xf16>) {
@@ -208,18 +208,18 @@ func.func @whole_lines_two_tiles(%a: memref<?x512xf16>, %w: memref<40x256xi8>, %
 // CHECK-NOT: workgroup
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
 // fp8 codes (32 bytes a lane) keep plain loads.
-// CHECK-NOT: llvm.inline_asm
+// CHECK-NOT: qmat.load_streaming
 // CHECK: vector.load %{{.+}} : memref<?x256xf8E4M3FN, strided<[256, 1], offset: ?>>, vector<32xf8E4M3FN>
 // CHECK: qmat.decode e4m3 %{{.+}} method = native : vector<32xi8> -> vector<32xf32>
 // CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
-// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: qmat.warp_mma {{.*}} : vector<2xf16>, vector<2xf16>, f32
 // Two row groups (max_m = 16): 8 steps x 2 groups, in each of the two
 // loops (whole blocks, the last block).
-// CHECK-COUNT-15: nvvm.mma.sync
+// CHECK-COUNT-15: qmat.warp_mma
 // CHECK: } else {
-// CHECK-COUNT-16: nvvm.mma.sync
-// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: qmat.warp_mma
+// CHECK-NOT: qmat.warp_mma
 // CHECK-NOT: gpu.barrier
 func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>, %y: memref<?x48xf16>) {
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x256xf16>, memref<48x256xf8E4M3FN>, memref<48x2xf32>)
@@ -245,7 +245,7 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 // CHECK: %[[CENTERED:.+]] = arith.subf %[[PAIR]], %[[OFFSET]] : vector<2xbf16>
 // CHECK: arith.mulf %[[CENTERED]], %[[SCALE]] : vector<2xbf16>
 // CHECK-NOT: arith.truncf {{.*}} to vector<8xbf16>
-// CHECK: nvvm.mma.sync
+// CHECK: qmat.warp_mma
 func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x2xbf16>, %z: memref<48x1xi8>, %y: memref<?x48xbf16>) {
   qmat.gemv <int4, block = 128> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x2xbf16>)
       zero_points(%z : memref<48x1xi8>) outs(%y : memref<?x48xbf16>) max_m = 8 split_k = 1 col_tiles = 1 tensor_core
@@ -273,7 +273,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: %[[ALL:.+]] = nvvm.vote.sync  all %c-1_i32, %[[BOTH]] -> i1
 // CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
 // CHECK-NOT: dense<8.507050e+37>
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0"
+// CHECK: qmat.pinned_copy %{{.+}} arm 0 : i32
 // CHECK: %[[EF:.+]] = arith.extui %{{.+}} : i8 to i32
 // CHECK: %[[BIASEDE:.+]] = arith.addi %[[EF]], %c126_i32
 // CHECK: arith.shli %[[BIASEDE]], %c7_i32
@@ -281,11 +281,11 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK-NOT: dense<8.507050e+37>
 // CHECK: arith.mulf %{{.+}}, %[[ONE]] : vector<2xbf16>
 // CHECK-NOT: dense<8.507050e+37>
-// CHECK: nvvm.mma.sync
+// CHECK: qmat.warp_mma
 // CHECK-NOT: dense<8.507050e+37>
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0"
+// CHECK: qmat.pinned_copy %{{.+}} arm 0 : i32
 // CHECK: } else {
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1"
+// CHECK: qmat.pinned_copy %{{.+}} arm 1 : i32
 // The other arm: times 2^126, then times the bf16 2^(e - 127) of the scale
 // byte (exact: one rounding). The bf16 pattern is the top half of the fp32
 // one: e << 23, 2^-127
@@ -299,8 +299,8 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: %[[POW:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
 // CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>
 // CHECK: arith.mulf %[[VALUE]], %[[POW]] : vector<2xbf16>
-// CHECK: nvvm.mma.sync
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1"
+// CHECK: qmat.warp_mma
+// CHECK: qmat.pinned_copy %{{.+}} arm 1 : i32
 // CHECK: scf.yield
 // With f16 activations one factor 2^(max(e, 99) - 113), bits
 // (max(e, 99) - 98) << 10, where every scale byte is at most 128 (below 99
@@ -332,7 +332,7 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 // CHECK: %[[EXACT:.+]] = arith.mulf %[[VALUE16]], %{{.+}} : vector<2xf16>
 // CHECK: arith.mulf %[[EXACT]], %{{.+}} : vector<2xf16>
 // CHECK-NOT: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
-// CHECK: nvvm.mma.sync
+// CHECK: qmat.warp_mma
 func.func @mxfp4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>, %y: memref<?x48xbf16>,
                         %ah: memref<?x256xf16>, %yh: memref<?x48xf16>) {
   qmat.gemv <mxfp4, block = 32> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x8xf8E8M0FNU>)
@@ -460,8 +460,8 @@ func.func @prepared_full(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memr
 // GFX-NEXT: vector.store %{{.+}} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // GFX-NEXT: gpu.barrier
 // GFX-COUNT-4: vector.load %{{.+}} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// GFX-COUNT-8: amdgpu.mfma 16x16x16
-// GFX-NOT: amdgpu.mfma
+// GFX-COUNT-8: qmat.wave_mma %{{.+}} * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
+// GFX-NOT: qmat.wave_mma
 // GFX: scf.yield
 func.func @fused_small_tile(%a: memref<?x256xbf16>, %w: memref<256x128xi8>, %s: memref<256x16xf8E4M3FN>,
                             %g: memref<f32>, %y: memref<?x256xbf16>) {

@@ -222,3 +222,24 @@ func.func @load_streaming(%address: i64) -> vector<16xi8> {
   %0 = qmat.load_streaming %address : vector<16xi8>
   return %0 : vector<16xi8>
 }
+
+// -----
+
+// qmat.pinned_copy on NVIDIA: a mov.b32 with side effects and its arm in
+// the text (neither hoisted nor merged with the other arm's); elsewhere the
+// value itself.
+// CHECK-LABEL: func.func @pinned_copy(
+// CHECK-NEXT: %[[P0:.+]] = llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 0", "=r,r" %arg0 : (i32) -> i32
+// CHECK-NEXT: %[[P1:.+]] = llvm.inline_asm has_side_effects "mov.b32 $0, $1; // arm 1", "=r,r" %arg0 : (i32) -> i32
+// CHECK-NEXT: return %[[P0]], %[[P1]]
+// HOST-LABEL: func.func @pinned_copy(
+// HOST-NEXT: return %arg0, %arg0 : i32, i32
+// AMD-LABEL: func.func @pinned_copy(
+// AMD-NEXT: return %arg0, %arg0 : i32, i32
+// HOSTAMD-LABEL: func.func @pinned_copy(
+// HOSTAMD-NEXT: return %arg0, %arg0 : i32, i32
+func.func @pinned_copy(%v: i32) -> (i32, i32) {
+  %p0 = qmat.pinned_copy %v arm 0 : i32
+  %p1 = qmat.pinned_copy %v arm 1 : i32
+  return %p0, %p1 : i32, i32
+}

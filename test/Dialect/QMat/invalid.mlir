@@ -765,3 +765,49 @@ func.func @decode_bias_e4m3(%p: vector<8xi8>) {
   %0 = qmat.decode e4m3 %p exponent_bias = 8 : vector<8xi8> -> vector<8xf16>
   return
 }
+
+// -----
+
+// Rule: m16n8k16 takes four A pairs, two B pairs and four sums per lane.
+func.func @warp_mma_counts(%a: vector<2xf16>, %c: f32) {
+  // expected-error @+1 {{'qmat.warp_mma' op m16n8k16 takes 4 A pairs, 2 B pairs and 4 sums per lane, got 3, 2 and 4}}
+  %d:4 = qmat.warp_mma [%a, %a, %a] * [%a, %a] + [%c, %c, %c, %c] : vector<2xf16>, vector<2xf16>, f32
+  return
+}
+
+// -----
+
+// Rule: A and B of one matrix instruction have one element type.
+func.func @warp_mma_types(%a: vector<2xf16>, %b: vector<2xbf16>, %c: f32) {
+  // expected-error @+1 {{'qmat.warp_mma' op A and B pairs must have one type, got 'vector<2xf16>' and 'vector<2xbf16>'}}
+  %d:4 = qmat.warp_mma [%a, %a, %a, %a] * [%b, %b] + [%c, %c, %c, %c] : vector<2xf16>, vector<2xbf16>, f32
+  return
+}
+
+// -----
+
+// Rule: the warpgroup instruction's N (PTX's m64nNk16; each lane holds N / 2
+// sums) is a multiple of 8 from 8 to 256.
+func.func @warpgroup_mma_n(%a: vector<2xbf16>, %desc: i64, %c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_mma' op N = 2 x sums per lane must be a multiple of 8 from 8 to 256, got 6}}
+  %d:3 = qmat.warpgroup_mma [%a, %a, %a, %a] * %desc + [%c, %c, %c] : vector<2xbf16>, f32
+  return
+}
+
+// -----
+
+// Rule: the warpgroup instruction takes four A pairs per lane.
+func.func @warpgroup_mma_a(%a: vector<2xbf16>, %desc: i64, %c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_mma' op takes 4 A pairs per lane, got 2}}
+  %d:4 = qmat.warpgroup_mma [%a, %a] * %desc + [%c, %c, %c, %c] : vector<2xbf16>, f32
+  return
+}
+
+// -----
+
+// Rule: a wait names how many batches may stay in flight: not negative.
+func.func @warpgroup_wait_negative(%c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_wait' op attribute 'pending' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %r = qmat.warpgroup_wait -1, %c : f32
+  return
+}

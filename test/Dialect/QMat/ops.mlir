@@ -215,3 +215,33 @@ func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<
       m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 2 stages = 3
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @matrix_ops
+// CHECK: %[[D:.+]]:4 = qmat.warp_mma [%arg0, %arg1, %arg2, %arg3] * [%arg4, %arg5] + [%arg6, %arg6, %arg6, %arg6] : vector<2xbf16>, vector<2xbf16>, f32
+// CHECK: %[[W:.+]] = qmat.wave_mma %arg7 * %arg7 + %arg8 : vector<4xf16>, vector<4xf32>
+// CHECK: %[[F:.+]]:3 = qmat.warpgroup_fence %arg0, %arg6, %arg10 : vector<2xbf16>, f32, i32
+// CHECK: %[[G:.+]]:4 = qmat.warpgroup_mma [%[[F]]#0, %arg1, %arg2, %arg3] * %arg9 + [%[[D]]#0, %[[D]]#1, %[[D]]#2, %[[D]]#3] : vector<2xbf16>, f32
+// CHECK: qmat.warpgroup_commit
+// CHECK: %[[R:.+]]:4 = qmat.warpgroup_wait 1, %[[G]]#0, %[[G]]#1, %[[G]]#2, %[[G]]#3 : f32
+// CHECK: qmat.warpgroup_wait 0{{$}}
+// CHECK: qmat.async_proxy_fence
+// CHECK: qmat.pinned_copy %arg10 arm 1 : i32
+func.func @matrix_ops(%a0: vector<2xbf16>, %a1: vector<2xbf16>, %a2: vector<2xbf16>,
+                      %a3: vector<2xbf16>, %b0: vector<2xbf16>, %b1: vector<2xbf16>,
+                      %c: f32, %h: vector<4xf16>, %acc: vector<4xf32>, %desc: i64,
+                      %word: i32) -> (f32, vector<4xf32>, f32, i32) {
+  %d:4 = qmat.warp_mma [%a0, %a1, %a2, %a3] * [%b0, %b1] + [%c, %c, %c, %c]
+      : vector<2xbf16>, vector<2xbf16>, f32
+  %w = qmat.wave_mma %h * %h + %acc : vector<4xf16>, vector<4xf32>
+  %f:3 = qmat.warpgroup_fence %a0, %c, %word : vector<2xbf16>, f32, i32
+  %g:4 = qmat.warpgroup_mma [%f#0, %a1, %a2, %a3] * %desc + [%d#0, %d#1, %d#2, %d#3]
+      : vector<2xbf16>, f32
+  qmat.warpgroup_commit
+  %r:4 = qmat.warpgroup_wait 1, %g#0, %g#1, %g#2, %g#3 : f32
+  qmat.warpgroup_wait 0
+  qmat.async_proxy_fence
+  %p = qmat.pinned_copy %word arm 1 : i32
+  return %r#0, %w, %f#1, %p : f32, vector<4xf32>, f32, i32
+}

@@ -2,7 +2,7 @@
 //
 // The body of a small-M matmul kernel: every weight byte is read once and
 // decoded in registers. The tensor-core variant feeds the decoded weights to
-// a warp matrix instruction (TargetInfo::emitWarpMma16x8x16) as the A
+// a warp matrix instruction (qmat.warp_mma) as the A
 // operand and the activations as B; the scalar variant decodes element by
 // element for shapes the tensor-core mapping cannot take.
 //

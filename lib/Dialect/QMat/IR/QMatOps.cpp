@@ -8,6 +8,7 @@
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/GemvLayouts.h"
+#include "qmat/Dialect/QMat/IR/MatrixOpsFormat.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 
 #include "mlir/IR/Builders.h"

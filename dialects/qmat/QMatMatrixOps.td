@@ -1,0 +1,188 @@
+//===- QMatMatrixOps.td - matrix instructions as qmat ops --*- tablegen -*-===//
+//
+// The matrix instructions and their ordering pieces that the kernel
+// lowerings build, as ops: each target lowers the ones it has in
+// qmat-lower-to-target, and the kernels stay readable in the IR before that
+// (TargetInfo::has* says which ones a target has).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_MATRIX_OPS_TD
+#define QMAT_MATRIX_OPS_TD
+
+include "QMatDialect.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def QMat_HalfPair : VectorOfLengthAndType<[2], [F16, BF16]>;
+
+def QMat_WarpMmaOp : QMat_Op<"warp_mma",
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+  let summary = "A warp's 16x8x16 matrix multiply-accumulate into fp32";
+  let description = [{
+    `acc` + A · B for one warp of 32 lanes, A a 16x16 tile of f16 or bf16
+    (rows x K), B a 16x8 tile (K x columns), the sums in fp32, every lane
+    holding the pieces PTX's `mma.m16n8k16` gives it: lane l holds A rows
+    r = l/4 and r + 8 at K positions 2(l%4) + {0, 1} (the first pair) and
+    2(l%4) + {8, 9} (the second), B column l/4 at the same K positions, and
+    the sums of rows r and r + 8 at columns 2(l%4) + {0, 1}.
+
+    `a` is four pairs (row r first pair, row r + 8 first pair, row r second
+    pair, row r + 8 second pair), `b` two pairs (first, second), `acc` and
+    the results four f32 (row r's two columns, then row r + 8's). Every lane
+    of the warp must execute it. NVIDIA lowers it to
+    `mma.sync.aligned.m16n8k16.row.col.f32`; the other targets have no such
+    instruction.
+
+    ```mlir
+    %d:4 = qmat.warp_mma [%a0, %a1, %a2, %a3] * [%b0, %b1]
+        + [%c0, %c1, %c2, %c3] : vector<2xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<QMat_HalfPair>:$a, Variadic<QMat_HalfPair>:$b,
+                       Variadic<F32>:$acc);
+  let results = (outs Variadic<F32>:$sums);
+  let assemblyFormat = [{
+    ` ` `[` $a `]` `*` `[` $b `]` `+` `[` $acc `]` attr-dict `:`
+    custom<RepeatedType>(ref($a), type($a), ref($b), type($b), ref($acc), type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_WaveMmaOp : QMat_Op<"wave_mma", [Pure, AllTypesMatch<["a", "b"]>,
+                                          AllTypesMatch<["acc", "sums"]>]> {
+  let summary = "A wavefront's 16x16x16 matrix multiply-accumulate into fp32";
+  let description = [{
+    `acc` + A · B for one wavefront of 64 lanes, A a 16x16 tile of f16 or
+    bf16 (rows x K), B 16x16 (K x columns), the sums in fp32, every lane
+    holding the pieces CDNA's `v_mfma_f32_16x16x16` gives it: lane l holds
+    A row l % 16 and B column l % 16 at K positions 4 (l / 16) + {0..3},
+    and the sums of column l % 16 at rows 4 (l / 16) + {0..3}. Every lane
+    of the wavefront must execute it. AMD lowers it to `amdgpu.mfma`; the
+    other targets have no such instruction.
+
+    ```mlir
+    %d = qmat.wave_mma %a * %b + %c : vector<4xbf16>, vector<4xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[4], [F16, BF16]>:$a,
+                       VectorOfLengthAndType<[4], [F16, BF16]>:$b,
+                       VectorOfLengthAndType<[4], [F32]>:$acc);
+  let results = (outs VectorOfLengthAndType<[4], [F32]>:$sums);
+  let assemblyFormat =
+      "$a `*` $b `+` $acc attr-dict `:` type($a) `,` type($acc)";
+}
+
+def QMat_WarpgroupMmaOp : QMat_Op<"warpgroup_mma",
+    [AttrSizedOperandSegments, InferTypeOpAdaptor,
+     MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts a warpgroup's asynchronous 64xNx16 matrix multiply-accumulate";
+  let description = [{
+    Starts `acc` + A · B for a warpgroup (four consecutive warps, the first
+    warp's index a multiple of 4): A a 64x16 tile of f16 or bf16 held in
+    registers, B a 16xN tile in workgroup memory named by the i64 matrix
+    descriptor `b` (K-major, not swizzled), N = 2 · |acc|. Warp w of the
+    group holds A rows 16w .. 16w + 15 as `qmat.warp_mma`'s `a` and their
+    sums as that op's `acc`, one group of four per 8 columns. The results
+    may be passed to further such ops of the same shape and read otherwise
+    only after `qmat.warpgroup_wait`; registers written before it must pass
+    `qmat.warpgroup_fence`. It reads workgroup memory and stays in order
+    with the other warpgroup ops. NVIDIA (sm_90a) lowers it to
+    `wgmma.mma_async.sync.aligned.m64nNk16.f32`.
+
+    ```mlir
+    %d:4 = qmat.warpgroup_mma [%a0, %a1, %a2, %a3] * %desc
+        + [%c0, %c1, %c2, %c3] : vector<2xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<QMat_HalfPair>:$a, I64:$b, Variadic<F32>:$acc);
+  let results = (outs Variadic<F32>:$sums);
+  let assemblyFormat = [{
+    ` ` `[` $a `]` `*` $b `+` `[` $acc `]` attr-dict `:`
+    custom<RepeatedType>(ref($a), type($a), ref($acc), type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_WarpgroupFenceOp : QMat_Op<"warpgroup_fence",
+    [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Orders register writes before the warpgroup's next matrix ops";
+  let description = [{
+    The registers of `values` (i32, f32 or pairs of f16 / bf16), written by
+    ordinary instructions, become readable by the `qmat.warpgroup_mma` ops
+    that follow; pass them the results. NVIDIA lowers it to
+    `wgmma.fence.sync.aligned` with the values tied through it.
+
+    ```mlir
+    %v:2 = qmat.warpgroup_fence %a0, %c0 : vector<2xbf16>, f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyTypeOf<[I32, F32, QMat_HalfPair]>>:$values);
+  let results = (outs Variadic<AnyTypeOf<[I32, F32, QMat_HalfPair]>>:$fenced);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def QMat_WarpgroupCommitOp : QMat_Op<"warpgroup_commit",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Closes the batch of matrix ops the warpgroup started";
+  let description = [{
+    The `qmat.warpgroup_mma` ops started since the last commit become one
+    batch, which `qmat.warpgroup_wait` counts. NVIDIA lowers it to
+    `wgmma.commit_group.sync.aligned`.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def QMat_WarpgroupWaitOp : QMat_Op<"warpgroup_wait",
+    [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until at most `pending` batches of matrix ops are in flight";
+  let description = [{
+    Returns `sums` (f32 results of `qmat.warpgroup_mma`) readable once at
+    most `pending` committed batches remain in flight. NVIDIA lowers it to
+    `wgmma.wait_group.sync.aligned pending` with the sums tied through it.
+
+    ```mlir
+    %s:4 = qmat.warpgroup_wait 1, %d0, %d1, %d2, %d3 : f32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                       Variadic<F32>:$sums);
+  let results = (outs Variadic<F32>:$ready);
+  let assemblyFormat = [{
+    $pending (`,` $sums^ `:` custom<RepeatedType>(ref($sums), type($sums)))?
+    attr-dict
+  }];
+}
+
+def QMat_AsyncProxyFenceOp : QMat_Op<"async_proxy_fence",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Makes this thread's workgroup-memory stores visible to matrix ops";
+  let description = [{
+    This thread's earlier stores to workgroup memory become visible to
+    asynchronous matrix ops (`qmat.warpgroup_mma`); a barrier then shares
+    that with the block. NVIDIA lowers it to
+    `fence.proxy.async.shared::cta`.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def QMat_PinnedCopyOp : QMat_Op<"pinned_copy",
+    [MemoryEffects<[MemWrite]>, AllTypesMatch<["value", "copy"]>]> {
+  let summary = "A copy the compiler neither hoists nor merges across arms";
+  let description = [{
+    `value`, through a copy that stays where it is and apart from the copy
+    of another `arm`, so that the two arms of a branch keep their own
+    arithmetic on it instead of sharing it above the branch (where all of
+    it would be live at once). NVIDIA lowers it to a `mov.b32` the compiler
+    keeps (ptxas removes it); the other targets to `value` itself.
+
+    ```mlir
+    %p = qmat.pinned_copy %v arm 1 : i32
+    ```
+  }];
+  let arguments = (ins I32:$value, I32Attr:$arm);
+  let results = (outs I32:$copy);
+  let assemblyFormat = "$value `arm` $arm attr-dict `:` type($value)";
+}
+
+#endif // QMAT_MATRIX_OPS_TD

@@ -1,0 +1,142 @@
+//===- MatrixOps.cpp - the matrix ops' verifiers and types ----------------===//
+
+#include "qmat/Dialect/QMat/IR/MatrixOpsFormat.h"
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// A list's type, printed once: every operand of a verified list has it.
+void printListType(OpAsmPrinter &printer, TypeRange types, bool first) {
+  if (!first)
+    printer << ", ";
+  printer << types.front();
+}
+
+ParseResult parseListType(OpAsmParser &parser, UnresolvedOperands operands,
+                          SmallVectorImpl<Type> &types, bool first) {
+  Type type;
+  if ((!first && parser.parseComma()) || parser.parseType(type))
+    return failure();
+  types.assign(operands.size(), type);
+  return success();
+}
+
+} // namespace
+
+ParseResult mlir::qmat::parseRepeatedType(OpAsmParser &parser,
+                                          UnresolvedOperands first,
+                                          SmallVectorImpl<Type> &firstTypes) {
+  return parseListType(parser, first, firstTypes, /*first=*/true);
+}
+
+ParseResult mlir::qmat::parseRepeatedType(OpAsmParser &parser,
+                                          UnresolvedOperands first,
+                                          SmallVectorImpl<Type> &firstTypes,
+                                          UnresolvedOperands second,
+                                          SmallVectorImpl<Type> &secondTypes) {
+  return failure(parseRepeatedType(parser, first, firstTypes) ||
+                 parseListType(parser, second, secondTypes, false));
+}
+
+ParseResult mlir::qmat::parseRepeatedType(OpAsmParser &parser,
+                                          UnresolvedOperands first,
+                                          SmallVectorImpl<Type> &firstTypes,
+                                          UnresolvedOperands second,
+                                          SmallVectorImpl<Type> &secondTypes,
+                                          UnresolvedOperands third,
+                                          SmallVectorImpl<Type> &thirdTypes) {
+  return failure(
+      parseRepeatedType(parser, first, firstTypes, second, secondTypes) ||
+      parseListType(parser, third, thirdTypes, false));
+}
+
+void mlir::qmat::printRepeatedType(OpAsmPrinter &printer, Operation *,
+                                   OperandRange, TypeRange firstTypes) {
+  printListType(printer, firstTypes, /*first=*/true);
+}
+
+void mlir::qmat::printRepeatedType(OpAsmPrinter &printer, Operation *op,
+                                   OperandRange first, TypeRange firstTypes,
+                                   OperandRange, TypeRange secondTypes) {
+  printRepeatedType(printer, op, first, firstTypes);
+  printListType(printer, secondTypes, false);
+}
+
+void mlir::qmat::printRepeatedType(OpAsmPrinter &printer, Operation *op,
+                                   OperandRange first, TypeRange firstTypes,
+                                   OperandRange second, TypeRange secondTypes,
+                                   OperandRange, TypeRange thirdTypes) {
+  printRepeatedType(printer, op, first, firstTypes, second, secondTypes);
+  printListType(printer, thirdTypes, false);
+}
+
+//===----------------------------------------------------------------------===//
+// warp_mma
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpMmaOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location>,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getAcc().getTypes());
+  return success();
+}
+
+LogicalResult WarpMmaOp::verify() {
+  if (getA().size() != 4 || getB().size() != 2 || getAcc().size() != 4)
+    return emitOpError() << "m16n8k16 takes 4 A pairs, 2 B pairs and 4 sums "
+                            "per lane, got "
+                         << getA().size() << ", " << getB().size() << " and "
+                         << getAcc().size();
+  SmallVector<Type> pairs(getA().getTypes());
+  llvm::append_range(pairs, getB().getTypes());
+  if (!llvm::all_equal(pairs))
+    return emitOpError() << "A and B pairs must have one type, got "
+                         << getA().front().getType() << " and "
+                         << getB().front().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// warpgroup_mma, warpgroup_fence, warpgroup_wait
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpgroupMmaOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location>,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getAcc().getTypes());
+  return success();
+}
+
+LogicalResult WarpgroupMmaOp::verify() {
+  if (getA().size() != 4)
+    return emitOpError() << "takes 4 A pairs per lane, got " << getA().size();
+  if (!llvm::all_equal(getA().getTypes()))
+    return emitOpError() << "A pairs must have one type";
+  int64_t n = 2 * static_cast<int64_t>(getAcc().size());
+  if (n < 8 || n > 256 || n % 8)
+    return emitOpError() << "N = 2 x sums per lane must be a multiple of 8 "
+                            "from 8 to 256, got "
+                         << n;
+  return success();
+}
+
+LogicalResult WarpgroupFenceOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location>,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getValues().getTypes());
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location>,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getSums().getTypes());
+  return success();
+}

@@ -1,0 +1,298 @@
+//===- NVVMPatterns.cpp - qmat's target-level ops -> NVVM -----------------===//
+//
+// The lowering of the qmat ops that NVIDIA GPUs run as an instruction of
+// their own: NVVM ops where NVVM has the instruction as wanted, inline PTX
+// where it does not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+#include "qmat/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+namespace {
+
+/// qmat.byte_perm has prmt's default-mode semantics by definition.
+struct BytePermToPrmt : OpRewritePattern<BytePermOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BytePermOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::PermuteOp>(
+        op, rewriter.getI32Type(), op.getLow(), op.getHigh(), op.getSelector(),
+        NVVM::PermuteMode::DEFAULT);
+    return success();
+  }
+};
+
+/// An inline PTX op. Pure: the compiler may merge, drop or move it like
+/// arithmetic; otherwise it stays where it is and apart from identical ones.
+LLVM::InlineAsmOp createInlineAsm(OpBuilder &builder, Location loc,
+                                  TypeRange results, ValueRange operands,
+                                  StringRef text, StringRef constraints,
+                                  bool pure) {
+  return LLVM::InlineAsmOp::create(
+      builder, loc, results, operands, builder.getStringAttr(text),
+      builder.getStringAttr(constraints),
+      /*has_side_effects=*/pure ? UnitAttr() : builder.getUnitAttr(),
+      /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(builder.getContext(),
+                                  LLVM::tailcallkind::TailCallKind::None),
+      LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// One lop3 through inline PTX: LLVM knows the low bits of a shifted
+/// operand are zero and narrows that operand's mask, after which ptxas no
+/// longer sees a select under one immediate and may emit two LOP3s. The asm
+/// is free of side effects (the compiler may merge, drop or move it).
+struct BitSelectToLop3 : OpRewritePattern<BitSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitSelectOp op,
+                                PatternRewriter &rewriter) const override {
+    // Truth table of (a & c) | (b & ~c) over a = 0xF0, b = 0xCC, c = 0xAA.
+    std::string text = llvm::formatv("lop3.b32 $0, $1, $2, {0:x}, 0xE4;",
+                                     uint32_t(op.getMask()))
+                           .str();
+    rewriter.replaceOp(
+        op, createInlineAsm(rewriter, op.getLoc(), rewriter.getI32Type(),
+                            ValueRange{op.getIfSet(), op.getIfClear()}, text,
+                            "=r,r,r", /*pure=*/true));
+    return success();
+  }
+};
+
+/// ld.global.L1::no_allocate.L2::128B (sm_75 on), through inline PTX: the
+/// NVPTX backend drops `!nontemporal` on loads and has no prefetch size.
+/// The asm is free of side effects, as the op is.
+struct LoadStreamingToPtx : OpRewritePattern<LoadStreamingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadStreamingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto words = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                  {i32, i32, i32, i32});
+    auto load = createInlineAsm(
+        rewriter, loc, words, op.getAddress(),
+        "ld.global.L1::no_allocate.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];",
+        "=r,=r,=r,=r,l", /*pure=*/true);
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(
+          LLVM::ExtractValueOp::create(rewriter, loc, load.getResult(0), i));
+    Value vector = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({4}, i32), parts);
+    rewriter.replaceOpWithNewOp<vector::BitCastOp>(op, op.getType(), vector);
+    return success();
+  }
+};
+
+/// A pair as the i32 register PTX takes; f32 and i32 as they are.
+Value toRegister(OpBuilder &builder, Location loc, Value value) {
+  if (!isa<VectorType>(value.getType()))
+    return value;
+  Value word = vector::BitCastOp::create(
+      builder, loc, VectorType::get({1}, builder.getI32Type()), value);
+  return vector::ExtractOp::create(builder, loc, word, ArrayRef<int64_t>{0});
+}
+
+Value fromRegister(OpBuilder &builder, Location loc, Value reg, Type type) {
+  if (!isa<VectorType>(type))
+    return reg;
+  Value word = vector::FromElementsOp::create(
+      builder, loc, VectorType::get({1}, builder.getI32Type()), reg);
+  return vector::BitCastOp::create(builder, loc, type, word);
+}
+
+/// `text` with `values` as read-write operands $0 .. (tied), then `inputs`
+/// as read-only ones; returns the values as passed through. Every piece of
+/// the warpgroup's matrix instructions is one of these: each has side
+/// effects and clobbers memory, which keeps them in order with each other,
+/// with the barriers and with the stores of the tiles they read.
+SmallVector<Value> emitTiedPtx(OpBuilder &builder, Location loc, StringRef text,
+                               ValueRange values, ValueRange inputs = {}) {
+  SmallVector<Value> operands;
+  SmallVector<Type> types;
+  std::string outs, ties, ins;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Value reg = toRegister(builder, loc, value);
+    StringRef kind = reg.getType().isF32() ? "f" : "r";
+    outs += (i ? ",=" : "=") + kind.str();
+    ties += "," + std::to_string(i);
+    operands.push_back(reg);
+    types.push_back(reg.getType());
+  }
+  for (Value input : inputs) {
+    ins += input.getType().isInteger(64) ? ",l" : ",r";
+    operands.push_back(input);
+  }
+  std::string constraints = outs + ties + ins + ",~{memory}";
+  if (values.empty())
+    constraints = ins.empty() ? "~{memory}" : ins.substr(1) + ",~{memory}";
+  SmallVector<Type> results;
+  if (!types.empty())
+    results.push_back(
+        LLVM::LLVMStructType::getLiteral(builder.getContext(), types));
+  auto asmOp = createInlineAsm(builder, loc, results, operands, text,
+                               constraints, /*pure=*/false);
+  SmallVector<Value> out;
+  for (auto [i, value] : llvm::enumerate(values))
+    out.push_back(fromRegister(
+        builder, loc,
+        LLVM::ExtractValueOp::create(builder, loc, asmOp.getResult(0), i),
+        value.getType()));
+  return out;
+}
+
+/// mma.sync m16n8k16 through NVVM's op; its bf16 flavour takes the pairs as
+/// i32 registers.
+struct WarpMmaToMmaSync : OpRewritePattern<WarpMmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpMmaOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element =
+        cast<VectorType>(op.getA().front().getType()).getElementType();
+    bool bf16 = element.isBF16();
+    auto asOperand = [&](Value pair) {
+      return bf16 ? toRegister(rewriter, loc, pair) : pair;
+    };
+    SmallVector<Value> a, b;
+    for (Value v : op.getA())
+      a.push_back(asOperand(v));
+    for (Value v : op.getB())
+      b.push_back(asOperand(v));
+    Type f32 = rewriter.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                       {f32, f32, f32, f32});
+    NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value result = NVVM::MmaOp::create(
+        rewriter, loc, resultType, a, b, op.getAcc(), {16, 8, 16}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> sums;
+    for (int64_t i = 0; i < 4; ++i)
+      sums.push_back(LLVM::ExtractValueOp::create(rewriter, loc, result, i));
+    rewriter.replaceOp(op, sums);
+    return success();
+  }
+};
+
+/// wgmma.mma_async (sm_90a) through inline PTX: NVVM's op takes A from
+/// workgroup memory alone, and the decoded weights are in registers.
+struct WarpgroupMmaToPtx : OpRewritePattern<WarpgroupMmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpgroupMmaOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element =
+        cast<VectorType>(op.getA().front().getType()).getElementType();
+    int64_t n = 2 * static_cast<int64_t>(op.getAcc().size());
+    std::string sums, fragment;
+    for (int64_t i = 0; i < n / 2; ++i)
+      sums += (i ? ", $" : "$") + std::to_string(i);
+    for (int64_t i = 0; i < 4; ++i)
+      fragment += (i ? ", $" : "$") + std::to_string(n + i);
+    // Operands: the sums $0 .., their tied inputs, then A at $n, B's
+    // descriptor at $n + 4 and the scale-d register (1: accumulate) at
+    // $n + 5; A and B unnegated, B K-major.
+    std::string text =
+        llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
+                      "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
+                      "{{{3}}, {{{4}}, ${5}, p, 1, 1, 0;\n}",
+                      n + 5, n, element.isBF16() ? "bf16" : "f16", sums,
+                      fragment, n + 4)
+            .str();
+    SmallVector<Value> inputs;
+    for (Value pair : op.getA())
+      inputs.push_back(toRegister(rewriter, loc, pair));
+    inputs.push_back(op.getB());
+    inputs.push_back(
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 1));
+    rewriter.replaceOp(op,
+                       emitTiedPtx(rewriter, loc, text, op.getAcc(), inputs));
+    return success();
+  }
+};
+
+struct WarpgroupFenceToPtx : OpRewritePattern<WarpgroupFenceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpgroupFenceOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, emitTiedPtx(rewriter, op.getLoc(),
+                                       "wgmma.fence.sync.aligned;",
+                                       op.getValues()));
+    return success();
+  }
+};
+
+struct WarpgroupCommitToPtx : OpRewritePattern<WarpgroupCommitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpgroupCommitOp op,
+                                PatternRewriter &rewriter) const override {
+    emitTiedPtx(rewriter, op.getLoc(), "wgmma.commit_group.sync.aligned;", {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WarpgroupWaitToPtx : OpRewritePattern<WarpgroupWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpgroupWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string text =
+        llvm::formatv("wgmma.wait_group.sync.aligned {0};", op.getPending())
+            .str();
+    rewriter.replaceOp(op,
+                       emitTiedPtx(rewriter, op.getLoc(), text, op.getSums()));
+    return success();
+  }
+};
+
+struct AsyncProxyFenceToPtx : OpRewritePattern<AsyncProxyFenceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsyncProxyFenceOp op,
+                                PatternRewriter &rewriter) const override {
+    emitTiedPtx(rewriter, op.getLoc(), "fence.proxy.async.shared::cta;", {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A side effect keeps LLVM from moving the copy, and a text of its own per
+/// arm from hoisting the arms' identical copies together; ptxas sees a
+/// plain move and coalesces it away.
+struct PinnedCopyToMov : OpRewritePattern<PinnedCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PinnedCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string text =
+        llvm::formatv("mov.b32 $0, $1; // arm {0}", op.getArm()).str();
+    rewriter.replaceOp(
+        op, createInlineAsm(rewriter, op.getLoc(), rewriter.getI32Type(),
+                            ValueRange{op.getValue()}, text, "=r,r",
+                            /*pure=*/false));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
+                                            bool warpgroupMma) {
+  patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx,
+               WarpMmaToMmaSync, PinnedCopyToMov>(patterns.getContext());
+  if (warpgroupMma)
+    patterns.add<WarpgroupMmaToPtx, WarpgroupFenceToPtx, WarpgroupCommitToPtx,
+                 WarpgroupWaitToPtx, AsyncProxyFenceToPtx>(
+        patterns.getContext());
+}

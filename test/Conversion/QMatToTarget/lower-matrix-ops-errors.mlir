@@ -1,0 +1,39 @@
+// A matrix op on a target without its instruction is an error naming the
+// op and the target, never left for a later pass to trip over.
+// RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=sm_90 2>&1 | FileCheck %s --check-prefix=SM90
+// RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=gfx942 2>&1 | FileCheck %s --check-prefix=AMD
+// RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=host 2>&1 | FileCheck %s --check-prefix=HOST
+
+// SM90-NOT: 'qmat.warp_mma'
+// AMD: error: 'qmat.warp_mma' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.warp_mma' op has no lowering on target 'host'
+func.func @warp_mma(%a: vector<2xbf16>, %c: f32) -> f32 {
+  %d:4 = qmat.warp_mma [%a, %a, %a, %a] * [%a, %a] + [%c, %c, %c, %c]
+      : vector<2xbf16>, vector<2xbf16>, f32
+  return %d#0 : f32
+}
+
+// -----
+
+// SM90: error: 'qmat.wave_mma' op has no lowering on target 'sm_90'
+// AMD-NOT: 'qmat.wave_mma'
+// HOST: error: 'qmat.wave_mma' op has no lowering on target 'host'
+func.func @wave_mma(%a: vector<4xbf16>, %c: vector<4xf32>) -> vector<4xf32> {
+  %d = qmat.wave_mma %a * %a + %c : vector<4xbf16>, vector<4xf32>
+  return %d : vector<4xf32>
+}
+
+// -----
+
+// The warpgroup instruction is sm_90a's alone.
+// SM90: error: 'qmat.warpgroup_fence' op has no lowering on target 'sm_90'
+// AMD: error: 'qmat.warpgroup_fence' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.warpgroup_fence' op has no lowering on target 'host'
+func.func @warpgroup(%a: vector<2xbf16>, %desc: i64, %c: f32) -> f32 {
+  %f:2 = qmat.warpgroup_fence %a, %c : vector<2xbf16>, f32
+  %d:4 = qmat.warpgroup_mma [%f#0, %f#0, %f#0, %f#0] * %desc + [%f#1, %f#1, %f#1, %f#1]
+      : vector<2xbf16>, f32
+  qmat.warpgroup_commit
+  %r:4 = qmat.warpgroup_wait 0, %d#0, %d#1, %d#2, %d#3 : f32
+  return %r#0 : f32
+}
