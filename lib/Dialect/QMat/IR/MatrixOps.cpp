@@ -9,10 +9,14 @@ using namespace mlir::qmat;
 namespace {
 
 /// A list's type, printed once: every operand of a verified list has it.
+/// An empty list (only in an op that failed its verifier) prints `none`.
 void printListType(OpAsmPrinter &printer, TypeRange types, bool first) {
   if (!first)
     printer << ", ";
-  printer << types.front();
+  if (types.empty())
+    printer << "none";
+  else
+    printer << types.front();
 }
 
 ParseResult parseListType(OpAsmParser &parser, UnresolvedOperands operands,
