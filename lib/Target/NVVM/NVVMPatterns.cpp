@@ -224,46 +224,30 @@ struct WarpgroupMmaToPtx : OpRewritePattern<WarpgroupMmaOp> {
   }
 };
 
-struct WarpgroupFenceToPtx : OpRewritePattern<WarpgroupFenceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(WarpgroupFenceOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, emitTiedPtx(rewriter, op.getLoc(),
-                                       "wgmma.fence.sync.aligned;",
-                                       op.getValues()));
-    return success();
-  }
-};
+/// The PTX statement of each warpgroup ordering op.
+std::string orderingPtx(WarpgroupFenceOp) {
+  return "wgmma.fence.sync.aligned;";
+}
+std::string orderingPtx(WarpgroupCommitOp) {
+  return "wgmma.commit_group.sync.aligned;";
+}
+std::string orderingPtx(WarpgroupWaitOp op) {
+  return llvm::formatv("wgmma.wait_group.sync.aligned {0};", op.getPending())
+      .str();
+}
+std::string orderingPtx(AsyncProxyFenceOp) {
+  return "fence.proxy.async.shared::cta;";
+}
 
-struct WarpgroupCommitToPtx : OpRewritePattern<WarpgroupCommitOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(WarpgroupCommitOp op,
+/// A warpgroup ordering op as its PTX statement, the values it orders (its
+/// operands, which it returns) tied through it.
+template <typename OpTy>
+struct WarpgroupOrderingToPtx : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    emitTiedPtx(rewriter, op.getLoc(), "wgmma.commit_group.sync.aligned;", {});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct WarpgroupWaitToPtx : OpRewritePattern<WarpgroupWaitOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(WarpgroupWaitOp op,
-                                PatternRewriter &rewriter) const override {
-    std::string text =
-        llvm::formatv("wgmma.wait_group.sync.aligned {0};", op.getPending())
-            .str();
-    rewriter.replaceOp(op,
-                       emitTiedPtx(rewriter, op.getLoc(), text, op.getSums()));
-    return success();
-  }
-};
-
-struct AsyncProxyFenceToPtx : OpRewritePattern<AsyncProxyFenceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AsyncProxyFenceOp op,
-                                PatternRewriter &rewriter) const override {
-    emitTiedPtx(rewriter, op.getLoc(), "fence.proxy.async.shared::cta;", {});
-    rewriter.eraseOp(op);
+    rewriter.replaceOp(op, emitTiedPtx(rewriter, op.getLoc(), orderingPtx(op),
+                                       op->getOperands()));
     return success();
   }
 };
@@ -292,7 +276,9 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
   patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx,
                WarpMmaToMmaSync, PinnedCopyToMov>(patterns.getContext());
   if (warpgroupMma)
-    patterns.add<WarpgroupMmaToPtx, WarpgroupFenceToPtx, WarpgroupCommitToPtx,
-                 WarpgroupWaitToPtx, AsyncProxyFenceToPtx>(
+    patterns.add<WarpgroupMmaToPtx, WarpgroupOrderingToPtx<WarpgroupFenceOp>,
+                 WarpgroupOrderingToPtx<WarpgroupCommitOp>,
+                 WarpgroupOrderingToPtx<WarpgroupWaitOp>,
+                 WarpgroupOrderingToPtx<AsyncProxyFenceOp>>(
         patterns.getContext());
 }
