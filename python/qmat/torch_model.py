@@ -241,7 +241,10 @@ def _dequantized(imported, placement, library=None):
     scales = t["scales"].view(np.uint16) if layer["scheme"] == "int4" else t["scales"]
     global_scale = float(t["global_scale"].reshape(-1)[0]) if "global_scale" in t else None
     zero_points = t.get("zero_points")
-    n, step = layer["n"], 512
+    # Row blocks small enough that every worker gets several even for an
+    # expert's few hundred rows (a model has thousands of such linears).
+    n, workers = layer["n"], os.cpu_count() or 1
+    step = max(32, -(-n // (4 * workers)))
     bits = np.empty((n, layer["k"]), dtype=np.uint16)
 
     def rows(r0):
@@ -251,7 +254,7 @@ def _dequantized(imported, placement, library=None):
             block=layer["block"], global_scale=global_scale,
             zero_points=None if zero_points is None else zero_points[r0:r1])
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         list(pool.map(rows, range(0, n, step)))
     weight = torch.from_numpy(bits.view(np.int16)).view(_ACT[layer["act"]])
     bias = None
