@@ -1,7 +1,7 @@
 //===- QMatMatrixOps.td - matrix instructions as qmat ops --*- tablegen -*-===//
 //
-// The matrix instructions and their ordering pieces that the kernel
-// lowerings build, as ops: each target lowers the ones it has in
+// The matrix instructions, their ordering pieces and the asynchronous
+// copies that the kernel lowerings build, as ops: each target lowers the ones it has in
 // qmat-lower-to-target, and the kernels stay readable in the IR before that
 // (TargetInfo::has* says which ones a target has).
 //
@@ -183,6 +183,57 @@ def QMat_PinnedCopyOp : QMat_Op<"pinned_copy",
   let arguments = (ins I32:$value, I32Attr:$arm);
   let results = (outs I32:$copy);
   let assemblyFormat = "$value `arm` $arm attr-dict `:` type($value)";
+}
+
+def QMat_AsyncCopyOp : QMat_Op<"async_copy",
+    [AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts a 16-byte copy from global to workgroup memory";
+  let description = [{
+    Starts copying 16 bytes (`elements` elements of the memrefs' element
+    type) from `src`[`src_indices`] (global memory) to
+    `dst`[`dst_indices`] (workgroup memory), both 16-byte aligned, without
+    keeping them in L1. The copies a thread started since its last
+    `qmat.async_commit` form a group; `qmat.async_wait` makes a group's
+    bytes visible to the thread. NVIDIA (sm_80 on) lowers it to
+    `nvgpu.device_async_copy` with `bypassL1` (cp.async.cg).
+
+    ```mlir
+    qmat.async_copy %a[%m, %k], %staged[%offset], 8
+        : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$src, Variadic<Index>:$src_indices,
+                       AnyMemRef:$dst, Variadic<Index>:$dst_indices,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$elements);
+  let assemblyFormat = [{
+    $src `[` $src_indices `]` `,` $dst `[` $dst_indices `]` `,` $elements
+    attr-dict `:` type($src) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_AsyncCommitOp : QMat_Op<"async_commit",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Closes the thread's current group of asynchronous copies";
+  let description = [{
+    The `qmat.async_copy` ops the thread started since its last commit
+    (possibly none) become one group, which `qmat.async_wait` counts.
+    NVIDIA lowers it to `nvvm.cp.async.commit.group`.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def QMat_AsyncWaitOp : QMat_Op<"async_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until at most `pending` groups of copies are in flight";
+  let description = [{
+    Waits until at most `pending` of the thread's most recent groups of
+    `qmat.async_copy` are still in flight; the bytes of the others are then
+    visible to this thread (a barrier makes them visible to the block).
+    NVIDIA lowers it to `nvvm.cp.async.wait.group`.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 #endif // QMAT_MATRIX_OPS_TD

@@ -69,22 +69,6 @@ Value TargetInfo::emitNativeFp4x2ToF16x2(OpBuilder &builder, Location loc,
   llvm_unreachable("target has no native fp4 conversion");
 }
 
-void TargetInfo::emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
-                                 ValueRange dstIndices, Value src,
-                                 ValueRange srcIndices,
-                                 int64_t elements) const {
-  llvm_unreachable("target has no asynchronous copy");
-}
-
-void TargetInfo::emitAsyncCommit(OpBuilder &builder, Location loc) const {
-  llvm_unreachable("target has no asynchronous copy");
-}
-
-void TargetInfo::emitAsyncWait(OpBuilder &builder, Location loc,
-                               int64_t pending) const {
-  llvm_unreachable("target has no asynchronous copy");
-}
-
 std::unique_ptr<TargetInfo> mlir::qmat::createTargetInfo(Chip chip) {
   if (isNVIDIAChip(chip))
     return createNVVMTargetInfo(chip);

@@ -99,25 +99,11 @@ public:
   virtual bool hasStreamingLoad() const { return false; }
 
   /// Whether threads can copy global memory into workgroup memory
-  /// asynchronously (emitAsyncCopy16 and its groups).
+  /// asynchronously (qmat.async_copy, async_commit, async_wait).
   virtual bool hasAsyncCopy() const { return false; }
-  /// Starts a copy of 16 bytes (`elements` elements of the memrefs' type)
-  /// from `src`[srcIndices] (global) to `dst`[dstIndices] (workgroup),
-  /// both 16-byte aligned, that bypasses L1. The copies a thread started
-  /// since its last emitAsyncCommit form a group.
-  virtual void emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
-                               ValueRange dstIndices, Value src,
-                               ValueRange srcIndices, int64_t elements) const;
-  /// Closes the thread's current group of copies (possibly empty).
-  virtual void emitAsyncCommit(OpBuilder &builder, Location loc) const;
-  /// Waits until at most `pending` of the thread's most recent groups are
-  /// still in flight; the others' bytes are then visible to this thread
-  /// (a barrier makes them visible to the block).
-  virtual void emitAsyncWait(OpBuilder &builder, Location loc,
-                             int64_t pending) const;
 
-  /// Rewrites vendor-neutral qmat ops (qmat.byte_perm) into this target's
-  /// instructions.
+  /// Rewrites qmat's instruction-level ops (qmat.byte_perm, the matrix
+  /// ops, ...) into this target's instructions (qmat-lower-to-target).
   virtual void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const = 0;
 
@@ -181,9 +167,9 @@ void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,
                                           bool emulateOnHost);
 /// qmat.wave_mma -> amdgpu.mfma.
 void populateWaveMmaToAMDGPUPatterns(RewritePatternSet &patterns);
-/// qmat.byte_perm, bit_select, load_streaming, pinned_copy, warp_mma and,
-/// with `warpgroupMma` (sm_90a), the warpgroup ops -> NVVM ops and inline
-/// PTX.
+/// qmat.byte_perm, bit_select, load_streaming, pinned_copy, warp_mma, the
+/// asynchronous copies and, with `warpgroupMma` (sm_90a), the warpgroup ops
+/// -> NVVM and nvgpu ops and inline PTX.
 void populateQMatToNVVMPatterns(RewritePatternSet &patterns, bool warpgroupMma);
 
 } // namespace mlir::qmat

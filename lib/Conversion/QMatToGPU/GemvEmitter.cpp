@@ -274,9 +274,9 @@ void GemvEmitterBase::copyActivations(Value firstStep, Value firstM,
     Value offset = arith::AddIOp::create(
         b, loc, getStagedOffset(slice, row, chunk, swizzle), tileBase);
     if (async) {
-      target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
-                             ValueRange{offset}, buffers.a, ValueRange{m, k},
-                             /*elements=*/8);
+      AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
+                          buffers.stagedActivations, ValueRange{offset},
+                          /*elements=*/8);
       continue;
     }
     Value value =

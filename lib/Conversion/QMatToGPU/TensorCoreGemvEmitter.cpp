@@ -446,7 +446,7 @@ TensorCoreGemvEmitter::emitPipelinedLoop(ArrayRef<Value> weightRows) {
         position.lastM, arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
         /*async=*/true,
         [&](Value row, Value chunk) { return warpStagedChunk(row, chunk); });
-    target.emitAsyncCommit(b, loc);
+    AsyncCommitOp::create(b, loc);
   };
   for (int64_t i = 0; i + 1 < stages; ++i)
     copyIteration(cIdx(i));
@@ -461,7 +461,7 @@ TensorCoreGemvEmitter::emitPipelinedLoop(ArrayRef<Value> weightRows) {
     Value iteration = loop.getInductionVar();
     ValueRange args = loop.getRegionIterArgs();
     SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
-    target.emitAsyncWait(b, loc, stages - 2);
+    AsyncWaitOp::create(b, loc, stages - 2);
     gpu::BarrierOp::create(b, loc);
     copyIteration(arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)));
     Value nextIteration = arith::MinUIOp::create(
@@ -481,7 +481,7 @@ TensorCoreGemvEmitter::emitPipelinedLoop(ArrayRef<Value> weightRows) {
     scf::YieldOp::create(b, loc, yielded);
   }
   // The copies past the last iteration land before the memory is reused.
-  target.emitAsyncWait(b, loc, 0);
+  AsyncWaitOp::create(b, loc, 0);
   return SmallVector<Value>(loop.getResults().take_front(accumulators));
 }
 

@@ -103,10 +103,10 @@ void TensorCoreGemvEmitter::copyWarpgroupCodes(Value kc,
   int64_t rows = weightRows.size();
   for (auto [i, row] : llvm::enumerate(weightRows)) {
     auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
-    target.emitAsyncCopy16(b, loc, buffers.stagedCodes,
-                           ValueRange{getStagedCodeOffset(slot, i, rows)},
-                           buffers.weights, ValueRange{codeRow, codeCol},
-                           /*elements=*/16);
+    AsyncCopyOp::create(b, loc, buffers.weights, ValueRange{codeRow, codeCol},
+                        buffers.stagedCodes,
+                        ValueRange{getStagedCodeOffset(slot, i, rows)},
+                        /*elements=*/16);
   }
 }
 
@@ -184,9 +184,9 @@ void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
                     cIdx(spec.maxM)),
                 row),
             cIdx(8)));
-    target.emitAsyncCopy16(b, loc, buffers.stagedActivations,
-                           ValueRange{offset}, buffers.a, ValueRange{m, k},
-                           /*elements=*/8);
+    AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
+                        buffers.stagedActivations, ValueRange{offset},
+                        /*elements=*/8);
   }
 }
 
@@ -329,7 +329,7 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
                       firstM, position.lastM,
                       arith::MulIOp::create(b, loc, slot, cIdx(tileElements)));
     copyWarpgroupCodes(stepK(stepOf(clamped)), weightRows, slot);
-    target.emitAsyncCommit(b, loc);
+    AsyncCommitOp::create(b, loc);
   };
   // The instructions of iteration i are still running while iteration
   // i + 1 decodes, so the stage a copy refills is the one iteration i - 2
@@ -346,7 +346,7 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
     // instructions' reads (another proxy), and the barrier shares both;
     // it also follows every warp's wait for the instructions of
     // iteration - 2, whose stage the next copies refill.
-    target.emitAsyncWait(b, loc, ahead - 1);
+    AsyncWaitOp::create(b, loc, ahead - 1);
     AsyncProxyFenceOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
     // The codes are read back before the next copies are started, whose
@@ -405,6 +405,6 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
   sums = llvm::to_vector(
       ValueRange(WarpgroupWaitOp::create(b, loc, 0, sums).getReady()));
   // The copies past the last iteration land before the memory is reused.
-  target.emitAsyncWait(b, loc, 0);
+  AsyncWaitOp::create(b, loc, 0);
   return sums;
 }

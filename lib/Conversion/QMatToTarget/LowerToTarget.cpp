@@ -31,7 +31,8 @@ struct QMatLowerToTargetPass
     WalkResult unlowered = getOperation()->walk([&](Operation *op) {
       if (!isa<BytePermOp, BitSelectOp, LoadStreamingOp, PinnedCopyOp,
                WarpMmaOp, WaveMmaOp, WarpgroupMmaOp, WarpgroupFenceOp,
-               WarpgroupCommitOp, WarpgroupWaitOp, AsyncProxyFenceOp>(op))
+               WarpgroupCommitOp, WarpgroupWaitOp, AsyncProxyFenceOp,
+               AsyncCopyOp, AsyncCommitOp, AsyncWaitOp>(op))
         return WalkResult::advance();
       op->emitOpError() << "has no lowering on target '" << target << "'";
       return WalkResult::interrupt();

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -269,12 +270,48 @@ struct PinnedCopyToMov : OpRewritePattern<PinnedCopyOp> {
   }
 };
 
+/// cp.async.cg through nvgpu's op, which NVVM's lowering of nvgpu turns
+/// into the intrinsic; the commit and the wait are NVVM's own, because
+/// nvgpu.device_async_wait waits for a group's token and a pipelined loop
+/// waits for a group committed one iteration earlier.
+struct AsyncCopyToNVGPU : OpRewritePattern<AsyncCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, op.getLoc(), op.getDst(), op.getDstIndices(), op.getSrc(),
+        op.getSrcIndices(), rewriter.getIndexAttr(op.getElements()),
+        /*srcElements=*/Value(), /*bypassL1=*/rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitToNVVM : OpRewritePattern<AsyncCommitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsyncCommitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitToNVVM : OpRewritePattern<AsyncWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                                             bool warpgroupMma) {
   patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx,
-               WarpMmaToMmaSync, PinnedCopyToMov>(patterns.getContext());
+               WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
+               AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
   if (warpgroupMma)
     patterns.add<WarpgroupMmaToPtx, WarpgroupOrderingToPtx<WarpgroupFenceOp>,
                  WarpgroupOrderingToPtx<WarpgroupCommitOp>,

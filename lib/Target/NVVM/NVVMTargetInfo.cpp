@@ -113,26 +113,9 @@ public:
   /// qmat.load_streaming keeps its data out of L1 (LoadStreamingToPtx).
   bool hasStreamingLoad() const override { return true; }
 
-  /// cp.async (sm_80 and later), through nvgpu's ops where they say it:
-  /// nvgpu.device_async_wait takes the token of the group to wait for, but
-  /// a pipelined loop waits for a group committed one iteration earlier,
-  /// so the wait is NVVM's own.
+  /// cp.async (sm_80 and later): qmat.async_copy and its groups
+  /// (NVVMPatterns.cpp).
   bool hasAsyncCopy() const override { return true; }
-  void emitAsyncCopy16(OpBuilder &builder, Location loc, Value dst,
-                       ValueRange dstIndices, Value src, ValueRange srcIndices,
-                       int64_t elements) const override {
-    nvgpu::DeviceAsyncCopyOp::create(builder, loc, dst, dstIndices, src,
-                                     srcIndices, builder.getIndexAttr(elements),
-                                     /*srcElements=*/Value(),
-                                     /*bypassL1=*/builder.getUnitAttr());
-  }
-  void emitAsyncCommit(OpBuilder &builder, Location loc) const override {
-    NVVM::CpAsyncCommitGroupOp::create(builder, loc);
-  }
-  void emitAsyncWait(OpBuilder &builder, Location loc,
-                     int64_t pending) const override {
-    NVVM::CpAsyncWaitGroupOp::create(builder, loc, pending);
-  }
 
   /// The full mask: the GEMV calls it where the whole warp runs (its
   /// matrix instructions need that too).

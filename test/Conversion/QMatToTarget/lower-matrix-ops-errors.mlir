@@ -37,3 +37,16 @@ func.func @warpgroup(%a: vector<2xbf16>, %desc: i64, %c: f32) -> f32 {
   %r:4 = qmat.warpgroup_wait 0, %d#0, %d#1, %d#2, %d#3 : f32
   return %r#0 : f32
 }
+
+// -----
+
+// Asynchronous copies are NVIDIA's here.
+// SM90-NOT: 'qmat.async_copy'
+// AMD: error: 'qmat.async_copy' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.async_copy' op has no lowering on target 'host'
+func.func @async_copy(%a: memref<256xbf16>, %s: memref<2048xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  qmat.async_copy %a[%i], %s[%i], 8 : memref<256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  qmat.async_commit
+  qmat.async_wait 0
+  return
+}

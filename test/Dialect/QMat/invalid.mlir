@@ -811,3 +811,58 @@ func.func @warpgroup_wait_negative(%c: f32) {
   %r = qmat.warpgroup_wait -1, %c : f32
   return
 }
+
+// -----
+
+// Rule: an asynchronous copy names one index per dimension of each memref.
+func.func @async_copy_indices(%a: memref<?x256xbf16>, %s: memref<2048xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op needs one index per dimension: 2 for the source and 1 for the destination, got 1 and 1}}
+  qmat.async_copy %a[%i], %s[%i], 8 : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: an asynchronous copy keeps the element type.
+func.func @async_copy_types(%a: memref<256xf16>, %s: memref<2048xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op copies between memrefs of one element type, got 'f16' and 'bf16'}}
+  qmat.async_copy %a[%i], %s[%i], 8 : memref<256xf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: an asynchronous copy moves 16 bytes.
+func.func @async_copy_bytes(%a: memref<256xbf16>, %s: memref<2048xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op copies 16 bytes: 16 x 16-bit elements is not}}
+  qmat.async_copy %a[%i], %s[%i], 16 : memref<256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: an element count past 16 bytes is refused before it is multiplied
+// (no wrap-around).
+func.func @async_copy_huge(%a: memref<256xi4>, %s: memref<2048xi4, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op copies 16 bytes: 4611686018427387936 x 4-bit elements is not}}
+  qmat.async_copy %a[%i], %s[%i], 4611686018427387936 : memref<256xi4> to memref<2048xi4, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: an asynchronous copy copies integers or floats.
+func.func @async_copy_index(%a: memref<256xindex>, %s: memref<2048xindex, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op copies integer or float elements, got 'index'}}
+  qmat.async_copy %a[%i], %s[%i], 2 : memref<256xindex> to memref<2048xindex, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: an asynchronous copy lands in workgroup memory.
+func.func @async_copy_global(%a: memref<256xbf16>, %s: memref<2048xbf16>, %i: index) {
+  // expected-error @+1 {{'qmat.async_copy' op copies into workgroup memory, got 'memref<2048xbf16>'}}
+  qmat.async_copy %a[%i], %s[%i], 8 : memref<256xbf16> to memref<2048xbf16>
+  return
+}

@@ -245,3 +245,18 @@ func.func @matrix_ops(%a0: vector<2xbf16>, %a1: vector<2xbf16>, %a2: vector<2xbf
   %p = qmat.pinned_copy %word arm 1 : i32
   return %r#0, %w, %f#1, %p : f32, vector<4xf32>, f32, i32
 }
+
+// -----
+
+// CHECK-LABEL: func.func @async_copies
+// CHECK: qmat.async_copy %arg0[%arg2, %arg3], %arg1[%arg3], 8 : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+// CHECK: qmat.async_commit
+// CHECK: qmat.async_wait 1
+func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.address_space<workgroup>>,
+                        %m: index, %k: index) {
+  qmat.async_copy %a[%m, %k], %staged[%k], 8
+      : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  qmat.async_commit
+  qmat.async_wait 1
+  return
+}

@@ -3,6 +3,8 @@
 #include "qmat/Dialect/QMat/IR/MatrixOpsFormat.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 using namespace mlir;
 using namespace mlir::qmat;
 
@@ -142,5 +144,35 @@ LogicalResult WarpgroupWaitOp::inferReturnTypes(MLIRContext *,
                                                 Adaptor adaptor,
                                                 SmallVectorImpl<Type> &types) {
   llvm::append_range(types, adaptor.getSums().getTypes());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// async_copy
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyOp::verify() {
+  auto src = cast<MemRefType>(getSrc().getType());
+  auto dst = cast<MemRefType>(getDst().getType());
+  if (static_cast<int64_t>(getSrcIndices().size()) != src.getRank() ||
+      static_cast<int64_t>(getDstIndices().size()) != dst.getRank())
+    return emitOpError() << "needs one index per dimension: " << src.getRank()
+                         << " for the source and " << dst.getRank()
+                         << " for the destination, got "
+                         << getSrcIndices().size() << " and "
+                         << getDstIndices().size();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "copies between memrefs of one element type, got "
+                         << src.getElementType() << " and "
+                         << dst.getElementType();
+  if (!src.getElementType().isIntOrFloat())
+    return emitOpError() << "copies integer or float elements, got "
+                         << src.getElementType();
+  uint64_t bits = src.getElementType().getIntOrFloatBitWidth();
+  if (getElements() > 128 || getElements() * bits != 128)
+    return emitOpError() << "copies 16 bytes: " << getElements() << " x "
+                         << bits << "-bit elements is not";
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dst))
+    return emitOpError() << "copies into workgroup memory, got " << dst;
   return success();
 }
