@@ -24,4 +24,14 @@ def QMat_Dialect : Dialect {
 class QMat_Op<string mnemonic, list<Trait> traits = []>
     : Op<QMat_Dialect, mnemonic, traits>;
 
+// An op that stands for one instruction (or a few) of the target, which
+// qmat-lower-to-target replaces: one left after that pass has no
+// instruction on the target, an error that names the op and the target.
+def QMat_TargetInstruction : NativeOpTrait<"TargetInstruction"> {
+  let cppNamespace = "::mlir::qmat::OpTrait";
+}
+
+class QMat_InstructionOp<string mnemonic, list<Trait> traits = []>
+    : QMat_Op<mnemonic, !listconcat(traits, [QMat_TargetInstruction])>;
+
 #endif // QMAT_DIALECT_TD

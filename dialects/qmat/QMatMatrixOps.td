@@ -2,7 +2,7 @@
 //
 // The matrix instructions, their ordering pieces and the asynchronous
 // copies that the kernel lowerings build, as ops: each target lowers the ones it has in
-// qmat-lower-to-target, and the kernels stay readable in the IR before that
+// qmat-lower-to-target (QMat_InstructionOp), and the kernels stay readable in the IR before that
 // (TargetInfo::has* says which ones a target has).
 //
 //===----------------------------------------------------------------------===//
@@ -16,7 +16,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def QMat_HalfPair : VectorOfLengthAndType<[2], [F16, BF16]>;
 
-def QMat_WarpMmaOp : QMat_Op<"warp_mma",
+def QMat_WarpMmaOp : QMat_InstructionOp<"warp_mma",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "A warp's 16x8x16 matrix multiply-accumulate into fp32";
   let description = [{
@@ -49,7 +49,7 @@ def QMat_WarpMmaOp : QMat_Op<"warp_mma",
   let hasVerifier = 1;
 }
 
-def QMat_WaveMmaOp : QMat_Op<"wave_mma", [Pure, AllTypesMatch<["a", "b"]>,
+def QMat_WaveMmaOp : QMat_InstructionOp<"wave_mma", [Pure, AllTypesMatch<["a", "b"]>,
                                           AllTypesMatch<["acc", "sums"]>]> {
   let summary = "A wavefront's 16x16x16 matrix multiply-accumulate into fp32";
   let description = [{
@@ -73,7 +73,7 @@ def QMat_WaveMmaOp : QMat_Op<"wave_mma", [Pure, AllTypesMatch<["a", "b"]>,
       "$a `*` $b `+` $acc attr-dict `:` type($a) `,` type($acc)";
 }
 
-def QMat_WarpgroupMmaOp : QMat_Op<"warpgroup_mma",
+def QMat_WarpgroupMmaOp : QMat_InstructionOp<"warpgroup_mma",
     [AttrSizedOperandSegments, InferTypeOpAdaptor,
      MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Starts a warpgroup's asynchronous 64xNx16 matrix multiply-accumulate";
@@ -104,7 +104,7 @@ def QMat_WarpgroupMmaOp : QMat_Op<"warpgroup_mma",
   let hasVerifier = 1;
 }
 
-def QMat_WarpgroupFenceOp : QMat_Op<"warpgroup_fence",
+def QMat_WarpgroupFenceOp : QMat_InstructionOp<"warpgroup_fence",
     [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Orders register writes before the warpgroup's next matrix ops";
   let description = [{
@@ -122,7 +122,7 @@ def QMat_WarpgroupFenceOp : QMat_Op<"warpgroup_fence",
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
-def QMat_WarpgroupCommitOp : QMat_Op<"warpgroup_commit",
+def QMat_WarpgroupCommitOp : QMat_InstructionOp<"warpgroup_commit",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Closes the batch of matrix ops the warpgroup started";
   let description = [{
@@ -133,7 +133,7 @@ def QMat_WarpgroupCommitOp : QMat_Op<"warpgroup_commit",
   let assemblyFormat = "attr-dict";
 }
 
-def QMat_WarpgroupWaitOp : QMat_Op<"warpgroup_wait",
+def QMat_WarpgroupWaitOp : QMat_InstructionOp<"warpgroup_wait",
     [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Waits until at most `pending` batches of matrix ops are in flight";
   let description = [{
@@ -154,7 +154,7 @@ def QMat_WarpgroupWaitOp : QMat_Op<"warpgroup_wait",
   }];
 }
 
-def QMat_AsyncProxyFenceOp : QMat_Op<"async_proxy_fence",
+def QMat_AsyncProxyFenceOp : QMat_InstructionOp<"async_proxy_fence",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Makes this thread's workgroup-memory stores visible to matrix ops";
   let description = [{
@@ -166,7 +166,7 @@ def QMat_AsyncProxyFenceOp : QMat_Op<"async_proxy_fence",
   let assemblyFormat = "attr-dict";
 }
 
-def QMat_PinnedCopyOp : QMat_Op<"pinned_copy",
+def QMat_PinnedCopyOp : QMat_InstructionOp<"pinned_copy",
     [MemoryEffects<[MemWrite]>, AllTypesMatch<["value", "copy"]>]> {
   let summary = "A copy the compiler neither hoists nor merges across arms";
   let description = [{
@@ -185,7 +185,7 @@ def QMat_PinnedCopyOp : QMat_Op<"pinned_copy",
   let assemblyFormat = "$value `arm` $arm attr-dict `:` type($value)";
 }
 
-def QMat_AsyncCopyOp : QMat_Op<"async_copy",
+def QMat_AsyncCopyOp : QMat_InstructionOp<"async_copy",
     [AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Starts a 16-byte copy from global to workgroup memory";
   let description = [{
@@ -212,7 +212,7 @@ def QMat_AsyncCopyOp : QMat_Op<"async_copy",
   let hasVerifier = 1;
 }
 
-def QMat_AsyncCommitOp : QMat_Op<"async_commit",
+def QMat_AsyncCommitOp : QMat_InstructionOp<"async_commit",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Closes the thread's current group of asynchronous copies";
   let description = [{
@@ -223,7 +223,7 @@ def QMat_AsyncCommitOp : QMat_Op<"async_commit",
   let assemblyFormat = "attr-dict";
 }
 
-def QMat_AsyncWaitOp : QMat_Op<"async_wait",
+def QMat_AsyncWaitOp : QMat_InstructionOp<"async_wait",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Waits until at most `pending` groups of copies are in flight";
   let description = [{

@@ -7,6 +7,7 @@ include "QMatAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "QMatMatrixOps.td"
+include "QMatTileOps.td"
 
 
 def QMat_MatmulOp : QMat_Op<"matmul", [AttrSizedOperandSegments]> {
@@ -314,7 +315,7 @@ def QMat_DecodeOp : QMat_Op<"decode", [Pure]> {
   let hasVerifier = 1;
 }
 
-def QMat_BytePermOp : QMat_Op<"byte_perm", [Pure]> {
+def QMat_BytePermOp : QMat_InstructionOp<"byte_perm", [Pure]> {
   let summary = "Select four bytes out of eight (vendor-neutral byte permute)";
   let description = [{
     Byte i of the result is byte `selector[4i+2 : 4i]` of the 8-byte value
@@ -335,7 +336,7 @@ def QMat_BytePermOp : QMat_Op<"byte_perm", [Pure]> {
   let assemblyFormat = "$low `,` $high `,` $selector attr-dict `:` type($result)";
 }
 
-def QMat_BitSelectOp : QMat_Op<"bit_select", [Pure]> {
+def QMat_BitSelectOp : QMat_InstructionOp<"bit_select", [Pure]> {
   let summary = "Each bit of one word where a constant mask is set, of another elsewhere";
   let description = [{
     `(if_set & mask) | (if_clear & ~mask)` on i32, the mask a constant. The
@@ -354,7 +355,7 @@ def QMat_BitSelectOp : QMat_Op<"bit_select", [Pure]> {
       "$if_set `,` $if_clear `mask` $mask attr-dict `:` type($result)";
 }
 
-def QMat_LoadStreamingOp : QMat_Op<"load_streaming", [Pure]> {
+def QMat_LoadStreamingOp : QMat_InstructionOp<"load_streaming", [Pure]> {
   let summary = "16 bytes of global memory that the kernel reads once";
   let description = [{
     The 16 bytes at global byte address `address` (16-byte aligned), for

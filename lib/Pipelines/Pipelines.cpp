@@ -138,6 +138,9 @@ static void addKernelLowering(OpPassManager &pm,
   decode.target = options.target;
   // Per kernel: the pass manager then rewrites the kernels in parallel.
   OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+  QMatExpandDecodeTileOptions tiles;
+  tiles.target = options.target;
+  kernelPm.addPass(createQMatExpandDecodeTile(tiles));
   kernelPm.addPass(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;
   toTarget.target = options.target;
@@ -163,6 +166,9 @@ void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,
         "qmat-host-dequant runs on the host: target '" + options.target +
         "' is a GPU (expected host or host-amdgcn)"));
   pm.addNestedPass<func::FuncOp>(createQMatLowerDequantToLoops());
+  QMatExpandDecodeTileOptions tiles;
+  tiles.target = options.target;
+  pm.addPass(createQMatExpandDecodeTile(tiles));
   QMatRewriteDecodeOptions decode;
   decode.target = options.target;
   pm.addPass(createQMatRewriteDecode(decode));

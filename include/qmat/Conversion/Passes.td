@@ -75,6 +75,26 @@ def QMatLowerDequantToLoops : Pass<"qmat-lower-dequant-to-loops", "::mlir::func:
                            "::mlir::memref::MemRefDialect"];
 }
 
+def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
+  let summary = "Expand qmat.decode_tile into the packed decode's arithmetic";
+  let description = [{
+    Rewrites every `qmat.decode_tile` into the bit placement of the packed
+    fp4 codes (`qmat.bit_select`, masks and shifts) or int4's nibbles under
+    a magic bias, then the packed multiplies by the block factors, two
+    16-bit halves of a 32-bit register at a time (PackedDecode.h). Each
+    distinct scale is converted once per block: decode ops of one block
+    that take the same scales (a step decoded word by word) share the
+    factors that the first of them computes.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target (a GPU name, or host)">,
+  ];
+}
+
 def QMatLowerToTarget : Pass<"qmat-lower-to-target"> {
   let summary = "Lower qmat's instruction-level ops to the target's instructions";
   let description = [{

@@ -13,6 +13,7 @@
 
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Conversion/QMatToGPU/PackedDecode.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
 
@@ -26,9 +27,6 @@ namespace mlir::qmat::gemv {
 
 /// Weight rows one scalar-GEMV block handles (one warp each).
 constexpr int64_t kScalarRowsPerBlock = 4;
-/// f16 -64: the sign and exponent of -(64 + zp), whose significand is
-/// zp << 4.
-constexpr int64_t kNegative64F16 = 0xD400;
 /// K elements per warp step and per lane in the tensor-core GEMV.
 constexpr int64_t kWarpStepK = 128;
 constexpr int64_t kLaneK = 32;
@@ -41,8 +39,6 @@ constexpr int64_t kPreparedBytesPerK =
 /// 16-byte chunks of one activation row of a K step in the fused GEMM's
 /// staged tile.
 constexpr int64_t kStagedRowChunks = kWarpStepK / 8;
-/// The power of two left on the packed fp4 weights (see the file comment).
-constexpr int kPackedFp4ResidualExponent = 7;
 
 /// Shared helpers of both GEMV flavours.
 class GemvEmitterBase {

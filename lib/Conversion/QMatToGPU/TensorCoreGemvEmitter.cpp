@@ -39,8 +39,7 @@ TensorCoreGemvEmitter::loadStep(Value kc, ArrayRef<Value> weightRows,
 void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
                                         MutableArrayRef<Value> acc) {
   if (!spec.usesPackedDecode()) {
-    computeStepWith(
-        loads, SmallVector<SmallVector<WordFactors>>(loads.chunks.size()), acc);
+    computeStepWith(loads, /*oneMultiply=*/false, acc);
     return;
   }
   // mxfp4: one multiply per pair where the whole warp's scales allow it,
@@ -53,7 +52,7 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
           ? allMxfp4OneMultiply(loads.chunks)
           : Value();
   if (!oneMultiply) {
-    computeStepWith(loads, packedFactors(loads.chunks), acc);
+    computeStepWith(loads, /*oneMultiply=*/false, acc);
     return;
   }
   auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(acc.size(), f32),
@@ -80,7 +79,7 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
           b, loc, chunk.codes.getType(),
           vector::FromElementsOp::create(b, loc, wordsType, pinned));
     }
-    computeStepWith(armLoads, packedFactors(armLoads.chunks, fast), armAcc);
+    computeStepWith(armLoads, fast, armAcc);
     // And its own copy of the sums, which keeps LLVM from sinking the
     // arms' matrix instructions below the branch, away from their decode.
     for (Value &sum : armAcc)
@@ -94,18 +93,21 @@ void TensorCoreGemvEmitter::computeStep(const StepLoads &loads,
   llvm::copy(branch.getResults(), acc.begin());
 }
 
-void TensorCoreGemvEmitter::computeStepWith(
-    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
-    MutableArrayRef<Value> acc) {
+void TensorCoreGemvEmitter::computeStepWith(const StepLoads &loads,
+                                            bool oneMultiply,
+                                            MutableArrayRef<Value> acc) {
   // A half step (halfSteps) carries half of the tiles' rows.
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   if (loads.staged) {
-    computeStepByWord(loads, factors, acc);
+    computeStepByWord(loads, oneMultiply, acc);
     return;
   }
   SmallVector<SmallVector<Value>> weightPairs;
-  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
-    weightPairs.push_back(decodeRowChunk(chunk, chunkFactors));
+  if (spec.usesPackedDecode())
+    weightPairs = decodeTile(loads, oneMultiply, std::nullopt);
+  else
+    for (const RowChunk &chunk : loads.chunks)
+      weightPairs.push_back(decodeThroughF32(chunk));
   SmallVector<SmallVector<Value>> actPairs;
   for (ArrayRef<Value> words : loads.activationWords)
     actPairs.push_back(activationPairs(words));
@@ -194,23 +196,23 @@ TensorCoreGemvEmitter::decodeWholeChunks(const StepLoads &loads) {
   return whole;
 }
 
-SmallVector<SmallVector<Value>> TensorCoreGemvEmitter::decodeWord(
-    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
-    ArrayRef<SmallVector<Value>> wholeChunks, int64_t w) {
+SmallVector<SmallVector<Value>>
+TensorCoreGemvEmitter::decodeWord(const StepLoads &loads, bool oneMultiply,
+                                  ArrayRef<SmallVector<Value>> wholeChunks,
+                                  int64_t w) {
+  if (spec.usesPackedDecode())
+    return decodeTile(loads, oneMultiply, w);
   SmallVector<SmallVector<Value>> pairs; // [chunk][4 pairs of w]
-  for (auto [c, chunk] : llvm::enumerate(loads.chunks))
-    pairs.push_back(spec.usesPackedDecode()
-                        ? decodePacked(chunk, factors[c], w, 1)
-                        : SmallVector<Value>(
-                              ArrayRef<Value>(wholeChunks[c]).slice(4 * w, 4)));
+  for (ArrayRef<Value> whole : wholeChunks)
+    pairs.push_back(SmallVector<Value>(whole.slice(4 * w, 4)));
   return pairs;
 }
 
-void TensorCoreGemvEmitter::computeStepByWord(
-    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
-    MutableArrayRef<Value> acc) {
+void TensorCoreGemvEmitter::computeStepByWord(const StepLoads &loads,
+                                              bool oneMultiply,
+                                              MutableArrayRef<Value> acc) {
   if (spec.warpgroup) {
-    computeStepWarpgroup(loads, factors, acc);
+    computeStepWarpgroup(loads, acc);
     return;
   }
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
@@ -218,7 +220,7 @@ void TensorCoreGemvEmitter::computeStepByWord(
   auto actWord = VectorType::get({8}, act);
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     SmallVector<SmallVector<Value>> weightPairs =
-        decodeWord(loads, factors, wholeChunks, w);
+        decodeWord(loads, oneMultiply, wholeChunks, w);
     for (int64_t r = 0; r < groups; ++r) {
       // Row 8r + g of the staged tile, chunk 4t + w (loop-invariant
       // addresses: the tile is refilled in place every step).

@@ -22,11 +22,6 @@ class TensorCoreGemvEmitter : GemvEmitterBase {
 public:
   using GemvEmitterBase::GemvEmitterBase;
   void emit();
-  /// emitPackedGemvDecode: one chunk's packed decode, outside a kernel.
-  SmallVector<Value> decodeChunk(Value codes, ArrayRef<Value> blocks,
-                                 ArrayRef<Value> rawScales,
-                                 ArrayRef<Value> rawZeroPoints,
-                                 bool mxfp4OneMultiply);
 
 private:
   /// emit()'s stages. setUpLanes: the lane's position (launch position,
@@ -98,42 +93,20 @@ private:
   /// Decodes and multiplies one step into `acc`.
   void computeStep(const StepLoads &loads, MutableArrayRef<Value> acc);
 
-  /// What the packed decode of one 8-element word applies after the bit
-  /// placement: pair = (pair - offset) * multiplier, both vector<2 x act>
-  /// (offset only for int4).
-  struct WordFactors {
-    Value multiplier, offset;
-    /// mxfp4's two-step product: 2^E, undoing the bit placement's 2^-E
-    /// first for the code's own value.
-    Value codeValue;
-    /// mxfp4 with f16 activations: a second power of two, applied last.
-    Value lastMultiplier;
-    /// int4 with f16 activations: -(64 + zp), for the odd nibbles' fma.
-    Value highOffset;
-  };
-  /// 16 vector<2 x act> pairs of weights, ready for the A operand.
-  SmallVector<Value> decodeRowChunk(const RowChunk &chunk,
-                                    ArrayRef<WordFactors> factors);
-  /// Pairs 4w..4w+3 of words [firstWord, firstWord + numWords). `factors`
-  /// holds one entry per word, or one per pair (a chunk in the warpgroup's
-  /// K order, exchangeQuadCodes).
-  SmallVector<Value> decodePacked(const RowChunk &chunk,
-                                  ArrayRef<WordFactors> factors,
-                                  int64_t firstWord = 0,
-                                  int64_t numWords = kLaneK / 8);
-  /// Per chunk and word, the factors of the packed decode, each distinct
-  /// scale converted once. `mxfp4OneMultiply`: every mxfp4 scale of the
-  /// step is within getMxfp4OneMultiply's range, one factor per pair.
-  SmallVector<SmallVector<WordFactors>>
-  packedFactors(ArrayRef<RowChunk> chunks, bool mxfp4OneMultiply = false);
+  /// The packed decode (spec.usesPackedDecode()) of every chunk of a step
+  /// as one qmat.decode_tile: all of each row's 16 pairs, or word `word`'s
+  /// 4 (computeStepByWord). `oneMultiply`: the mxfp4 arm whose scales all
+  /// take one multiply.
+  SmallVector<SmallVector<Value>> decodeTile(const StepLoads &loads,
+                                             bool oneMultiply,
+                                             std::optional<int64_t> word);
   /// mxfp4: whether every scale byte of the step, in every lane of the
   /// warp, takes one multiply (a warp-uniform i1); null where the target
   /// has no warp vote.
   Value allMxfp4OneMultiply(ArrayRef<RowChunk> chunks);
-  /// computeStep with the packed decode's factors given (none for the
-  /// decode through fp32).
-  void computeStepWith(const StepLoads &loads,
-                       ArrayRef<SmallVector<WordFactors>> factors,
+  /// computeStep on one arm of the mxfp4 vote (`oneMultiply`: its fast
+  /// arm).
+  void computeStepWith(const StepLoads &loads, bool oneMultiply,
                        MutableArrayRef<Value> acc);
   /// spec.mTiled: the element offset of each word w of the lane's chunk in
   /// the staged tile (row g of its K slice; + 8 x kStagedRowChunks x 8 per
@@ -181,8 +154,8 @@ private:
   SmallVector<Value> warpgroupBlocks(Value stepFirstK);
   /// The four lanes of a quad exchange one row's codes (3 shuffles): lane
   /// t's result holds the pairs (8G + 2t, 8G + 2t + 1) of the row's 16 words
-  /// G, as 4 words in the checkpoint's form, so that decodePacked turns them
-  /// into pairs 0 .. 15 (pair G of word G / 4).
+  /// G, as 4 words in the checkpoint's form, so that PackedDecoder::decode
+  /// turns them into pairs 0 .. 15 (pair G of word G / 4).
   Value exchangeQuadCodes(Value codes);
   /// The byte selectors of exchangeQuadCodes (bytes t, t ^ 1 and t ^ 2,
   /// t ^ 3 of two words) and the bits of t, set up once per kernel.
@@ -194,12 +167,10 @@ private:
   /// Per chunk, the 4 pairs of word w: decoded here (packed decodes) or taken
   /// from `wholeChunks`.
   SmallVector<SmallVector<Value>>
-  decodeWord(const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
+  decodeWord(const StepLoads &loads, bool oneMultiply,
              ArrayRef<SmallVector<Value>> wholeChunks, int64_t w);
   /// computeStepByWord with the warpgroup instruction.
-  void computeStepWarpgroup(const StepLoads &loads,
-                            ArrayRef<SmallVector<WordFactors>> factors,
-                            MutableArrayRef<Value> acc);
+  void computeStepWarpgroup(const StepLoads &loads, MutableArrayRef<Value> acc);
   /// spec.warpgroup: the descriptor of the staged memory's first byte for
   /// this tile shape, and the warp's K slice.
   Value stagedDescriptor, warpgroupSlice;
@@ -215,32 +186,20 @@ private:
   /// decoded (packed decodes) and every row group's activation word loaded
   /// just before the two k16 instructions that take them. Each sum receives
   /// its products in the same order as in computeStepWith.
-  void computeStepByWord(const StepLoads &loads,
-                         ArrayRef<SmallVector<WordFactors>> factors,
+  void computeStepByWord(const StepLoads &loads, bool oneMultiply,
                          MutableArrayRef<Value> acc);
-  /// nvfp4: the multiplier scale * 2^(E - 7) of each distinct raw scale,
-  /// converting two at a time.
-  void addNvfp4Multipliers(ArrayRef<Value> distinct,
-                           DenseMap<Value, Value> &multiplier);
-  /// The distinct raw scales of a step's chunks, in order of first use.
-  static SmallVector<Value> distinctScales(ArrayRef<RowChunk> chunks) {
-    SmallVector<Value> distinct;
-    for (const RowChunk &chunk : chunks)
-      for (Value raw : chunk.rawScales)
-        if (!llvm::is_contained(distinct, raw))
-          distinct.push_back(raw);
-    return distinct;
-  }
   /// A raw e8m0 scale's byte, zero-extended to i32.
   Value scaleByte(Value raw) {
     return arith::ExtUIOp::create(b, loc, i32,
                                   arith::BitcastOp::create(b, loc, i8, raw));
   }
-  /// An i32 as a vector<2 x act> (low half first).
-  Value toPair(Value bits);
-  /// Both halves of a vector<2 x act> set to the 16-bit pattern `bits`
-  /// (an i32 below 2^16).
-  Value splatHalves(Value bits);
+  /// The chunks' scales as the packed decode reads them.
+  static SmallVector<PackedRowScales> rowScales(ArrayRef<RowChunk> chunks) {
+    SmallVector<PackedRowScales> rows;
+    for (const RowChunk &chunk : chunks)
+      rows.push_back({chunk.blocks, chunk.rawScales, chunk.rawZeroPoints});
+    return rows;
+  }
   /// decodeWordsThroughF32's words as pairs.
   SmallVector<Value> decodeThroughF32(const RowChunk &chunk);
   /// The activation pairs of one row group, in the weights' pair order.

@@ -1,283 +1,46 @@
 //===- TensorCorePackedDecode.cpp - Codes to A fragments ------------------===//
 //
-// Packed decodes (exact: each pair holds the reference's rounded weights):
-// - fp4: the nibble's sign lands on bit 15 of a 16-bit half and its three
-//   magnitude bits under the exponent (f16: bits 11..9, bf16: bits 8..6),
-//   which is code * 2^-14 (f16) or code * 2^-126 (bf16), subnormal 0.5
-//   included. nvfp4 applies the block scale as a packed multiply by
-//   scale * 2^(E - 7) (E = 14 or 126), exact because the product has at most
-//   6 significant bits and stays in range; the factor 2^7 and the global
-//   scale are applied to the fp32 sums. mxfp4 first multiplies by 2^E,
-//   which gives the code's own value, then by 2^(e - 127): one rounding of
-//   the exact product, as the reference's, including overflow to infinity
-//   and underflow (2^(e - 127) alone would not fit one factor). f16 cannot
-//   hold 2^(e - 127) either: it takes two factors 2^a 2^b, the first
-//   keeping the product exact, the second rounding it once. Where every
-//   scale of a step, in every lane of the warp, makes 2^(e - 127 + E) a
-//   normal number (e <= 128; f16 raises e below 99 to 99, where every code
-//   rounds to zero either way), a warp vote takes that single factor
-//   instead, the same one rounding (PackedFp4Placement.h).
-// - int4: the nibble under the magic bias (f16 1024, bf16 128, whose last
-//   significand bit is 1) is bias + q; subtracting bias + zp leaves q - zp
-//   exactly, and the multiply by the act-typed scale rounds the exact
-//   product once, as the reference does in fp32. f16 reads the odd nibbles
-//   in place at bits 4-7 (1024 + 16q) and centres them with x/16 - (64 + zp).
+// The tensor-core emitter's decodes: the packed 4-bit codes of a step as one
+// qmat.decode_tile (expanded by qmat-expand-decode-tile, PackedDecode.cpp),
+// the mxfp4 warp vote that picks its one-multiply arm, and the decode of
+// the other formats through fp32.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorCoreGemvEmitter.h"
 #include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::qmat;
 using namespace mlir::qmat::gemv;
 
-Value TensorCoreGemvEmitter::toPair(Value bits) {
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({2}, act),
-      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), bits));
-}
-
-Value TensorCoreGemvEmitter::splatHalves(Value bits) {
-  return toPair(arith::OrIOp::create(
-      b, loc, bits, arith::ShLIOp::create(b, loc, bits, cI32(16))));
-}
-
-void TensorCoreGemvEmitter::addNvfp4Multipliers(
-    ArrayRef<Value> distinct, DenseMap<Value, Value> &multiplier) {
-  bool f16 = act.isF16();
-  int64_t exponent = f16 ? 14 : 126;
-  float fold = std::ldexp(1.0f, exponent - kPackedFp4ResidualExponent);
-  auto pairType = VectorType::get({2}, act);
-  auto f32Pair = VectorType::get({2}, f32);
-  auto broadcastHalf = [&](Value pair, int64_t half) {
-    return vector::ShuffleOp::create(b, loc, pair, pair,
-                                     ArrayRef<int64_t>{half, half});
-  };
-  for (size_t i = 0; i < distinct.size(); i += 2) {
-    Value first = distinct[i];
-    Value second = i + 1 < distinct.size() ? distinct[i + 1] : first;
-    Value bytes = vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, i8),
-        ValueRange{arith::BitcastOp::create(b, loc, i8, first),
-                   arith::BitcastOp::create(b, loc, i8, second)});
-    // One conversion for two scales where the target has it.
-    Value halves = target.emitE4M3x2ToF16x2(b, loc, bytes);
-    Value scaled;
-    if (halves) {
-      Value wide = arith::ExtFOp::create(b, loc, f32Pair, halves);
-      scaled = arith::MulFOp::create(
-          b, loc, wide,
-          vector::BroadcastOp::create(b, loc, f32Pair, cF32(fold)));
-    } else {
-      Value lo = emitScaleToF32(b, loc, spec.scheme, first);
-      Value hi = emitScaleToF32(b, loc, spec.scheme, second);
-      scaled = arith::MulFOp::create(
-          b, loc,
-          vector::FromElementsOp::create(b, loc, f32Pair, ValueRange{lo, hi}),
-          vector::BroadcastOp::create(b, loc, f32Pair, cF32(fold)));
-    }
-    // Exact: s * 2^(E - 7) keeps the e4m3 significand and stays in range.
-    Value packed = arith::TruncFOp::create(b, loc, pairType, scaled);
-    multiplier[first] = broadcastHalf(packed, 0);
-    if (second != first)
-      multiplier[second] = broadcastHalf(packed, 1);
+SmallVector<SmallVector<Value>>
+TensorCoreGemvEmitter::decodeTile(const StepLoads &loads, bool oneMultiply,
+                                  std::optional<int64_t> word) {
+  SmallVector<Value> codes, scales, zeroPoints, blocks;
+  for (const RowChunk &chunk : loads.chunks) {
+    codes.push_back(chunk.codes);
+    llvm::append_range(scales, chunk.rawScales);
+    if (spec.hasZeroPoints)
+      llvm::append_range(zeroPoints, chunk.rawZeroPoints);
+    // Every chunk of a step reads the scale blocks of the same K range.
+    assert(chunk.blocks == loads.chunks.front().blocks);
   }
-}
-
-SmallVector<SmallVector<TensorCoreGemvEmitter::WordFactors>>
-TensorCoreGemvEmitter::packedFactors(ArrayRef<RowChunk> chunks,
-                                     bool mxfp4OneMultiply) {
-  SchemeKind kind = spec.scheme.getKind();
-  SmallVector<Value> distinct = distinctScales(chunks);
-  DenseMap<Value, Value> multiplier, lastMultiplier;
-  // mxfp4's two-step product: 2^E first, for the code's own value.
-  Value codeValue;
-  if (kind == SchemeKind::mxfp4 && !mxfp4OneMultiply)
-    codeValue = arith::ConstantOp::create(
-        b, loc,
-        SplatElementsAttr::get(
-            VectorType::get({2}, act),
-            b.getFloatAttr(act, std::ldexp(1.0, act.isF16() ? 14 : 126))));
-  if (kind == SchemeKind::nvfp4) {
-    addNvfp4Multipliers(distinct, multiplier);
-  } else if (mxfp4OneMultiply) {
-    // One factor 2^(e - 127 + E), a normal number for the step's scales
-    // (allMxfp4OneMultiply).
-    Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
-    for (Value raw : distinct) {
-      Value e = scaleByte(raw);
-      if (range.lowestE > 0)
-        e = arith::MaxUIOp::create(b, loc, e, cI32(range.lowestE));
-      multiplier[raw] = splatHalves(arith::ShLIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, e, cI32(range.exponentBias)),
-          cI32(range.significandBits)));
-    }
-  } else if (kind == SchemeKind::mxfp4 && act.isF16()) {
-    // f16 2^a and 2^b with a + b = e - 127 clamped to [-28, 17] (below,
-    // every code rounds to zero; above, every nonzero code overflows),
-    // a = clamp(e - 127, -14, 13): code * 2^a is exact (no overflow, no
-    // bits below 2^-24) and the product by 2^b rounds once. NaN for 0xFF.
-    for (Value raw : distinct) {
-      Value e = scaleByte(raw);
-      auto clamp = [&](Value v, int64_t lo, int64_t hi) {
-        return arith::MinSIOp::create(
-            b, loc, arith::MaxSIOp::create(b, loc, v, cI32(lo)), cI32(hi));
-      };
-      Value total = clamp(arith::SubIOp::create(b, loc, e, cI32(127)), -28, 17);
-      Value first = clamp(total, -14, 13);
-      Value second = arith::SubIOp::create(b, loc, total, first);
-      auto powerOfTwo = [&](Value exponent) {
-        return arith::ShLIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, exponent, cI32(15)),
-            cI32(10));
-      };
-      Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
-                                          cI32(0xFF));
-      multiplier[raw] = splatHalves(arith::SelectOp::create(
-          b, loc, isNaN, cI32(0x7E00), powerOfTwo(first)));
-      lastMultiplier[raw] = splatHalves(powerOfTwo(second));
-    }
-  } else if (kind == SchemeKind::mxfp4) {
-    // bf16 2^(e - 127): the top half of the fp32 pattern (exact, its low
-    // half is zero).
-    for (Value raw : distinct)
-      multiplier[raw] = splatHalves(arith::ShRUIOp::create(
-          b, loc, emitE8M0ToF32Bits(b, loc, raw), cI32(16)));
-  } else {
-    // int4: the act-typed scale itself.
-    for (Value raw : distinct)
-      multiplier[raw] =
-          vector::BroadcastOp::create(b, loc, VectorType::get({2}, act), raw);
-  }
-
-  SmallVector<SmallVector<WordFactors>> perChunk;
-  bool zeroPoints = kind == SchemeKind::int4 && spec.hasZeroPoints;
-  int64_t magic = act.isF16() ? 0x6400 : 0x4300;
-  bool highNibbles = kind == SchemeKind::int4 && act.isF16();
-  Value noZeroPoint, noZeroPointHigh;
-  if (kind == SchemeKind::int4 && !spec.hasZeroPoints) {
-    noZeroPoint = splatHalves(cI32(magic | 8));
-    if (highNibbles)
-      noZeroPointHigh = splatHalves(cI32(kNegative64F16 | 8 << 4));
-  }
-  for (const RowChunk &chunk : chunks) {
-    SmallVector<WordFactors> words;
-    Value lastZeroPoint, lastBlock, offset = noZeroPoint,
-                                    highOffset = noZeroPointHigh;
-    for (int64_t w = 0, e = chunk.rawScales.size(); w < e; ++w) {
-      if (zeroPoints && (chunk.rawZeroPoints[w] != lastZeroPoint ||
-                         chunk.blocks[w] != lastBlock)) {
-        lastZeroPoint = chunk.rawZeroPoints[w];
-        lastBlock = chunk.blocks[w];
-        // The block's u4 zero point under the magic bias: bias + zp.
-        Value zeroPoint =
-            emitZeroPointNibble(b, loc, lastZeroPoint, toI32(lastBlock));
-        offset =
-            splatHalves(arith::OrIOp::create(b, loc, zeroPoint, cI32(magic)));
-        // -(64 + zp): f16 64 has a significand step of 1/16.
-        if (highNibbles)
-          highOffset = splatHalves(arith::OrIOp::create(
-              b, loc, arith::ShLIOp::create(b, loc, zeroPoint, cI32(4)),
-              cI32(kNegative64F16)));
-      }
-      words.push_back({multiplier.lookup(chunk.rawScales[w]), offset, codeValue,
-                       lastMultiplier.lookup(chunk.rawScales[w]), highOffset});
-    }
-    perChunk.push_back(words);
-  }
-  return perChunk;
-}
-
-SmallVector<Value>
-TensorCoreGemvEmitter::decodePacked(const RowChunk &chunk,
-                                    ArrayRef<WordFactors> factors,
-                                    int64_t firstWord, int64_t numWords) {
-  bool f16 = act.isF16();
-  SchemeKind kind = spec.scheme.getKind();
-  auto pairType = VectorType::get({2}, act);
-  Value words = vector::BitCastOp::create(
-      b, loc, VectorType::get({kLaneK / 8}, i32), chunk.codes);
-  SmallVector<Value> pairs(4 * numWords);
-  int64_t endWord = firstWord + numWords;
-  // One set of factors per word, or (chunks in the warpgroup's K order,
-  // whose pairs come from 16 different words of the row) per pair.
-  bool perPair = factors.size() == 4 * static_cast<size_t>(kLaneK / 8);
-  auto factorOf = [&](int64_t w, int64_t j) -> const WordFactors & {
-    return factors[perPair ? 4 * w + j : w];
-  };
-  if (kind == SchemeKind::int4) {
-    Value nibbles = cI32(0x000F000F);
-    Value magic = cI32(f16 ? 0x64006400 : 0x43004300);
-    // f16's 10 significand bits hold a nibble at bits 4-7 too: 1024 + 16q,
-    // which times 1/16 minus (64 + zp) is q - zp, exact fused or not (both
-    // steps are), so a word takes one shift (by 8) instead of three.
-    Value sixteenth =
-        f16 ? Value(arith::ConstantOp::create(
-                  b, loc,
-                  SplatElementsAttr::get(pairType, b.getF16FloatAttr(0.0625))))
-            : Value();
-    for (int64_t w = firstWord; w < endWord; ++w) {
-      Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
-      Value upper =
-          f16 ? Value(arith::ShRUIOp::create(b, loc, x, cI32(8))) : Value();
-      for (int64_t j = 0; j < 4; ++j) {
-        // Nibbles j and j + 4 under the magic bias of each 16-bit half.
-        bool high = f16 && j % 2 == 1;
-        Value v = f16 ? (j < 2 ? x : upper)
-                  : j == 0
-                      ? x
-                      : Value(arith::ShRUIOp::create(b, loc, x, cI32(4 * j)));
-        Value mask = high ? cI32(0x00F000F0) : nibbles;
-        Value biased = toPair(arith::OrIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, v, mask), magic));
-        const WordFactors &factor = factorOf(w, j);
-        Value centered =
-            high ? Value(vector::FMAOp::create(b, loc, biased, sixteenth,
-                                               factor.highOffset))
-                 : Value(arith::SubFOp::create(b, loc, biased, factor.offset));
-        pairs[4 * (w - firstWord) + j] =
-            arith::MulFOp::create(b, loc, centered, factor.multiplier);
-      }
-    }
-    return pairs;
-  }
-
-  // The bit placement of PackedFp4Placement.h: two selects per word, then
-  // each pair one mask and at most one shift.
-  PackedFp4Placement placement = getPackedFp4Placement(f16);
-  Value pairMask = cI32(placement.pairMask);
-  auto shifted = [&](Value x, int shift) -> Value {
-    if (shift == 0)
-      return x;
-    if (shift > 0)
-      return arith::ShLIOp::create(b, loc, x, cI32(shift));
-    return arith::ShRUIOp::create(b, loc, x, cI32(-shift));
-  };
-  for (int64_t w = firstWord; w < endWord; ++w) {
-    Value x = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
-    Value selected[2];
-    for (int i = 0; i < 2; ++i) {
-      Value ifSet = shifted(x, placement.selectShift[i][0]);
-      Value ifClear = shifted(x, placement.selectShift[i][1]);
-      selected[i] = BitSelectOp::create(b, loc, i32, ifSet, ifClear,
-                                        placement.selectMask);
-    }
-    for (int64_t j = 0; j < 4; ++j) {
-      Value bits =
-          shifted(selected[placement.pairSource[j]], placement.pairShift[j]);
-      Value pair = toPair(arith::AndIOp::create(b, loc, bits, pairMask));
-      const WordFactors &factor = factorOf(w, j);
-      if (factor.codeValue)
-        pair = arith::MulFOp::create(b, loc, pair, factor.codeValue);
-      pair = arith::MulFOp::create(b, loc, pair, factor.multiplier);
-      if (factor.lastMultiplier)
-        pair = arith::MulFOp::create(b, loc, pair, factor.lastMultiplier);
-      pairs[4 * (w - firstWord) + j] = pair;
-    }
-  }
-  return pairs;
+  if (spec.hasZeroPoints)
+    blocks = loads.chunks.front().blocks;
+  int64_t rows = codes.size();
+  int64_t pairs =
+      (word ? 1 : DecodeTileOp::kWordsPerRow) * DecodeTileOp::kPairsPerWord;
+  auto tileType = VectorType::get({rows, pairs, 2}, act);
+  auto tile = DecodeTileOp::create(
+      b, loc, tileType, spec.scheme, codes, scales, zeroPoints, blocks,
+      word ? b.getI64IntegerAttr(*word) : IntegerAttr(), oneMultiply);
+  SmallVector<SmallVector<Value>> decoded(rows);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t p = 0; p < pairs; ++p)
+      decoded[r].push_back(vector::ExtractOp::create(b, loc, tile.getPairs(),
+                                                     ArrayRef<int64_t>{r, p}));
+  return decoded;
 }
 
 SmallVector<Value>
@@ -289,44 +52,16 @@ TensorCoreGemvEmitter::decodeThroughF32(const RowChunk &chunk) {
   return pairs;
 }
 
-SmallVector<Value>
-TensorCoreGemvEmitter::decodeRowChunk(const RowChunk &chunk,
-                                      ArrayRef<WordFactors> factors) {
-  return spec.usesPackedDecode() ? decodePacked(chunk, factors)
-                                 : decodeThroughF32(chunk);
-}
-
 Value TensorCoreGemvEmitter::allMxfp4OneMultiply(ArrayRef<RowChunk> chunks) {
   Mxfp4OneMultiply range = getMxfp4OneMultiply(act.isF16());
   // Every distinct scale of every chunk: one left out would let its words
   // take a factor that is not a normal number.
   Value inRange;
-  for (Value raw : distinctScales(chunks)) {
+  for (Value raw : getDistinctScales(rowScales(chunks))) {
     Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                        scaleByte(raw), cI32(range.maxE));
     inRange =
         inRange ? Value(arith::AndIOp::create(b, loc, inRange, fits)) : fits;
   }
   return target.emitWarpAll(b, loc, inRange);
-}
-
-SmallVector<Value> TensorCoreGemvEmitter::decodeChunk(
-    Value codes, ArrayRef<Value> blocks, ArrayRef<Value> rawScales,
-    ArrayRef<Value> rawZeroPoints, bool mxfp4OneMultiply) {
-  RowChunk chunk;
-  chunk.codes = codes;
-  llvm::append_range(chunk.blocks, blocks);
-  llvm::append_range(chunk.rawScales, rawScales);
-  llvm::append_range(chunk.rawZeroPoints, rawZeroPoints);
-  return decodePacked(chunk, packedFactors({chunk}, mxfp4OneMultiply).front());
-}
-
-SmallVector<Value> mlir::qmat::emitPackedGemvDecode(
-    OpBuilder &builder, Location loc, const GemvKernelSpec &spec,
-    const TargetInfo &target, Value codes, ArrayRef<Value> blocks,
-    ArrayRef<Value> rawScales, ArrayRef<Value> rawZeroPoints,
-    bool mxfp4OneMultiply) {
-  GemvBuffers noBuffers;
-  return TensorCoreGemvEmitter(builder, loc, spec, noBuffers, target)
-      .decodeChunk(codes, blocks, rawScales, rawZeroPoints, mxfp4OneMultiply);
 }

@@ -55,7 +55,7 @@ Value TensorCoreGemvEmitter::exchangeQuadCodes(Value codes) {
   swapPairs(quadLaneHigh, 2);
   // Nibbles (lo0, hi0, lo2, hi2, lo1, hi1, lo3, hi3) of bytes (0, 2, 1, 3)
   // into a word of the checkpoint's form, nibbles j and j + 4 the pair of
-  // word 4q + j (decodePacked): swap nibbles 1 and 4, 3 and 6.
+  // word 4q + j (PackedDecoder::decode): swap nibbles 1 and 4, 3 and 6.
   SmallVector<Value> exchanged;
   for (Value x : received) {
     Value delta = arith::AndIOp::create(
@@ -190,21 +190,24 @@ void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
   }
 }
 
-void TensorCoreGemvEmitter::computeStepWarpgroup(
-    const StepLoads &loads, ArrayRef<SmallVector<WordFactors>> factors,
-    MutableArrayRef<Value> acc) {
+void TensorCoreGemvEmitter::computeStepWarpgroup(const StepLoads &loads,
+                                                 MutableArrayRef<Value> acc) {
   int64_t mmaTiles = loads.chunks.size() / 2, groups = spec.getRowGroups();
   // Every A fragment of the step first: the fence then orders them all
   // before the step's instructions.
   // Each row's 16 pairs in the instruction's K order: pair G holds K
   // elements 8G + 2t, 8G + 2t + 1, and instruction s takes pairs 2s and
   // 2s + 1 (its K positions 2t + {0, 1} and 2t + {8, 9}).
+  // The decode is called here rather than through qmat.decode_tile: its
+  // rows take one scale per pair, and each row's quad exchange sits
+  // between the step's factors and the row's decode.
+  PackedDecoder decoder(b, loc, spec.scheme, act, spec.hasZeroPoints, target);
+  SmallVector<SmallVector<PackedDecoder::Factors>> factors =
+      decoder.getFactors(rowScales(loads.chunks), /*oneMultiply=*/false);
   SmallVector<SmallVector<Value>> pairs;
-  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors)) {
-    RowChunk exchanged = chunk;
-    exchanged.codes = exchangeQuadCodes(chunk.codes);
-    pairs.push_back(decodePacked(exchanged, chunkFactors));
-  }
+  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
+    pairs.push_back(
+        decoder.decode(exchangeQuadCodes(chunk.codes), chunkFactors));
   SmallVector<Value> operands;
   for (int64_t s = 0; s < kWarpStepK / 16; ++s)
     for (int64_t i = 0; i < mmaTiles; ++i) {

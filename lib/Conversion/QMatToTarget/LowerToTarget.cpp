@@ -29,10 +29,7 @@ struct QMatLowerToTargetPass
       return signalPassFailure();
     // What the target's patterns left has no instruction here.
     WalkResult unlowered = getOperation()->walk([&](Operation *op) {
-      if (!isa<BytePermOp, BitSelectOp, LoadStreamingOp, PinnedCopyOp,
-               WarpMmaOp, WaveMmaOp, WarpgroupMmaOp, WarpgroupFenceOp,
-               WarpgroupCommitOp, WarpgroupWaitOp, AsyncProxyFenceOp,
-               AsyncCopyOp, AsyncCommitOp, AsyncWaitOp>(op))
+      if (!op->hasTrait<qmat::OpTrait::TargetInstruction>())
         return WalkResult::advance();
       op->emitOpError() << "has no lowering on target '" << target << "'";
       return WalkResult::interrupt();

@@ -61,35 +61,28 @@
 // CHECK: %[[INBUFFER:.+]] = arith.addi %[[ROWBYTE]], %[[COLUMN]] : index
 // CHECK: %[[BYTE:.+]] = arith.addi %[[BASE]], %[[INBUFFER]] : index
 // CHECK: %[[ADDRESS:.+]] = arith.index_castui %[[BYTE]] : index to i64
-// CHECK: qmat.load_streaming %[[ADDRESS]] : vector<16xi8>
+// CHECK: %[[CODES0:.+]] = qmat.load_streaming %[[ADDRESS]] : vector<16xi8>
 // CHECK-COUNT-3: qmat.load_streaming %{{.+}} : vector<16xi8>
 // CHECK-NOT: vector.load %{{.+}} : memref<?x128xi8
 // The two scales of a lane's 32-element chunk in one 2-byte load (the
-// launcher checks the alignment), one conversion; the fold 2^119 = 6.64e35
-// for bf16.
-// CHECK: vector.load %{{.+}} {alignment = 2 : i64} : memref<?x16xf8E4M3FN, strided<[16, 1], offset: ?>>, vector<2xf8E4M3FN>
+// launcher checks the alignment), each word taking its block's element.
+// CHECK: %[[SV:.+]] = vector.load %{{.+}} {alignment = 2 : i64} : memref<?x16xf8E4M3FN, strided<[16, 1], offset: ?>>, vector<2xf8E4M3FN>
+// CHECK-NEXT: %[[SA:.+]] = vector.extract %[[SV]][0] : f8E4M3FN from vector<2xf8E4M3FN>
+// CHECK-NEXT: %[[SB:.+]] = vector.extract %[[SV]][1] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK-NOT: memref.load %{{.+}} : memref<?x16xf8E4M3FN
-// CHECK: nvvm.convert.f8x2.to.f16x2 %{{.+}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
-// CHECK: arith.constant 6.64613997E+35 : f32
-// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
-// The fp4 bit placement (PackedFp4Placement.h), bf16: per word two
-// selects under 0x01DC01DC (qmat.bit_select: one lop3 each on NVIDIA) put every code's sign 9 bits
-// above its magnitude; pair 0 is X0 << 4, pair 1 X0, both masked with
-// 0x81C081C0 (sign bits 15 / 31, magnitudes under the exponent), times the
-// block scale.
-// CHECK: %[[SET:.+]] = arith.shli %[[WORD:.+]], %c2_i32{{.*}} : i32
-// CHECK: %[[CLEAR:.+]] = arith.shli %[[WORD]], %c8_i32{{.*}} : i32
-// CHECK: %[[X0:.+]] = qmat.bit_select %[[SET]], %[[CLEAR]] mask 31195612 : i32
-// CHECK: %[[RIGHT:.+]] = arith.shrui %[[WORD]], %c6_i32{{.*}} : i32
-// CHECK: %[[X1:.+]] = qmat.bit_select %[[RIGHT]], %[[WORD]] mask 31195612 : i32
-// CHECK: %[[UP:.+]] = arith.shli %[[X0]], %c4_i32{{.*}} : i32
-// CHECK: %[[PAIR0:.+]] = arith.andi %[[UP]], %c-2118090304_i32{{.*}} : i32
-// CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<2xbf16>
-// CHECK: %[[PAIR1:.+]] = arith.andi %[[X0]], %c-2118090304_i32{{.*}} : i32
-// CHECK: arith.andi %[[X1]], %c-2118090304_i32{{.*}} : i32
+// After every load of the step, the 4 rows' codes decode as one tile into
+// the A pairs (qmat-expand-decode-tile writes the bit placement), the
+// last row's words 0-1 in block 2k, 2-3 in 2k + 1.
+// CHECK: %[[TILE:.+]] = qmat.decode_tile <nvfp4, block = 16> %[[CODES0]], %{{.+}}, %{{.+}}, %{{.+}} scales %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[SA]], %[[SA]], %[[SB]], %[[SB]] : vector<16xi8>, f8E4M3FN -> vector<4x16x2xbf16>
+// CHECK: %[[TOP0:.+]] = vector.extract %[[TILE]][0, 0] : vector<2xbf16> from vector<4x16x2xbf16>
+// CHECK-NEXT: %[[TOP1:.+]] = vector.extract %[[TILE]][0, 1] : vector<2xbf16> from vector<4x16x2xbf16>
+// CHECK: %[[BOTTOM0:.+]] = vector.extract %[[TILE]][1, 0] : vector<2xbf16> from vector<4x16x2xbf16>
+// CHECK-NEXT: %[[BOTTOM1:.+]] = vector.extract %[[TILE]][1, 1] : vector<2xbf16> from vector<4x16x2xbf16>
+// CHECK: vector.extract %[[TILE]][3, 15] : vector<2xbf16> from vector<4x16x2xbf16>
+// CHECK-NOT: qmat.bit_select
 // Activation pairs (k, k + 4), as the weights pair them.
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4] : vector<8xbf16>, vector<8xbf16>
-// CHECK: %{{.+}}:4 = qmat.warp_mma [%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] * [%{{.+}}, %{{.+}}] + [%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : vector<2xbf16>, vector<2xbf16>, f32
+// CHECK: %{{.+}}:4 = qmat.warp_mma [%[[TOP0]], %[[BOTTOM0]], %[[TOP1]], %[[BOTTOM1]]] * [%{{.+}}, %{{.+}}] + [%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : vector<2xbf16>, vector<2xbf16>, f32
 // CHECK-COUNT-15: qmat.warp_mma
 // The last block: the 4 rows clamped, the same loop.
 // CHECK: } else {
@@ -229,21 +222,20 @@ func.func @fp8(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48
 
 // -----
 
-// int4 decodes into bf16 pairs: the nibbles under the magic bias 128
-// (0x4300), minus 128 + zp (the block's zero-point nibble, both halves),
-// times the scale broadcast to both halves; no fp32 on the way.
+// int4 decodes into bf16 pairs, no fp32 on the way: each row's block
+// scale, the byte holding its zero point and the block (whose parity picks
+// the nibble) go to the tile decode with the rows' codes
+// (expand-decode-tile.mlir checks its arithmetic).
 // CHECK-LABEL: func.func @int4_packed(
 // CHECK: gpu.func @gemv_int4_bs128_k256_bf16_tc_magic_bias_zp_m8_s1_c1(
-// CHECK: qmat.load_streaming
-// CHECK: %[[SCALE:.+]] = vector.broadcast %{{.+}} : bf16 to vector<2xbf16>
-// CHECK: %[[ZP:.+]] = arith.andi %{{.+}}, %c15_i32
-// CHECK: %[[ZPBIASED:.+]] = arith.ori %[[ZP]], %c17152_i32
-// CHECK: %[[OFFSET:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
-// CHECK: %[[NIBBLES:.+]] = arith.andi %{{.+}}, %c983055_i32
-// CHECK: %[[BIASED:.+]] = arith.ori %[[NIBBLES]], %c1124090624_i32
-// CHECK: %[[PAIR:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
-// CHECK: %[[CENTERED:.+]] = arith.subf %[[PAIR]], %[[OFFSET]] : vector<2xbf16>
-// CHECK: arith.mulf %[[CENTERED]], %[[SCALE]] : vector<2xbf16>
+// CHECK: %[[BLOCK:.+]] = arith.divui %{{.+}}, %c128{{.*}} : index
+// CHECK: %[[C0:.+]] = qmat.load_streaming
+// CHECK-NEXT: %[[S0:.+]] = memref.load %arg2[%{{.+}}, %[[BLOCK]]] : memref<?x2xbf16, strided<[2, 1], offset: ?>>
+// CHECK: %[[Z0:.+]] = memref.load %arg3[%{{.+}}, %{{.+}}] : memref<?x1xi8, strided<[1, 1], offset: ?>>
+// CHECK: %[[C1:.+]] = qmat.load_streaming
+// CHECK-NEXT: %[[S1:.+]] = memref.load %arg2[%{{.+}}, %[[BLOCK]]] : memref<?x2xbf16, strided<[2, 1], offset: ?>>
+// CHECK: %[[Z1:.+]] = memref.load %arg3[%{{.+}}, %{{.+}}] : memref<?x1xi8, strided<[1, 1], offset: ?>>
+// CHECK: qmat.decode_tile <int4, block = 128> %[[C0]], %[[C1]] scales %[[S0]], %[[S0]], %[[S0]], %[[S0]], %[[S1]], %[[S1]], %[[S1]], %[[S1]] zero_points %[[Z0]], %[[Z0]], %[[Z0]], %[[Z0]], %[[Z1]], %[[Z1]], %[[Z1]], %[[Z1]] blocks %[[BLOCK]], %[[BLOCK]], %[[BLOCK]], %[[BLOCK]] : vector<16xi8>, bf16 -> vector<2x16x2xbf16>
 // CHECK-NOT: arith.truncf {{.*}} to vector<8xbf16>
 // CHECK: qmat.warp_mma
 func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x2xbf16>, %z: memref<48x1xi8>, %y: memref<?x48xbf16>) {
@@ -254,83 +246,48 @@ func.func @int4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref
 
 // -----
 
-// mxfp4 with bf16 activations: the fp4 bit placement (code * 2^-126), then
-// where every scale byte of the step is at most 128 in every lane of the
-// warp (nvvm.vote.sync all: a warp-uniform branch), one factor 2^(e - 1),
-// the bf16 bits (e + 126) << 7: one rounding of the exact product. Each arm
+// mxfp4: where every scale byte of the step is at most 128 in every lane
+// of the warp (nvvm.vote.sync all: a warp-uniform branch), the tile decode
+// takes one multiply per pair (one_multiply), otherwise the exact two-step
+// (f16: three-step) product; expand-decode-tile.mlir checks both. Each arm
 // decodes its own pinned copy of the codes and pins its sums ("arm 0",
 // "arm 1"), so that LLVM neither hoists the decode nor sinks the matrix
 // instructions out of it.
 // CHECK-LABEL: func.func @mxfp4_packed(
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_bf16_tc_magic_bias_m8_s1_c1(
-// CHECK: qmat.load_streaming
 // Both rows' scales (g and g + 8) feed the vote.
-// CHECK: %[[E0:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[FITS0:.+]] = arith.cmpi ule, %[[E0]], %c128_i32
-// CHECK: %[[E1:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[FITS1:.+]] = arith.cmpi ule, %[[E1]], %c128_i32
-// CHECK: %[[BOTH:.+]] = arith.andi %[[FITS0]], %[[FITS1]] : i1
+// CHECK: %[[S0:.+]] = memref.load %arg2[%{{.+}}, %{{.+}}] : memref<?x8xf8E8M0FNU, strided<[8, 1], offset: ?>>
+// CHECK: %[[S1:.+]] = memref.load %arg2[%{{.+}}, %{{.+}}] : memref<?x8xf8E8M0FNU, strided<[8, 1], offset: ?>>
+// CHECK: %[[B0:.+]] = arith.bitcast %[[S0]] : f8E8M0FNU to i8
+// CHECK-NEXT: %[[E0:.+]] = arith.extui %[[B0]] : i8 to i32
+// CHECK-NEXT: %[[FITS0:.+]] = arith.cmpi ule, %[[E0]], %c128_i32
+// CHECK: %[[B1:.+]] = arith.bitcast %[[S1]] : f8E8M0FNU to i8
+// CHECK-NEXT: %[[E1:.+]] = arith.extui %[[B1]] : i8 to i32
+// CHECK-NEXT: %[[FITS1:.+]] = arith.cmpi ule, %[[E1]], %c128_i32
+// CHECK-NEXT: %[[BOTH:.+]] = arith.andi %[[FITS0]], %[[FITS1]] : i1
 // CHECK: %[[ALL:.+]] = nvvm.vote.sync  all %c-1_i32, %[[BOTH]] -> i1
 // CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
-// CHECK-NOT: dense<8.507050e+37>
-// CHECK: qmat.pinned_copy %{{.+}} arm 0 : i32
-// CHECK: %[[EF:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[BIASEDE:.+]] = arith.addi %[[EF]], %c126_i32
-// CHECK: arith.shli %[[BIASEDE]], %c7_i32
-// CHECK: %[[ONE:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
-// CHECK-NOT: dense<8.507050e+37>
-// CHECK: arith.mulf %{{.+}}, %[[ONE]] : vector<2xbf16>
-// CHECK-NOT: dense<8.507050e+37>
-// CHECK: qmat.warp_mma
-// CHECK-NOT: dense<8.507050e+37>
+// CHECK-COUNT-4: qmat.pinned_copy %{{.+}} arm 0 : i32
+// CHECK: %[[PINNED0:.+]] = vector.bitcast %{{.+}} : vector<4xi32> to vector<16xi8>
+// CHECK-COUNT-4: qmat.pinned_copy %{{.+}} arm 0 : i32
+// CHECK: %[[PINNED1:.+]] = vector.bitcast %{{.+}} : vector<4xi32> to vector<16xi8>
+// CHECK-NEXT: %[[FAST:.+]] = qmat.decode_tile <mxfp4, block = 32> %[[PINNED0]], %[[PINNED1]] scales %[[S0]], %[[S0]], %[[S0]], %[[S0]], %[[S1]], %[[S1]], %[[S1]], %[[S1]] one_multiply : vector<16xi8>, f8E8M0FNU -> vector<2x16x2xbf16>
+// CHECK: %[[FAST00:.+]] = vector.extract %[[FAST]][0, 0] : vector<2xbf16> from vector<2x16x2xbf16>
+// CHECK: qmat.warp_mma [%[[FAST00]],
 // CHECK: qmat.pinned_copy %{{.+}} arm 0 : i32
 // CHECK: } else {
-// CHECK: qmat.pinned_copy %{{.+}} arm 1 : i32
-// The other arm: times 2^126, then times the bf16 2^(e - 127) of the scale
-// byte (exact: one rounding). The bf16 pattern is the top half of the fp32
-// one: e << 23, 2^-127
-// (0x00400000) for e = 0, NaN (0x7FC00000) for 0xFF.
-// CHECK: %[[CODE:.+]] = arith.constant dense<8.507050e+37> : vector<2xbf16>
-// CHECK: %[[E:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[NORMAL:.+]] = arith.shli %[[E]], %c23_i32
-// CHECK: %[[NOTZERO:.+]] = arith.select %{{.+}}, %c4194304_i32, %[[NORMAL]]
-// CHECK: %[[F32BITS:.+]] = arith.select %{{.+}}, %c2143289344_i32, %[[NOTZERO]]
-// CHECK: arith.shrui %[[F32BITS]], %c16_i32
-// CHECK: %[[POW:.+]] = vector.bitcast %{{.+}} : vector<1xi32> to vector<2xbf16>
-// CHECK: %[[VALUE:.+]] = arith.mulf %{{.+}}, %[[CODE]] : vector<2xbf16>
-// CHECK: arith.mulf %[[VALUE]], %[[POW]] : vector<2xbf16>
+// CHECK-COUNT-8: qmat.pinned_copy %{{.+}} arm 1 : i32
+// CHECK: qmat.decode_tile <mxfp4, block = 32> %{{.+}}, %{{.+}} scales %[[S0]], %[[S0]], %[[S0]], %[[S0]], %[[S1]], %[[S1]], %[[S1]], %[[S1]] : vector<16xi8>, f8E8M0FNU -> vector<2x16x2xbf16>
 // CHECK: qmat.warp_mma
 // CHECK: qmat.pinned_copy %{{.+}} arm 1 : i32
 // CHECK: scf.yield
-// With f16 activations one factor 2^(max(e, 99) - 113), bits
-// (max(e, 99) - 98) << 10, where every scale byte is at most 128 (below 99
-// every code rounds to zero either way); otherwise 2^(e - 127) takes two factors
-// 2^a 2^b: e - 127 clamped to [-28, 17], a to [-14, 13]; NaN (0x7E00) for
-// 0xFF. The code's value first (2^14), then 2^a (exact), then 2^b (the one
-// rounding).
+// f16 activations: the same vote and arms.
 // CHECK: gpu.func @gemv_mxfp4_bs32_k256_f16_tc_magic_bias_m8_s1_c1(
-// CHECK: %[[EH:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: arith.cmpi ule, %[[EH]], %c128_i32
 // CHECK: nvvm.vote.sync  all
 // CHECK: scf.if
-// CHECK-NOT: dense<1.638400e+04>
-// CHECK: %[[EHF:.+]] = arith.extui %{{.+}} : i8 to i32
-// CHECK: %[[RAISED:.+]] = arith.maxui %[[EHF]], %c99_i32
-// CHECK: %[[BIASEDH:.+]] = arith.addi %[[RAISED]], %c-98_i32
-// CHECK: arith.shli %[[BIASEDH]], %c10_i32
-// CHECK-NOT: dense<1.638400e+04>
+// CHECK: qmat.decode_tile <mxfp4, block = 32> %{{.+}}, %{{.+}} scales %{{.+}} one_multiply : vector<16xi8>, f8E8M0FNU -> vector<2x16x2xf16>
 // CHECK: } else {
-// CHECK: %[[CODE16:.+]] = arith.constant dense<1.638400e+04> : vector<2xf16>
-// CHECK: %[[UNBIASED:.+]] = arith.subi %{{.+}}, %c127_i32
-// CHECK: %[[LOW:.+]] = arith.maxsi %[[UNBIASED]], %c-28_i32
-// CHECK: %[[TOTAL:.+]] = arith.minsi %[[LOW]], %c17_i32
-// CHECK: %[[ALOW:.+]] = arith.maxsi %[[TOTAL]], %c-14_i32
-// CHECK: %[[A:.+]] = arith.minsi %[[ALOW]], %c13_i32
-// CHECK: arith.subi %[[TOTAL]], %[[A]]
-// CHECK: arith.select %{{.+}}, %c32256_i32,
-// CHECK: %[[VALUE16:.+]] = arith.mulf %{{.+}}, %[[CODE16]] : vector<2xf16>
-// CHECK: %[[EXACT:.+]] = arith.mulf %[[VALUE16]], %{{.+}} : vector<2xf16>
-// CHECK: arith.mulf %[[EXACT]], %{{.+}} : vector<2xf16>
+// CHECK: qmat.decode_tile <mxfp4, block = 32> %{{.+}}, %{{.+}} scales %{{[^o]+}} : vector<16xi8>, f8E8M0FNU -> vector<2x16x2xf16>
 // CHECK-NOT: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
 // CHECK: qmat.warp_mma
 func.func @mxfp4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x8xf8E8M0FNU>, %y: memref<?x48xbf16>,

@@ -866,3 +866,102 @@ func.func @async_copy_global(%a: memref<256xbf16>, %s: memref<2048xbf16>, %i: in
   qmat.async_copy %a[%i], %s[%i], 8 : memref<256xbf16> to memref<2048xbf16>
   return
 }
+
+// -----
+
+// Rule: a tile decode decodes packed 4-bit codes.
+func.func @decode_tile_fp8(%c: vector<16xi8>, %s: bf16) {
+  // expected-error @+1 {{'qmat.decode_tile' op decodes packed 4-bit codes (nvfp4, mxfp4, int4), got fp8}}
+  %t = qmat.decode_tile <fp8, block = 128> %c scales %s, %s, %s, %s : vector<16xi8>, bf16 -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: a tile decode takes one scale per 8-element word.
+func.func @decode_tile_block(%c: vector<16xi8>, %s: bf16) {
+  // expected-error @+1 {{'qmat.decode_tile' op needs one scale per 8-element word: the block size must be a multiple of 8, got 4}}
+  %t = qmat.decode_tile <int4, block = 4> %c scales %s, %s, %s, %s : vector<16xi8>, bf16 -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: four scales per row.
+func.func @decode_tile_scales(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scales per row (one per 8-element word), got 3 for 2 rows}}
+  %t = qmat.decode_tile <nvfp4, block = 16> %c, %c scales %s, %s, %s : vector<16xi8>, f8E4M3FN -> vector<2x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: the scales have the scheme's element type (int4: the activations').
+func.func @decode_tile_scale_type(%c: vector<16xi8>, %s: f16) {
+  // expected-error @+1 {{'qmat.decode_tile' op int4 scales must be 'bf16', got 'f16'}}
+  %t = qmat.decode_tile <int4, block = 32> %c scales %s, %s, %s, %s : vector<16xi8>, f16 -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: every scale of a tile decode has one type.
+func.func @decode_tile_mixed_scales(%c: vector<16xi8>, %s: f16, %t: bf16) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects every scale of one type}}
+  %r = "qmat.decode_tile"(%c, %s, %s, %t, %t) <{scheme = #qmat.scheme<int4, block = 32>, operandSegmentSizes = array<i32: 1, 4, 0, 0>}> : (vector<16xi8>, f16, f16, bf16, bf16) -> vector<1x16x2xf16>
+  return
+}
+
+// -----
+
+// Rule: zero points only for int4.
+func.func @decode_tile_zero_points(%c: vector<16xi8>, %s: f8E8M0FNU, %z: i8, %b: index) {
+  // expected-error @+1 {{'qmat.decode_tile' op zero points are for int4 only}}
+  %t = qmat.decode_tile <mxfp4, block = 32> %c scales %s, %s, %s, %s zero_points %z, %z, %z, %z blocks %b, %b, %b, %b : vector<16xi8>, f8E8M0FNU -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: one zero-point byte per scale.
+func.func @decode_tile_zero_point_count(%c: vector<16xi8>, %s: bf16, %z: i8, %b: index) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects one zero-point byte per scale (4), got 2}}
+  %t = qmat.decode_tile <int4, block = 32> %c scales %s, %s, %s, %s zero_points %z, %z blocks %b, %b, %b, %b : vector<16xi8>, bf16 -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: zero points come with one scale block per word.
+func.func @decode_tile_blocks(%c: vector<16xi8>, %s: bf16, %z: i8, %b: index) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scale blocks (one per word) with zero points and none without, got 1}}
+  %t = qmat.decode_tile <int4, block = 32> %c scales %s, %s, %s, %s zero_points %z, %z, %z, %z blocks %b : vector<16xi8>, bf16 -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: one_multiply is mxfp4's.
+func.func @decode_tile_one_multiply(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_tile' op one_multiply is for mxfp4 only}}
+  %t = qmat.decode_tile <nvfp4, block = 16> %c scales %s, %s, %s, %s one_multiply : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: the result holds every row's pairs (4 for one word, else 16).
+func.func @decode_tile_shape(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects a result of shape 1x4x2 (rows x pairs x 2), got 'vector<1x16x2xbf16>'}}
+  %t = qmat.decode_tile <nvfp4, block = 16> %c scales %s, %s, %s, %s word 1 : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: a row has words 0 to 3.
+func.func @decode_tile_word(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_tile' op attribute 'word' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 3}}
+  %t = qmat.decode_tile <nvfp4, block = 16> %c scales %s, %s, %s, %s word 4 : vector<16xi8>, f8E4M3FN -> vector<1x4x2xbf16>
+  return
+}

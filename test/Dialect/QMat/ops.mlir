@@ -260,3 +260,22 @@ func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.
   qmat.async_wait 1
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @decode_tiles
+// CHECK: qmat.decode_tile <nvfp4, block = 16> %arg0, %arg1 scales %arg2, %arg2, %arg3, %arg3, %arg3, %arg3, %arg2, %arg2 : vector<16xi8>, f8E4M3FN -> vector<2x16x2xbf16>
+// CHECK: qmat.decode_tile <int4, block = 32> %arg0 scales %arg4, %arg4, %arg4, %arg4 zero_points %arg6, %arg6, %arg6, %arg6 blocks %arg7, %arg7, %arg7, %arg7 word 2 : vector<16xi8>, f16 -> vector<1x4x2xf16>
+// CHECK: qmat.decode_tile <mxfp4, block = 32> %arg1 scales %arg5, %arg5, %arg5, %arg5 one_multiply : vector<16xi8>, f8E8M0FNU -> vector<1x16x2xf16>
+func.func @decode_tiles(%c0: vector<16xi8>, %c1: vector<16xi8>, %s0: f8E4M3FN, %s1: f8E4M3FN,
+                        %h: f16, %e: f8E8M0FNU, %zp: i8, %block: index)
+    -> (vector<2x16x2xbf16>, vector<1x4x2xf16>, vector<1x16x2xf16>) {
+  %a = qmat.decode_tile <nvfp4, block = 16> %c0, %c1 scales %s0, %s0, %s1, %s1, %s1, %s1, %s0, %s0
+      : vector<16xi8>, f8E4M3FN -> vector<2x16x2xbf16>
+  %b = qmat.decode_tile <int4, block = 32> %c0 scales %h, %h, %h, %h
+      zero_points %zp, %zp, %zp, %zp blocks %block, %block, %block, %block word 2
+      : vector<16xi8>, f16 -> vector<1x4x2xf16>
+  %c = qmat.decode_tile <mxfp4, block = 32> %c1 scales %e, %e, %e, %e one_multiply
+      : vector<16xi8>, f8E8M0FNU -> vector<1x16x2xf16>
+  return %a, %b, %c : vector<2x16x2xbf16>, vector<1x4x2xf16>, vector<1x16x2xf16>
+}

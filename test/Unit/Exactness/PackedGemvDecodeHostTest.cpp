@@ -1,8 +1,9 @@
 //===- PackedGemvDecodeHostTest.cpp - The GEMV's decodes, run on the CPU --===//
 //
 // Every function called here is the packed decode the tensor-core GEMV and
-// fused GEMM kernels contain (emitPackedGemvDecode), compiled for the host
-// by PackedGemvDecodeProbes.cpp. Each runs over every code against every
+// fused GEMM kernels contain (qmat.decode_tile expanded by
+// qmat-expand-decode-tile), compiled for the host by
+// PackedGemvDecodeProbes.cpp. Each runs over every code against every
 // scale byte (fp4), every f16 / bf16 scale and every zero point (int4), and
 // its pairs are compared bit for bit with lib/Reference:
 // - nvfp4: e2m1 x scale x 2^-7 exactly (the kernels apply 2^7 and the

@@ -2,9 +2,10 @@
 //
 // Writes, as LLVM-dialect MLIR, one host function per packed GEMV decode
 // (nvfp4, mxfp4 with both of its arms, int4 with and without zero points;
-// f16 and bf16), each the code emitPackedGemvDecode emits into the
-// tensor-core kernels, lowered by the qmat-host-dequant pipeline (bf16
-// arithmetic first moved to fp32 with one rounding back):
+// f16 and bf16): a qmat.decode_tile of one row, as the tensor-core kernels
+// take it, expanded by the same qmat-expand-decode-tile as theirs, then
+// lowered by the qmat-host-dequant pipeline (bf16 arithmetic moved to fp32
+// with one rounding back in between):
 //
 //   packed_decode_<scheme>_<act>[_zp][_one](codes: memref<16xi8>,
 //       scales: memref<4xS>, zero_points: memref<4xi8>,
@@ -19,10 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
+#include "qmat/Conversion/Passes.h"
 #include "qmat/InitAll.h"
 #include "qmat/Pipelines/Pipelines.h"
-#include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -54,7 +54,7 @@ struct Probe {
   }
 };
 
-void buildProbe(OpBuilder &b, const Probe &probe, const TargetInfo &target) {
+void buildProbe(OpBuilder &b, const Probe &probe) {
   MLIRContext *ctx = b.getContext();
   Location loc = b.getUnknownLoc();
   Type act = probe.f16 ? Type(b.getF16Type()) : Type(b.getBF16Type());
@@ -73,14 +73,6 @@ void buildProbe(OpBuilder &b, const Probe &probe, const TargetInfo &target) {
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
 
-  GemvKernelSpec spec;
-  spec.scheme = SchemeAttr::get(ctx, probe.scheme, probe.blockSize);
-  spec.k = 512;
-  spec.actType = act;
-  spec.tensorCore = true;
-  spec.decode = DecodeMethod::magic_bias;
-  spec.hasZeroPoints = probe.zeroPoints;
-
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -89,20 +81,23 @@ void buildProbe(OpBuilder &b, const Probe &probe, const TargetInfo &target) {
                              body->getArgument(0), ValueRange{index(0)});
   SmallVector<Value> blocks, scales, zeroPoints;
   for (int64_t w = 0; w < 4; ++w) {
-    blocks.push_back(index(w));
     scales.push_back(memref::LoadOp::create(b, loc, body->getArgument(1),
                                             ValueRange{index(w)}));
-    zeroPoints.push_back(probe.zeroPoints ? Value(memref::LoadOp::create(
-                                                b, loc, body->getArgument(2),
-                                                ValueRange{index(w)}))
-                                          : Value());
+    if (probe.zeroPoints) {
+      blocks.push_back(index(w));
+      zeroPoints.push_back(memref::LoadOp::create(b, loc, body->getArgument(2),
+                                                  ValueRange{index(w)}));
+    }
   }
-  SmallVector<Value> pairs =
-      emitPackedGemvDecode(b, loc, spec, target, codes, blocks, scales,
-                           zeroPoints, probe.oneMultiply);
-  for (auto [p, pair] : llvm::enumerate(pairs))
-    vector::StoreOp::create(b, loc, pair, body->getArgument(3),
-                            ValueRange{index(2 * p)});
+  auto tile = DecodeTileOp::create(
+      b, loc, VectorType::get({1, 16, 2}, act),
+      SchemeAttr::get(ctx, probe.scheme, probe.blockSize), ValueRange{codes},
+      scales, zeroPoints, blocks, /*word=*/IntegerAttr(), probe.oneMultiply);
+  for (int64_t p = 0; p < 16; ++p)
+    vector::StoreOp::create(
+        b, loc,
+        vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{0, p}),
+        body->getArgument(3), ValueRange{index(2 * p)});
   func::ReturnOp::create(b, loc);
 }
 
@@ -120,24 +115,21 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string error;
-  std::unique_ptr<TargetInfo> target = lookupTargetInfo("host", error);
-  if (!target) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module->getBody());
   for (bool f16 : {true, false}) {
-    buildProbe(b, {SchemeKind::nvfp4, 16, f16, false, false}, *target);
-    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, false}, *target);
-    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, true}, *target);
-    buildProbe(b, {SchemeKind::int4, 32, f16, false, false}, *target);
-    buildProbe(b, {SchemeKind::int4, 32, f16, true, false}, *target);
+    buildProbe(b, {SchemeKind::nvfp4, 16, f16, false, false});
+    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, false});
+    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, true});
+    buildProbe(b, {SchemeKind::int4, 32, f16, false, false});
+    buildProbe(b, {SchemeKind::int4, 32, f16, true, false});
   }
 
   PassManager pm(&context);
+  QMatExpandDecodeTileOptions tiles;
+  tiles.target = "host";
+  pm.addPass(createQMatExpandDecodeTile(tiles));
   // The host has no bf16 arithmetic: each bf16 operation in fp32, exact for
   // the decodes' products and differences of two bf16 values, then one
   // rounding to bf16 (the GPU's mul.rn.bf16x2 / sub.rn.bf16x2).

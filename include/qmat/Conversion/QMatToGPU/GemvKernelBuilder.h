@@ -121,25 +121,6 @@ void emitGemvKernelBody(OpBuilder &builder, Location loc,
                         const GemvKernelSpec &spec, const GemvBuffers &buffers,
                         const TargetInfo &target);
 
-/// The tensor-core GEMV's packed decode (spec.usesPackedDecode()) of one
-/// lane's 32-element chunk, emitted at the builder's insertion point outside
-/// any kernel, so that the host can run the very arithmetic the kernels
-/// contain (test/Unit/Exactness): `codes` is the lane's vector<16xi8> of
-/// packed codes; per 8-element word w, `blocks[w]` its scale block (an
-/// index; words of one block share the Value), `rawScales[w]` the scales
-/// memref's element and, with zero points, `rawZeroPoints[w]` the byte
-/// holding the block's nibble. Returns the 16 vector<2 x act> pairs the
-/// matrix instruction takes, pair 4w + j holding elements 8w + j and
-/// 8w + j + 4; mxfp4 through the one-multiply arm when `mxfp4OneMultiply`
-/// (the arm a warp takes when every scale byte of its step is in range).
-SmallVector<Value> emitPackedGemvDecode(OpBuilder &builder, Location loc,
-                                        const GemvKernelSpec &spec,
-                                        const TargetInfo &target, Value codes,
-                                        ArrayRef<Value> blocks,
-                                        ArrayRef<Value> rawScales,
-                                        ArrayRef<Value> rawZeroPoints,
-                                        bool mxfp4OneMultiply);
-
 /// Whether a tensor-core GEMV decodes its weights straight into pairs of the
 /// activation type, each pair rounded as the reference rounds it, instead
 /// of through fp32: the magic-bias decode of nvfp4, mxfp4 and int4.

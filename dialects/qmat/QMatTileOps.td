@@ -1,0 +1,76 @@
+//===- QMatTileOps.td - a lane's share of a kernel tile ----*- tablegen -*-===//
+//
+// Ops on what one lane holds of a kernel's tile, between the memory loads
+// and the matrix instructions: each names the register layout its result
+// has, so that the kernel lowerings say what they want and the patterns
+// that expand the op (qmat-expand-decode-tile) say how.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMAT_TILE_OPS_TD
+#define QMAT_TILE_OPS_TD
+
+include "QMatDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def QMat_DecodeTileOp : QMat_Op<"decode_tile",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "Decode a lane's packed 4-bit codes into warp matrix A pairs";
+  let description = [{
+    Decodes the codes one lane holds of a weight tile, 32 consecutive K
+    elements of each of its rows, into the pairs of activation-typed
+    weights that the 16x8x16 warp matrix instruction (`qmat.warp_mma`)
+    takes as its A operand. Row r's codes are the 16 bytes `codes[r]`
+    (two per byte, low nibble first). Its 32 elements form four 8-element
+    words; pair 4w + j of row r holds the elements 8w + j and 8w + j + 4,
+    which is the order the GEMV also gives the activations, so that the
+    permutation of K cancels in the product. Result element [r, p, i] is
+    pair p's element i.
+
+    `scales[4r + w]` is the raw block scale (the scales memref's element)
+    of word w of row r. int4 with zero points also takes
+    `zero_points[4r + w]`, the byte holding word w's u4 zero point, and
+    `blocks[w]`, word w's scale block (its parity selects the nibble).
+    Words of one block pass the same value, which the expansion converts
+    once, as it converts once a scale that several ops of one block share.
+
+    Each pair holds the reference's rounded weight exactly
+    (docs/numerics.md), except nvfp4, whose pairs are e2m1 · scale · 2^-7:
+    the caller applies 2^7 and the global scale to its fp32 sums.
+    `one_multiply` (mxfp4) promises that every scale byte is at most 128,
+    which the caller checks with a warp vote: the expansion then takes one
+    multiply per pair, 2^(e - 127) times the placed code's power of two, a
+    normal number of the activation type there (f16 raises e below 99 to
+    99, where every code rounds to zero either way); without it, two
+    factors (f16 three) round the exact product once for any scale. `word`, where given,
+    selects one word of each row: the result then holds its 4 pairs.
+
+    ```mlir
+    %pairs = qmat.decode_tile <nvfp4, block = 16> %codes
+        scales %s0, %s0, %s1, %s1 : vector<16xi8>, f8E4M3FN
+        -> vector<1x16x2xbf16>
+    ```
+  }];
+  let arguments = (ins QMat_SchemeAttr:$scheme,
+                       Variadic<VectorOfLengthAndType<[16], [I8]>>:$codes,
+                       Variadic<AnyTypeOf<[F8E4M3FN, F8E8M0FNU, F16, BF16]>>:$scales,
+                       Variadic<I8>:$zero_points,
+                       Variadic<Index>:$blocks,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<3>]>>:$word,
+                       UnitAttr:$one_multiply);
+  let results = (outs VectorOfRankAndType<[3], [F16, BF16]>:$pairs);
+  let assemblyFormat = [{
+    $scheme $codes `scales` $scales
+    (`zero_points` $zero_points^ `blocks` $blocks)?
+    (`word` $word^)? (`one_multiply` $one_multiply^)? attr-dict `:`
+    custom<RepeatedType>(ref($codes), type($codes), ref($scales), type($scales))
+    `->` type($pairs)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Words of 8 elements per row, and pairs per word.
+    static constexpr int64_t kWordsPerRow = 4, kPairsPerWord = 4;
+  }];
+}
+
+#endif // QMAT_TILE_OPS_TD

@@ -1,0 +1,65 @@
+//===- TileOps.cpp - the tile ops' verifiers ------------------------------===//
+
+#include "qmat/Dialect/QMat/IR/QMatOps.h"
+
+using namespace mlir;
+using namespace mlir::qmat;
+
+//===----------------------------------------------------------------------===//
+// decode_tile
+//===----------------------------------------------------------------------===//
+
+LogicalResult DecodeTileOp::verify() {
+  SchemeAttr scheme = getScheme();
+  SchemeKind kind = scheme.getKind();
+  if (!scheme.isPacked())
+    return emitOpError() << "decodes packed 4-bit codes (nvfp4, mxfp4, int4), "
+                            "got "
+                         << stringifySchemeKind(kind);
+  if (scheme.getBlockSize() % 8)
+    return emitOpError() << "needs one scale per 8-element word: the block "
+                            "size must be a multiple of 8, got "
+                         << scheme.getBlockSize();
+  int64_t rows = getCodes().size();
+  if (rows == 0)
+    return emitOpError() << "expects the codes of at least one row";
+  int64_t scales = getScales().size();
+  if (scales != kWordsPerRow * rows)
+    return emitOpError() << "expects " << kWordsPerRow
+                         << " scales per row (one per 8-element word), got "
+                         << scales << " for " << rows << " rows";
+  if (!llvm::all_equal(getScales().getTypes()))
+    return emitOpError() << "expects every scale of one type";
+
+  auto pairsType = getPairs().getType();
+  Type act = pairsType.getElementType();
+  Type scale = getScales().front().getType();
+  Type expected =
+      kind == SchemeKind::nvfp4   ? Type(Float8E4M3FNType::get(getContext()))
+      : kind == SchemeKind::mxfp4 ? Type(Float8E8M0FNUType::get(getContext()))
+                                  : act;
+  if (scale != expected)
+    return emitOpError() << stringifySchemeKind(kind) << " scales must be "
+                         << expected << ", got " << scale;
+
+  if (!getZeroPoints().empty() && kind != SchemeKind::int4)
+    return emitOpError() << "zero points are for int4 only";
+  if (!getZeroPoints().empty() &&
+      static_cast<int64_t>(getZeroPoints().size()) != scales)
+    return emitOpError() << "expects one zero-point byte per scale (" << scales
+                         << "), got " << getZeroPoints().size();
+  int64_t blocks = getBlocks().size();
+  if (getZeroPoints().empty() ? blocks != 0 : blocks != kWordsPerRow)
+    return emitOpError() << "expects " << kWordsPerRow
+                         << " scale blocks (one per word) with zero points "
+                            "and none without, got "
+                         << blocks;
+  if (getOneMultiply() && kind != SchemeKind::mxfp4)
+    return emitOpError() << "one_multiply is for mxfp4 only";
+
+  int64_t pairs = (getWord() ? 1 : kWordsPerRow) * kPairsPerWord;
+  if (pairsType.getShape() != ArrayRef<int64_t>{rows, pairs, 2})
+    return emitOpError() << "expects a result of shape " << rows << "x" << pairs
+                         << "x2 (rows x pairs x 2), got " << pairsType;
+  return success();
+}
