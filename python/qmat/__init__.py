@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 _LAZY_MODULES = ("reference", "torch", "launcher", "checkpoint", "shard", "parallel",
-                 "torch_parallel")
+                 "torch_parallel", "torch_reference")
 
 
 def import_checkpoint(checkpoint, out_dir, **options):

@@ -4,7 +4,6 @@ replace_linear(model, imported) and load_model(path) (docs/python.md).
 What is replaced, by which bundle layer, and where every other parameter is
 read from is planned without torch (qmat.checkpoint.replace); this module
 describes the model to the plan and carries it out."""
-import concurrent.futures
 import contextlib
 import json
 import os
@@ -13,7 +12,7 @@ import warnings
 import numpy as np
 import torch
 
-from . import reference
+from . import torch_reference
 from .checkpoint.importer import import_checkpoint
 from .checkpoint.replace import (ModuleSpec, experts_placements, open_import, plan_linears,
                                  plan_parameters, replaced_modules, tensor_sources)
@@ -132,8 +131,9 @@ def load_model(path, *, imported=None, library=None, config=None, device="cuda",
     checkpoint's unquantized tensors, else the checkpoint. `dtype` defaults
     to the import's activation type. `dequantize=True` builds the same
     model with torch.nn.Linear layers holding the reference-dequantized
-    weights instead (qmat.reference, bit for bit what the kernels use), the
-    dense model to compare against; it needs no bundle, except for an
+    weights instead (qmat.reference's, bit for bit what the kernels use,
+    computed on `device` by qmat.torch_reference), the dense model to
+    compare against; it needs no bundle, except for an
     import whose codes are prepared (--prepared-weights), which its
     launcher restores to the checkpoint layout first.
 
@@ -228,35 +228,21 @@ def _set_module(model, name, module):
     setattr(model.get_submodule(parent) if parent else model, leaf, module)
 
 
-def _dequantized(imported, placement, library=None):
+def _dequantized(imported, placement, device, library=None):
     """(weight, bias or None) of the placement: the reference dequantization
-    of the import's tensors as a [N, K] tensor of the activation type (on
-    the CPU), in row blocks on a thread pool (numpy releases the GIL),
-    rounded as the kernels round. Prepared codes are first restored to the
-    checkpoint layout by `library`."""
+    of the import's tensors (qmat.torch_reference, bit for bit
+    qmat.reference's) as a [N, K] tensor of the activation type on
+    `device`. Prepared codes are first restored to the checkpoint layout by
+    `library`."""
     layer = next(l for l in imported.manifest["layers"] if l["name"] == placement.import_layer)
     t = _linear_arrays(imported, placement)
     if placement.prepared:
         t["weights"] = library.checkpoint_weights(placement.layer, t["weights"])
     scales = t["scales"].view(np.uint16) if layer["scheme"] == "int4" else t["scales"]
     global_scale = float(t["global_scale"].reshape(-1)[0]) if "global_scale" in t else None
-    zero_points = t.get("zero_points")
-    # Row blocks small enough that every worker gets several even for an
-    # expert's few hundred rows (a model has thousands of such linears).
-    n, workers = layer["n"], os.cpu_count() or 1
-    step = max(32, -(-n // (4 * workers)))
-    bits = np.empty((n, layer["k"]), dtype=np.uint16)
-
-    def rows(r0):
-        r1 = min(n, r0 + step)
-        bits[r0:r1] = reference.dequantize(
-            layer["scheme"], t["weights"][r0:r1], scales[r0:r1], layer["k"], layer["act"],
-            block=layer["block"], global_scale=global_scale,
-            zero_points=None if zero_points is None else zero_points[r0:r1])
-
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        list(pool.map(rows, range(0, n, step)))
-    weight = torch.from_numpy(bits.view(np.int16)).view(_ACT[layer["act"]])
+    weight = torch_reference.dequantize(
+        layer["scheme"], t["weights"], scales, layer["k"], layer["act"], block=layer["block"],
+        global_scale=global_scale, zero_points=t.get("zero_points"), device=device)
     bias = None
     if "bias" in t:
         bias = _as_torch(np.ascontiguousarray(t["bias"]), _ACT[layer["act"]])
@@ -265,7 +251,7 @@ def _dequantized(imported, placement, library=None):
 
 def _set_dequantized(model, imported, placement, device, dtype, library=None):
     """The Linear's weight (and bias) from _dequantized."""
-    weight, bias = _dequantized(imported, placement, library)
+    weight, bias = _dequantized(imported, placement, device, library)
     linear = model.get_submodule(placement.module)
     linear.weight = torch.nn.Parameter(weight.to(device=device, dtype=dtype),
                                        requires_grad=False)
@@ -285,7 +271,7 @@ def _set_dequantized_experts(model, imported, container, parts, device, dtype, l
     def stacked(placements, transposed):
         weights, biases = [], []
         for placement in placements:
-            weight, bias = _dequantized(imported, placement, library)
+            weight, bias = _dequantized(imported, placement, device, library)
             weights.append((weight.t() if transposed else weight).to(device=device, dtype=dtype))
             if bias is not None:
                 biases.append(bias.to(device=device, dtype=dtype))
