@@ -31,6 +31,10 @@ def QMat_DecodeTileOp : QMat_Op<"decode_tile",
     of word w of row r. int4 with zero points also takes
     `zero_points[4r + w]`, the byte holding word w's u4 zero point, and
     `blocks[w]`, word w's scale block (its parity selects the nibble).
+    With 16 scales per row, each pair has its own: `scales[16r + p]`,
+    `zero_points[16r + p]` and `blocks[p]` are pair p's. That is the
+    warpgroup instruction's A operand, whose lanes first exchange codes so
+    that a row's pairs come from 16 words of the K step.
     Words of one block pass the same value, which the expansion converts
     once, as it converts once a scale that several ops of one block share.
 
@@ -68,8 +72,9 @@ def QMat_DecodeTileOp : QMat_Op<"decode_tile",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Words of 8 elements per row, and pairs per word.
-    static constexpr int64_t kWordsPerRow = 4, kPairsPerWord = 4;
+    /// Words of 8 elements per row, pairs per word and per row.
+    static constexpr int64_t kWordsPerRow = 4, kPairsPerWord = 4,
+                             kPairsPerRow = kWordsPerRow * kPairsPerWord;
   }];
 }
 

@@ -81,7 +81,7 @@ def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
     Rewrites every `qmat.decode_tile` into the bit placement of the packed
     fp4 codes (`qmat.bit_select`, masks and shifts) or int4's nibbles under
     a magic bias, then the packed multiplies by the block factors, two
-    16-bit halves of a 32-bit register at a time (PackedDecode.h). Each
+    16-bit halves of a 32-bit register at a time (TileDecode.h). Each
     distinct scale is converted once per block: decode ops of one block
     that take the same scales (a step decoded word by word) share the
     factors that the first of them computes.

@@ -1,7 +1,7 @@
 //===- ExpandDecodeTile.cpp - qmat.decode_tile -> packed arithmetic -------===//
 
 #include "qmat/Conversion/Passes.h"
-#include "qmat/Conversion/QMatToGPU/PackedDecode.h"
+#include "qmat/Conversion/QMatToGPU/TileDecode.h"
 
 namespace mlir::qmat {
 #define GEN_PASS_DEF_QMATEXPANDDECODETILE
@@ -46,14 +46,17 @@ void expandDecodeTile(DecodeTileOp op, const TargetInfo &target,
   };
   auto found = llvm::find_if(computed, sameScales);
   if (found == computed.end()) {
+    // One scale per word, or (the warpgroup's K order) one per pair.
+    int64_t perRow = op.getScales().size() / rows;
     SmallVector<PackedRowScales> rowScales(rows);
     for (int64_t r = 0; r < rows; ++r) {
       PackedRowScales &row = rowScales[r];
       llvm::append_range(row.blocks, op.getBlocks());
-      llvm::append_range(row.rawScales, op.getScales().slice(r * words, words));
+      llvm::append_range(row.rawScales,
+                         op.getScales().slice(r * perRow, perRow));
       if (!op.getZeroPoints().empty())
         llvm::append_range(row.rawZeroPoints,
-                           op.getZeroPoints().slice(r * words, words));
+                           op.getZeroPoints().slice(r * perRow, perRow));
     }
     computed.push_back({op->getBlock(), scaleOperands, op.getOneMultiply(),
                         decoder.getFactors(rowScales, op.getOneMultiply())});

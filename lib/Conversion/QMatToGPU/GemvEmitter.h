@@ -13,7 +13,7 @@
 
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
-#include "qmat/Conversion/QMatToGPU/PackedDecode.h"
+#include "qmat/Conversion/QMatToGPU/TileDecode.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
 

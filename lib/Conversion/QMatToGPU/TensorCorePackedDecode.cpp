@@ -1,7 +1,7 @@
 //===- TensorCorePackedDecode.cpp - Codes to A fragments ------------------===//
 //
 // The tensor-core emitter's decodes: the packed 4-bit codes of a step as one
-// qmat.decode_tile (expanded by qmat-expand-decode-tile, PackedDecode.cpp),
+// qmat.decode_tile (expanded by qmat-expand-decode-tile, TileDecode.cpp),
 // the mxfp4 warp vote that picks its one-multiply arm, and the decode of
 // the other formats through fp32.
 //

@@ -198,16 +198,13 @@ void TensorCoreGemvEmitter::computeStepWarpgroup(const StepLoads &loads,
   // Each row's 16 pairs in the instruction's K order: pair G holds K
   // elements 8G + 2t, 8G + 2t + 1, and instruction s takes pairs 2s and
   // 2s + 1 (its K positions 2t + {0, 1} and 2t + {8, 9}).
-  // The decode is called here rather than through qmat.decode_tile: its
-  // rows take one scale per pair, and each row's quad exchange sits
-  // between the step's factors and the row's decode.
-  PackedDecoder decoder(b, loc, spec.scheme, act, spec.hasZeroPoints, target);
-  SmallVector<SmallVector<PackedDecoder::Factors>> factors =
-      decoder.getFactors(rowScales(loads.chunks), /*oneMultiply=*/false);
-  SmallVector<SmallVector<Value>> pairs;
-  for (auto [chunk, chunkFactors] : llvm::zip(loads.chunks, factors))
-    pairs.push_back(
-        decoder.decode(exchangeQuadCodes(chunk.codes), chunkFactors));
+  // The quads exchange every row's codes, then one tile decode with a
+  // scale per pair (loadWarpgroupScales).
+  StepLoads exchanged = loads;
+  for (RowChunk &chunk : exchanged.chunks)
+    chunk.codes = exchangeQuadCodes(chunk.codes);
+  SmallVector<SmallVector<Value>> pairs =
+      decodeTile(exchanged, /*oneMultiply=*/false, std::nullopt);
   SmallVector<Value> operands;
   for (int64_t s = 0; s < kWarpStepK / 16; ++s)
     for (int64_t i = 0; i < mmaTiles; ++i) {

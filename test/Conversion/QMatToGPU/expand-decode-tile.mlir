@@ -304,3 +304,47 @@ func.func @words(%c0: vector<16xi8>, %s0: f8E4M3FN, %s1: f8E4M3FN, %cond: i1)
   }
   return %p0, %p3, %other : vector<2xbf16>, vector<2xbf16>, vector<1x4x2xbf16>
 }
+
+// -----
+
+// One scale per pair (the warpgroup instruction's K order, 16 per row):
+// pair p of a row takes its p-th scale, whatever its word. Each distinct
+// scale converts once, two at a time.
+// CHECK-LABEL: func.func @per_pair(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: f8E4M3FN, %[[B:[a-z0-9]+]]: f8E4M3FN, %[[C:[a-z0-9]+]]: f8E4M3FN, %[[D:[a-z0-9]+]]: f8E4M3FN
+// CHECK: %[[BA:.+]] = arith.bitcast %[[A]] : f8E4M3FN to i8
+// CHECK-NEXT: %[[BB:.+]] = arith.bitcast %[[B]] : f8E4M3FN to i8
+// CHECK-NEXT: vector.from_elements %[[BA]], %[[BB]] : vector<2xi8>
+// CHECK: %[[MA:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
+// CHECK-NEXT: %[[MB:.+]] = vector.shuffle %{{.+}}, %{{.+}} [1, 1] : vector<2xbf16>, vector<2xbf16>
+// CHECK-NEXT: %[[BC:.+]] = arith.bitcast %[[C]] : f8E4M3FN to i8
+// CHECK-NEXT: %[[BD:.+]] = arith.bitcast %[[D]] : f8E4M3FN to i8
+// CHECK-NEXT: vector.from_elements %[[BC]], %[[BD]] : vector<2xi8>
+// CHECK: %[[MC:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 0] : vector<2xbf16>, vector<2xbf16>
+// CHECK-NEXT: %[[MD:.+]] = vector.shuffle %{{.+}}, %{{.+}} [1, 1] : vector<2xbf16>, vector<2xbf16>
+// CHECK-NOT: nvvm.convert.f8x2.to.f16x2
+// Row 0, word 0: pairs 0 and 1 take A, pairs 2 and 3 take B.
+// CHECK: arith.mulf %{{.+}}, %[[MA]] : vector<2xbf16>
+// CHECK-NEXT: arith.andi
+// CHECK: %[[P1:.+]] = arith.mulf %{{.+}}, %[[MA]] : vector<2xbf16>
+// CHECK: %[[P2:.+]] = arith.mulf %{{.+}}, %[[MB]] : vector<2xbf16>
+// CHECK: arith.mulf %{{.+}}, %[[MB]] : vector<2xbf16>
+// CHECK-NOT: %[[MC]]
+// CHECK: arith.mulf %{{.+}}, %[[MA]] : vector<2xbf16>
+// Row 1: C and D.
+// CHECK: arith.mulf %{{.+}}, %[[MC]] : vector<2xbf16>
+// CHECK: arith.mulf %{{.+}}, %[[MC]] : vector<2xbf16>
+// CHECK: arith.mulf %{{.+}}, %[[MD]] : vector<2xbf16>
+// CHECK: %[[Q3:.+]] = arith.mulf %{{.+}}, %[[MD]] : vector<2xbf16>
+// CHECK: return %[[P1]], %[[P2]], %[[Q3]]
+func.func @per_pair(%c0: vector<16xi8>, %c1: vector<16xi8>, %a: f8E4M3FN, %b: f8E4M3FN,
+                    %c: f8E4M3FN, %d: f8E4M3FN) -> (vector<2xbf16>, vector<2xbf16>, vector<2xbf16>) {
+  %t = qmat.decode_tile <nvfp4, block = 16> %c0, %c1
+      scales %a, %a, %b, %b, %a, %a, %b, %b, %a, %a, %b, %b, %a, %a, %b, %b,
+             %c, %c, %d, %d, %c, %c, %d, %d, %c, %c, %d, %d, %c, %c, %d, %d
+      : vector<16xi8>, f8E4M3FN -> vector<2x16x2xbf16>
+  %p1 = vector.extract %t[0, 1] : vector<2xbf16> from vector<2x16x2xbf16>
+  %p2 = vector.extract %t[0, 2] : vector<2xbf16> from vector<2x16x2xbf16>
+  %q3 = vector.extract %t[1, 3] : vector<2xbf16> from vector<2x16x2xbf16>
+  return %p1, %p2, %q3 : vector<2xbf16>, vector<2xbf16>, vector<2xbf16>
+}

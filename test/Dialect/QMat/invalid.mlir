@@ -887,9 +887,9 @@ func.func @decode_tile_block(%c: vector<16xi8>, %s: bf16) {
 
 // -----
 
-// Rule: four scales per row.
+// Rule: four scales per row (one per word) or sixteen (one per pair).
 func.func @decode_tile_scales(%c: vector<16xi8>, %s: f8E4M3FN) {
-  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scales per row (one per 8-element word), got 3 for 2 rows}}
+  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scales per row (one per 8-element word) or 16 (one per pair), got 3 for 2 rows}}
   %t = qmat.decode_tile <nvfp4, block = 16> %c, %c scales %s, %s, %s : vector<16xi8>, f8E4M3FN -> vector<2x16x2xbf16>
   return
 }
@@ -932,9 +932,9 @@ func.func @decode_tile_zero_point_count(%c: vector<16xi8>, %s: bf16, %z: i8, %b:
 
 // -----
 
-// Rule: zero points come with one scale block per word.
+// Rule: zero points come with one scale block per scale of a row.
 func.func @decode_tile_blocks(%c: vector<16xi8>, %s: bf16, %z: i8, %b: index) {
-  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scale blocks (one per word) with zero points and none without, got 1}}
+  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scale blocks (one per scale of a row) with zero points and none without, got 1}}
   %t = qmat.decode_tile <int4, block = 32> %c scales %s, %s, %s, %s zero_points %z, %z, %z, %z blocks %b : vector<16xi8>, bf16 -> vector<1x16x2xbf16>
   return
 }
@@ -963,5 +963,14 @@ func.func @decode_tile_shape(%c: vector<16xi8>, %s: f8E4M3FN) {
 func.func @decode_tile_word(%c: vector<16xi8>, %s: f8E4M3FN) {
   // expected-error @+1 {{'qmat.decode_tile' op attribute 'word' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 3}}
   %t = qmat.decode_tile <nvfp4, block = 16> %c scales %s, %s, %s, %s word 4 : vector<16xi8>, f8E4M3FN -> vector<1x4x2xbf16>
+  return
+}
+
+// -----
+
+// Rule: blocks without zero points.
+func.func @decode_tile_blocks_alone(%c: vector<16xi8>, %s: bf16, %b: index) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects 4 scale blocks (one per scale of a row) with zero points and none without, got 4}}
+  %t = "qmat.decode_tile"(%c, %s, %s, %s, %s, %b, %b, %b, %b) <{scheme = #qmat.scheme<int4, block = 32>, operandSegmentSizes = array<i32: 1, 4, 0, 4>}> : (vector<16xi8>, bf16, bf16, bf16, bf16, index, index, index, index) -> vector<1x16x2xbf16>
   return
 }

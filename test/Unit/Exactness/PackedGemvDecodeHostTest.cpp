@@ -99,6 +99,12 @@ QMAT_PROBE(packed_decode_int4_f16)
 QMAT_PROBE(packed_decode_int4_bf16)
 QMAT_PROBE(packed_decode_int4_f16_zp)
 QMAT_PROBE(packed_decode_int4_bf16_zp)
+QMAT_PROBE(packed_decode_nvfp4_f16_pairs)
+QMAT_PROBE(packed_decode_nvfp4_bf16_pairs)
+QMAT_PROBE(packed_decode_mxfp4_f16_pairs)
+QMAT_PROBE(packed_decode_mxfp4_bf16_pairs)
+QMAT_PROBE(packed_decode_int4_f16_zp_pairs)
+QMAT_PROBE(packed_decode_int4_bf16_zp_pairs)
 #undef QMAT_PROBE
 
 namespace {
@@ -194,6 +200,87 @@ TEST(PackedGemvDecodeHost, Int4IsTheReferenceWeightForEveryScale) {
 TEST(PackedGemvDecodeHost, Int4ZeroPointsAreTheReferenceWeightForEveryScale) {
   checkInt4(ActType::F16, _mlir_ciface_packed_decode_int4_f16_zp, true);
   checkInt4(ActType::BF16, _mlir_ciface_packed_decode_int4_bf16_zp, true);
+}
+
+/// The pair that element k (0..31) is in: pair 4w + j holds elements
+/// 8w + j and 8w + j + 4.
+int pairOf(int k) { return 4 * (k / 8) + k % 4; }
+
+/// One scale per pair (the warpgroup form): every code under every scale
+/// byte, sixteen different bytes per call, each element against the
+/// reference with its own pair's byte.
+TEST(PackedGemvDecodeHost, Fp4PairsTakeTheirOwnScale) {
+  struct Fp4Probe {
+    ActType act;
+    ProbeFn probe;
+    bool nvfp4;
+  };
+  for (auto [act, probe, nvfp4] :
+       {Fp4Probe{ActType::F16, _mlir_ciface_packed_decode_nvfp4_f16_pairs,
+                 true},
+        Fp4Probe{ActType::BF16, _mlir_ciface_packed_decode_nvfp4_bf16_pairs,
+                 true},
+        Fp4Probe{ActType::F16, _mlir_ciface_packed_decode_mxfp4_f16_pairs,
+                 false},
+        Fp4Probe{ActType::BF16, _mlir_ciface_packed_decode_mxfp4_bf16_pairs,
+                 false}}) {
+    for (int first = 0; first < 256; first += 16) {
+      std::vector<uint8_t> bytes(16);
+      for (int p = 0; p < 16; ++p) {
+        bytes[p] = uint8_t(first + p);
+        // An nvfp4 NaN scale reaches the fp32 sums, not the pairs.
+        if (nvfp4 && (bytes[p] & 0x7F) == 0x7F)
+          bytes[p] = 0x38;
+      }
+      std::vector<uint16_t> got =
+          run(probe, everyCode(), bytes, std::vector<uint8_t>(16, 0));
+      for (int k = 0; k < 32; ++k) {
+        uint8_t scale = bytes[pairOf(k)];
+        float code = decodeE2M1(uint8_t(k % 16));
+        uint16_t want =
+            nvfp4 ? roundToAct(
+                        act, float(double(code) * decodeE4M3FN(scale) / 128.0))
+                  : roundToAct(act, code * decodeE8M0(scale));
+        ASSERT_TRUE(sameWeight(act, got[k], want))
+            << "act " << int(act) << (nvfp4 ? " nvfp4" : " mxfp4") << " code "
+            << k % 16 << " scale " << int(scale) << ": 0x" << std::hex << got[k]
+            << " want 0x" << want;
+      }
+    }
+  }
+}
+
+/// int4 with one scale and zero point per pair: sixteen different scales
+/// and zero points per call, pair p's nibble p % 2 of its byte.
+TEST(PackedGemvDecodeHost, Int4PairsTakeTheirOwnScaleAndZeroPoint) {
+  for (auto [act, probe] :
+       {ActProbe{ActType::F16, _mlir_ciface_packed_decode_int4_f16_zp_pairs},
+        ActProbe{ActType::BF16,
+                 _mlir_ciface_packed_decode_int4_bf16_zp_pairs}}) {
+    for (int call = 0; call < 64; ++call) {
+      std::vector<uint16_t> scales(16);
+      std::vector<uint8_t> zeroPoints(16);
+      for (int p = 0; p < 16; ++p) {
+        // Scales of both signs over the exponent range, zero points 0..15
+        // in either nibble.
+        scales[p] = uint16_t((call * 16 + p) * 64 + 7);
+        int zp = (call + 3 * p) % 16;
+        zeroPoints[p] =
+            uint8_t(p % 2 ? zp << 4 | (15 - zp) : (15 - zp) << 4 | zp);
+      }
+      std::vector<uint16_t> got = run(probe, everyCode(), scales, zeroPoints);
+      for (int k = 0; k < 32; ++k) {
+        int p = pairOf(k);
+        int zp = (zeroPoints[p] >> (4 * (p % 2))) & 0xF;
+        float s = actBitsToFloat(act, scales[p]);
+        uint16_t want = roundToAct(act, float(k % 16 - zp) * s);
+        ASSERT_TRUE(sameWeight(act, got[k], want))
+            << "act " << int(act) << " q " << k % 16 << " zp " << zp
+            << " scale 0x" << std::hex << scales[p] << ": 0x" << got[k]
+            << " want 0x" << want;
+      }
+    }
+  }
 }
 
 } // namespace

@@ -7,14 +7,16 @@
 // lowered by the qmat-host-dequant pipeline (bf16 arithmetic moved to fp32
 // with one rounding back in between):
 //
-//   packed_decode_<scheme>_<act>[_zp][_one](codes: memref<16xi8>,
+//   packed_decode_<scheme>_<act>[_zp][_one][_pairs](codes: memref<16xi8>,
 //       scales: memref<4xS>, zero_points: memref<4xi8>,
 //       pairs: memref<32xact>)
 //
 // Word w of the 16 code bytes takes scales[w] (scale block w) and, with
 // zero points, the nibble w % 2 of zero_points[w]; pairs[2p], pairs[2p + 1]
-// receive pair p. PackedGemvDecodeHostTest.cpp runs them over every code,
-// scale and zero point against lib/Reference.
+// receive pair p. The `_pairs` probes (nvfp4, mxfp4, int4 with zero points:
+// the warpgroup form's decode) take 16 scales and zero-point bytes instead,
+// pair p's at p (block p). PackedGemvDecodeHostTest.cpp runs them over
+// every code, scale and zero point against lib/Reference.
 //
 // Usage: qmat-packed-decode-probes OUT.mlir
 //
@@ -45,13 +47,17 @@ struct Probe {
   SchemeKind scheme;
   int64_t blockSize;
   bool f16, zeroPoints, oneMultiply;
+  /// One scale (and zero-point byte and block) per pair, as the warpgroup
+  /// form decodes, instead of one per word.
+  bool perPair = false;
 
   std::string name() const {
     return ("packed_decode_" + stringifySchemeKind(scheme) +
             (f16 ? "_f16" : "_bf16") + (zeroPoints ? "_zp" : "") +
-            (oneMultiply ? "_one" : ""))
+            (oneMultiply ? "_one" : "") + (perPair ? "_pairs" : ""))
         .str();
   }
+  int64_t scalesPerRow() const { return perPair ? 16 : 4; }
 };
 
 void buildProbe(OpBuilder &b, const Probe &probe) {
@@ -63,9 +69,10 @@ void buildProbe(OpBuilder &b, const Probe &probe) {
       : probe.scheme == SchemeKind::mxfp4 ? Type(b.getType<Float8E8M0FNUType>())
                                           : act;
   Type i8 = b.getI8Type();
+  int64_t perRow = probe.scalesPerRow();
   SmallVector<Type> args = {
-      MemRefType::get({16}, i8), MemRefType::get({4}, scale),
-      MemRefType::get({4}, i8), MemRefType::get({32}, act)};
+      MemRefType::get({16}, i8), MemRefType::get({perRow}, scale),
+      MemRefType::get({perRow}, i8), MemRefType::get({32}, act)};
   auto func =
       func::FuncOp::create(b, loc, probe.name(), b.getFunctionType(args, {}));
   func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
@@ -80,13 +87,13 @@ void buildProbe(OpBuilder &b, const Probe &probe) {
       vector::LoadOp::create(b, loc, VectorType::get({16}, i8),
                              body->getArgument(0), ValueRange{index(0)});
   SmallVector<Value> blocks, scales, zeroPoints;
-  for (int64_t w = 0; w < 4; ++w) {
+  for (int64_t i = 0; i < perRow; ++i) {
     scales.push_back(memref::LoadOp::create(b, loc, body->getArgument(1),
-                                            ValueRange{index(w)}));
+                                            ValueRange{index(i)}));
     if (probe.zeroPoints) {
-      blocks.push_back(index(w));
+      blocks.push_back(index(i));
       zeroPoints.push_back(memref::LoadOp::create(b, loc, body->getArgument(2),
-                                                  ValueRange{index(w)}));
+                                                  ValueRange{index(i)}));
     }
   }
   auto tile = DecodeTileOp::create(
@@ -124,6 +131,9 @@ int main(int argc, char **argv) {
     buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, true});
     buildProbe(b, {SchemeKind::int4, 32, f16, false, false});
     buildProbe(b, {SchemeKind::int4, 32, f16, true, false});
+    buildProbe(b, {SchemeKind::nvfp4, 16, f16, false, false, true});
+    buildProbe(b, {SchemeKind::mxfp4, 32, f16, false, false, true});
+    buildProbe(b, {SchemeKind::int4, 32, f16, true, false, true});
   }
 
   PassManager pm(&context);

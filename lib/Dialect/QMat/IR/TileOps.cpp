@@ -24,10 +24,11 @@ LogicalResult DecodeTileOp::verify() {
   if (rows == 0)
     return emitOpError() << "expects the codes of at least one row";
   int64_t scales = getScales().size();
-  if (scales != kWordsPerRow * rows)
+  if (scales != kWordsPerRow * rows && scales != kPairsPerRow * rows)
     return emitOpError() << "expects " << kWordsPerRow
-                         << " scales per row (one per 8-element word), got "
-                         << scales << " for " << rows << " rows";
+                         << " scales per row (one per 8-element word) or "
+                         << kPairsPerRow << " (one per pair), got " << scales
+                         << " for " << rows << " rows";
   if (!llvm::all_equal(getScales().getTypes()))
     return emitOpError() << "expects every scale of one type";
 
@@ -48,11 +49,11 @@ LogicalResult DecodeTileOp::verify() {
       static_cast<int64_t>(getZeroPoints().size()) != scales)
     return emitOpError() << "expects one zero-point byte per scale (" << scales
                          << "), got " << getZeroPoints().size();
-  int64_t blocks = getBlocks().size();
-  if (getZeroPoints().empty() ? blocks != 0 : blocks != kWordsPerRow)
-    return emitOpError() << "expects " << kWordsPerRow
-                         << " scale blocks (one per word) with zero points "
-                            "and none without, got "
+  int64_t blocks = getBlocks().size(), perRow = scales / rows;
+  if (getZeroPoints().empty() ? blocks != 0 : blocks != perRow)
+    return emitOpError() << "expects " << perRow
+                         << " scale blocks (one per scale of a row) with zero "
+                            "points and none without, got "
                          << blocks;
   if (getOneMultiply() && kind != SchemeKind::mxfp4)
     return emitOpError() << "one_multiply is for mxfp4 only";

@@ -1,4 +1,4 @@
-//===- PackedDecode.cpp - Packed 4-bit codes to matrix A pairs ------------===//
+//===- TileDecode.cpp - A lane's codes to matrix A pairs ------------------===//
 //
 // Packed decodes (exact: each pair holds the reference's rounded weights):
 // - fp4: the nibble's sign lands on bit 15 of a 16-bit half and its three
@@ -24,7 +24,7 @@
 //   in place at bits 4-7 (1024 + 16q) and centres them with x/16 - (64 + zp).
 //===----------------------------------------------------------------------===//
 
-#include "qmat/Conversion/QMatToGPU/PackedDecode.h"
+#include "qmat/Conversion/QMatToGPU/TileDecode.h"
 #include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/PackedFp4Placement.h"
 

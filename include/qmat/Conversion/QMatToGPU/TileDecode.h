@@ -1,15 +1,14 @@
-//===- PackedDecode.h - Packed 4-bit codes to matrix A pairs ----*- C++ -*-===//
+//===- TileDecode.h - A lane's codes to matrix A pairs ----------*- C++ -*-===//
 //
-// The expansion of qmat.decode_tile (qmat-expand-decode-tile): the lane's
-// packed nvfp4, mxfp4 and int4 codes to pairs of activation-typed weights
-// for the warp matrix instruction, two 16-bit halves of a 32-bit register at
-// a time. The warpgroup GEMV, whose codes arrive by quad exchange with one
-// scale per pair, calls it directly.
+// The expansion of qmat.decode_tile (qmat-expand-decode-tile): the packed
+// decode of nvfp4, mxfp4 and int4 codes straight into pairs of
+// activation-typed weights, two 16-bit halves of a 32-bit register at a
+// time (PackedDecoder).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QMAT_CONVERSION_QMATTOGPU_PACKEDDECODE_H
-#define QMAT_CONVERSION_QMATTOGPU_PACKEDDECODE_H
+#ifndef QMAT_CONVERSION_QMATTOGPU_TILEDECODE_H
+#define QMAT_CONVERSION_QMATTOGPU_TILEDECODE_H
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 #include "qmat/Target/TargetInfo.h"
@@ -87,4 +86,4 @@ SmallVector<Value> getDistinctScales(ArrayRef<PackedRowScales> rows);
 
 } // namespace mlir::qmat
 
-#endif // QMAT_CONVERSION_QMATTOGPU_PACKEDDECODE_H
+#endif // QMAT_CONVERSION_QMATTOGPU_TILEDECODE_H
