@@ -262,11 +262,24 @@ void emitRunSignature(const Bundle &bundle, const Layer &layer,
         "workspace_size)";
 }
 
+int64_t getGemvMaxM(const Layer &l) {
+  return l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
+}
+
+int64_t getFusedMaxM(const Layer &l) {
+  return l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM();
+}
+
+/// The largest M whose path reads no workspace (the GEMV or the fused GEMM).
+int64_t getLastWorkspaceFreeM(const Layer &l) {
+  return std::max(getGemvMaxM(l), getFusedMaxM(l));
+}
+
 /// The comment above a layer's _run: its operands' shapes, the path each M
 /// takes and the alignment each path needs (what validateArguments checks).
 void emitRunDoc(const Layer &l, llvm::raw_ostream &os) {
-  int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
-  int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM();
+  int64_t gemvMaxM = getGemvMaxM(l);
+  int64_t fusedMaxM = getFusedMaxM(l);
   std::string act = l.bf16 ? "bf16" : "f16";
   os << llvm::formatv("/// Y[m, {0}] = A[m, {1}] * W^T{2}, for 0 < m <= "
                       "2147483647. a: {3} [m, {1}]; y: {3} [m, {0}];\n",
@@ -394,6 +407,10 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
                         stringifySchemeKind(layer.scheme), layer.blockSize,
                         layer.bf16 ? "bf16" : "f16",
                         layer.hasBias ? ", bias" : "");
+    os << llvm::formatv("/// Workspace bytes for every m up to max_m: 0 for "
+                        "max_m <= {0} (no dequantize + GEMM) and for max_m "
+                        "<= 0.\n",
+                        getLastWorkspaceFreeM(layer));
     emitWorkspaceSizeSignature(bundle, layer, os);
     os << ";\n";
     os << "/// Writes the codes (host memory, " << layer.n << " rows of "
@@ -596,7 +613,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
-    int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
+    int64_t gemvMaxM = getGemvMaxM(l);
     os << "static const LayerDesc kLayer_" << l.symbol << " = {"
        << llvm::formatv(
               "\"{0}\", {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}u, "
@@ -609,8 +626,7 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
               l.hasZeroPoints ? "true" : "false", l.hasBias ? "true" : "false",
               l.bf16 ? "true" : "false", i, gemvMaxM, gemvFirst,
               l.gemvVariants.size(), gemvScaleAlignment(l),
-              usesChunkedDot(l) ? "true" : "false",
-              l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM(), fusedFirst,
+              usesChunkedDot(l) ? "true" : "false", getFusedMaxM(l), fusedFirst,
               l.fusedVariants.size(), fusedScaleAlignment(l));
     gemvFirst += l.gemvVariants.size();
     fusedFirst += l.fusedVariants.size();
@@ -718,7 +734,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"warpgroup", variant.warpgroup},
                                          {"kernels", std::move(symbols)}});
     }
-    int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : p.getFusedMaxM();
+    int64_t fusedMaxM = getFusedMaxM(l);
     layers.push_back(llvm::json::Object{
         {"name", l.name},
         {"symbol", l.symbol},
@@ -770,8 +786,8 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
 }
 
 LayerPaths mlir::qmat::getLayerPaths(const Layer &l) {
-  int64_t gemvMaxM = l.gemvVariants.empty() ? 0 : l.plan.getGemvMaxM();
-  int64_t fusedMaxM = l.fusedVariants.empty() ? 0 : l.plan.getFusedMaxM();
+  int64_t gemvMaxM = getGemvMaxM(l);
+  int64_t fusedMaxM = getFusedMaxM(l);
   LayerPaths paths;
   if (gemvMaxM > 0)
     paths.gemv = {

@@ -50,11 +50,15 @@ struct QMatSelectStrategyPass
     }
     // 2^20 MiB (1 TiB) keeps the byte count far from int64 overflow and is
     // beyond any device's memory.
-    if (gemvMaxM < 0 || gemvMaxM > 64 || scratchCapMiB <= 0 ||
-        scratchCapMiB > (int64_t(1) << 20)) {
+    if (gemvMaxM < 0 || gemvMaxM > 64) {
       emitError(getOperation()->getLoc())
-          << "gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, "
-             "1048576]";
+          << "gemv-max-m must be in [0, 64], got " << int64_t(gemvMaxM);
+      return signalPassFailure();
+    }
+    if (scratchCapMiB <= 0 || scratchCapMiB > (int64_t(1) << 20)) {
+      emitError(getOperation()->getLoc())
+          << "scratch-cap-mib must be in [1, 1048576], got "
+          << int64_t(scratchCapMiB);
       return signalPassFailure();
     }
     if (fusedMaxM < -1 || fusedMaxM > kMaxFusedMaxM) {

@@ -287,8 +287,8 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
-    .mlir file. `targets`: chips (sm_80, sm_89, sm_90, sm_100, sm_120), as a
-    sequence or a comma-separated string. `out_dir`: where the bundle goes
+    .mlir file. `targets`: NVIDIA chips as qmat-aot names them (KNOWN_TARGETS:
+    sm_80 ... sm_121a), as a sequence or a comma-separated string. `out_dir`: where the bundle goes
     (a new temporary directory when None; it is not deleted). `emit_ptx`
     also embeds PTX so newer GPUs can run the bundle. `scratch_cap_mib`
     (default 256), `gemv_max_m` (default 8), `fused_max_m` (-1: the

@@ -87,8 +87,8 @@ def find_tool(name, path=None):
 
 
 def first_error_lines(stderr, limit=8):
-    """The `error:` lines of an MLIR diagnostic dump: qmat-aot follows some
-    errors with the whole module, which would bury the reason."""
+    """The `error:` lines of a tool's stderr, at most `limit` of them: the
+    reason first, without the notes and IR a diagnostic may carry."""
     errors = [line for line in stderr.splitlines() if "error" in line.lower()]
     lines = errors or stderr.strip().splitlines()
     text = "\n".join(lines[:limit])

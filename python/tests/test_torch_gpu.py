@@ -165,7 +165,7 @@ def test_bad_arguments_raise_clearly(library):
     with pytest.raises(qmat.LauncherError) as info:
         qt.run_layer(library, nv.name, x, shifted, layer.scales, layer.global_scale,
                      bias=layer.bias)
-    assert "a and weights must be 16-byte aligned for the tensor-core GEMV" in str(info.value)
+    assert "weights must be 16-byte aligned for the tensor-core GEMV" in str(info.value)
 
 
 def test_module_keeps_its_formats_and_state(library):

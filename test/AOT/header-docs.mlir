@@ -17,6 +17,8 @@
 // CHECK-NEXT: // stream must have run before _unload (synchronize first).
 // CHECK: // QMAT_LOG=info logs to stderr which binary each device loads and
 // CHECK-LABEL: /// qkv: Y[m, 256] = A[m, 256] * W^T (nvfp4, block 16, bf16).
+// CHECK-NEXT: /// Workspace bytes for every m up to max_m: 0 for max_m <= 128 (no dequantize + GEMM) and for max_m <= 0.
+// CHECK-NEXT: size_t doc_qkv_workspace_size(int64_t max_m);
 // CHECK:      /// Y[m, 256] = A[m, 256] * W^T, for 0 < m <= 2147483647. a: bf16 [m, 256]; y: bf16 [m, 256];
 // CHECK-NEXT: /// weights: 256 rows of 128 bytes; scales: 256 rows of 16 elements of 1 bytes; global_scale: one float.
 // CHECK-NEXT: /// Alignment: a, y, bias 2 bytes, global_scale 4, and per path:
@@ -25,6 +27,7 @@
 // CHECK-NEXT: ///   larger m (dequantize + GEMM): scales 1, weights 4, workspace 256.
 // CHECK-NEXT: qmat_status doc_qkv_run(CUstream stream,
 // CHECK-LABEL: /// down: Y[m, 64] = A[m, 384] * W^T (int4, block 128, f16, bias).
+// CHECK-NEXT: /// Workspace bytes for every m up to max_m: 0 for max_m <= 128 (no dequantize + GEMM) and for max_m <= 0.
 // CHECK:      /// Y[m, 64] = A[m, 384] * W^T + bias, for 0 < m <= 2147483647. a: f16 [m, 384]; y: f16 [m, 64];
 // CHECK-NEXT: /// weights: 64 rows of 192 bytes; scales: 64 rows of 3 elements of 2 bytes; zero_points: 64 rows of 2 bytes; bias: 64 x f16.
 // CHECK-NEXT: /// Alignment: a, y, bias 2 bytes, global_scale 4, and per path:

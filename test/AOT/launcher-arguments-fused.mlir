@@ -35,11 +35,11 @@
 // CHECK-NEXT: null a: 1 gate: a must not be null
 // CHECK-NEXT: null weights: 1 gate: weights must not be null
 // CHECK-NEXT: null y: 1 gate: y must not be null
-// CHECK-NEXT: a + 8: 1 gate: a and weights must be 16-byte aligned for the fused GEMM (m <= 128)
-// CHECK-NEXT: weights + 8: 1 gate: a and weights must be 16-byte aligned for the fused GEMM (m <= 128)
+// CHECK-NEXT: a + 8: 1 gate: a must be 16-byte aligned for the fused GEMM (m <= 128)
+// CHECK-NEXT: weights + 8: 1 gate: weights must be 16-byte aligned for the fused GEMM (m <= 128)
 // CHECK-NEXT: scales + 1: 1 gate: scales must be 2-byte aligned for the fused GEMM (m <= 128)
-// CHECK-NEXT: y + 1: 1 gate: a, y and bias must be 2-byte aligned, global_scale 4-byte aligned
-// CHECK-NEXT: global_scale + 2: 1 gate: a, y and bias must be 2-byte aligned, global_scale 4-byte aligned
+// CHECK-NEXT: y + 1: 1 gate: y must be 2-byte aligned
+// CHECK-NEXT: global_scale + 2: 1 gate: global_scale must be 4-byte aligned
 // CHECK-NEXT: m=129 without workspace: 1 gate: workspace must not be null
 // CHECK-NEXT: pin 32x2x2x1: 0 ok
 // CHECK-NEXT: huge grid: 1 huge: the fused GEMM grid needs 65537 blocks along N, more than the 65535 a grid's y dimension holds

@@ -35,7 +35,7 @@
 // CHECK-NEXT: null workspace: 1 gate: workspace must not be null
 // CHECK-NEXT: misaligned weights: 1 gate: weights must be 4-byte aligned for the vectorised dequantization
 // CHECK-NEXT: misaligned workspace: 1 gate: workspace must be 256-byte aligned
-// CHECK-NEXT: misaligned y: 1 gate: a, y and bias must be 2-byte aligned, global_scale 4-byte aligned
+// CHECK-NEXT: misaligned y: 1 gate: y must be 2-byte aligned
 // CHECK-NEXT: small workspace: 3 gate: the workspace needs 78643200 bytes, got 78643199
 // CHECK-NEXT: sm_80 device: 2 gate: device of compute capability 8.0 has no binary in this bundle (built for: sm_90 (cubin)); a cubin runs on devices of its major version and a minor at or above its own, an sm_XYa one on X.Y only, PTX (qmat-aot --emit=ptx) on X.Y and every later device
 // CHECK-NEXT: load cubin
@@ -52,8 +52,8 @@
 // the 8 256-element steps).
 // CHECK-NEXT: launch grid=(688,1,1) block=(64,1,1) view0=+318767104 rows=4
 // CHECK-NEXT: gemv without workspace: 0 ok
-// CHECK-NEXT: gemv misaligned a: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
-// CHECK-NEXT: gemv misaligned weights: 1 gate: a and weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
+// CHECK-NEXT: gemv misaligned a: 1 gate: a must be 16-byte aligned for the tensor-core GEMV (m <= 8)
+// CHECK-NEXT: gemv misaligned weights: 1 gate: weights must be 16-byte aligned for the tensor-core GEMV (m <= 8)
 // CHECK-NEXT: gemv misaligned scales: 1 gate: scales must be 2-byte aligned for the GEMV (m <= 8)
 // Split-K 3 is compiled for the whole-line tier alone.
 // CHECK-NEXT: override unknown: 1 no compiled GEMV variant has split_k = 3 and col_tiles = 2

@@ -22,7 +22,7 @@
 // The chunked FMA GEMV (K % 128 != 0, K % 32 == 0) pairs scales too and
 // reads 16-byte vectors.
 // CHECK-NEXT: dot gemv scales+1: 1 dot: scales must be 2-byte aligned for the GEMV (m <= 8)
-// CHECK-NEXT: dot gemv a+8: 1 dot: a and weights must be 16-byte aligned for the chunked GEMV (m <= 8)
+// CHECK-NEXT: dot gemv a+8: 1 dot: a must be 16-byte aligned for the chunked GEMV (m <= 8)
 // mxfp4 reads one scale byte per chunk: an odd address launches.
 // CHECK: mxfp4 gemv scales+1: 0 ok
 

@@ -12,7 +12,7 @@
 // fails on the first FP4 layer.
 // RUN: not qmat-opt %s --qmat-select-strategy='target=gfx942 force-decode=native' 2>&1 | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-opt %s --qmat-select-strategy=gemv-max-m=65 2>&1 | FileCheck %s --check-prefix=RANGE
-// RUN: not qmat-opt %s --qmat-select-strategy=scratch-cap-mib=0 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not qmat-opt %s --qmat-select-strategy=scratch-cap-mib=0 2>&1 | FileCheck %s --check-prefix=CAP
 // RUN: not qmat-opt %s --qmat-select-strategy=force-dequant=vec16 2>&1 | FileCheck %s --check-prefix=KERNEL
 // RUN: not qmat-opt %s --qmat-select-strategy=force-decode=prmt 2>&1 | FileCheck %s --check-prefix=DECODE
 // Lookup is an FP4 decode: forcing it fails on the first int4 layer.
@@ -22,8 +22,10 @@
 // TARGET-NOT: error: 'qmat.matmul' op
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 or gfx950)
 // GFX: error: 'qmat.matmul' op decode 'native' is not available for nvfp4 on gfx942
-// RANGE: error: gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, 1048576]
+// RANGE: error: gemv-max-m must be in [0, 64], got 65
 // RANGE-NOT: error: 'qmat.matmul' op
+// CAP: error: scratch-cap-mib must be in [1, 1048576], got 0
+// CAP-NOT: error: 'qmat.matmul' op
 // KERNEL: error: unknown dequant kernel 'vec16' (expected auto, vec8 or scalar)
 // DECODE: error: unknown decode method 'prmt' (expected auto, arith, lookup, magic_bias or native)
 // LOOKUP: error: 'qmat.matmul' op decode 'lookup' is not available for int4 on sm_100

@@ -9,6 +9,7 @@
 
 #include "qmat/InitAll.h"
 #include "qmat/Support/InputNesting.h"
+#include "qmat/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -33,6 +35,9 @@ int main(int argc, char **argv) {
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::qmat::registerAllDialects(registry);
 
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "qmat-opt (qmat " QMAT_VERSION ", " QMAT_GIT_DESCRIBE ")\n";
+  });
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "qmat optimizer driver: block-quantized matmul compiler\n",
       registry);

@@ -398,19 +398,20 @@ qmat_status validateArguments(const LayerDesc &layer, int64_t m, const void *a, 
                              : ""));
   if (fused) {
     // The fused GEMM reads 16-byte vectors of codes and activations.
-    if (misaligned(weights, 16) || misaligned(a, 16))
-      return fail(QMAT_ERROR_INVALID_ARGUMENT,
-                  where + "a and weights must be 16-byte aligned for the fused GEMM (m <= " +
-                      std::to_string(layer.fusedMaxM) + ")");
+    for (auto [pointer, name] : {std::pair{a, "a"}, std::pair{weights, "weights"}})
+      if (misaligned(pointer, 16))
+        return fail(QMAT_ERROR_INVALID_ARGUMENT, where + name + " must be 16-byte aligned for the fused GEMM (m <= " +
+                                                     std::to_string(layer.fusedMaxM) + ")");
   } else if (gemv) {
     // The tensor-core and chunked GEMVs read 16-byte vectors of codes and
     // activations.
     bool tensorCore = kGemvVariants[layer.gemvFirst].tensorCore;
-    if ((tensorCore || layer.gemvChunkedDot) && (misaligned(weights, 16) || misaligned(a, 16)))
-      return fail(QMAT_ERROR_INVALID_ARGUMENT,
-                  where + "a and weights must be 16-byte aligned for the " +
-                      (tensorCore ? "tensor-core" : "chunked") + " GEMV (m <= " +
-                      std::to_string(layer.gemvMaxM) + ")");
+    if (tensorCore || layer.gemvChunkedDot)
+      for (auto [pointer, name] : {std::pair{a, "a"}, std::pair{weights, "weights"}})
+        if (misaligned(pointer, 16))
+          return fail(QMAT_ERROR_INVALID_ARGUMENT, where + name + " must be 16-byte aligned for the " +
+                                                       (tensorCore ? "tensor-core" : "chunked") + " GEMV (m <= " +
+                                                       std::to_string(layer.gemvMaxM) + ")");
   } else {
     if (!workspace)
       return fail(QMAT_ERROR_INVALID_ARGUMENT, where + "workspace must not be null");
@@ -422,9 +423,16 @@ qmat_status validateArguments(const LayerDesc &layer, int64_t m, const void *a, 
                   where + "workspace must be " + std::to_string(QMAT_WORKSPACE_ALIGNMENT) +
                       "-byte aligned");
   }
-  if (misaligned(a, 2) || misaligned(y, 2) || (bias && misaligned(bias, 2)) ||
-      misaligned(globalScale, 4))
-    return fail(QMAT_ERROR_INVALID_ARGUMENT, where + "a, y and bias must be 2-byte aligned, global_scale 4-byte aligned");
+  // Their elements' own sizes (bf16 / f16, f32).
+  const struct {
+    const void *pointer;
+    const char *name;
+    int alignment;
+  } elementAligned[] = {{a, "a", 2}, {y, "y", 2}, {bias, "bias", 2}, {globalScale, "global_scale", 4}};
+  for (const auto &operand : elementAligned)
+    if (misaligned(operand.pointer, operand.alignment))
+      return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                  where + operand.name + " must be " + std::to_string(operand.alignment) + "-byte aligned");
   size_t needed = ::workspaceSize(layer, m);
   if (workspaceSize < needed)
     return fail(QMAT_ERROR_WORKSPACE_TOO_SMALL, where + "the workspace needs " + std::to_string(needed) +

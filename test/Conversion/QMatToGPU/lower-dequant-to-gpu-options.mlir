@@ -8,7 +8,7 @@
 // THREADS: error: threads-per-block must be a multiple of 32 in [32, 1024], got 2048
 // THREADS48: error: threads-per-block must be a multiple of 32 in [32, 1024], got 48
 // ITEMS: error: items-per-thread must be in [0, 64], got 65
-// CAP: error: gemv-max-m must be in [0, 64] and scratch-cap-mib in [1, 1048576]
+// CAP: error: scratch-cap-mib must be in [1, 1048576], got 17592186044416
 
 // A dequantize inside a nested module gets its kernels in that module, so
 // that the launch resolves.
