@@ -4,6 +4,7 @@ python/qmat, not an installed copy), and the build's tools.
 `make check` sets QMAT_BUILD_DIR; there a missing tool is a failure. Without
 it (e.g. the GPU machine, which has no MLIR) tests that need a tool skip.
 """
+import importlib.util
 import os
 import sys
 
@@ -16,6 +17,15 @@ sys.path.insert(0, PYTHON_DIR)
 import qmat  # noqa: E402
 
 EXAMPLE = os.path.join(REPO_DIR, "examples", "qwen-like-27b-nvfp4.mlir")
+
+
+def load_repo_script(path, name):
+    """A script of the repository that is not a package module (bench/,
+    utils/), loaded as module `name`."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_DIR, path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 CUDA_ROOT = "/usr/local/cuda"
 
 

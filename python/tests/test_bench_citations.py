@@ -1,20 +1,15 @@
 """utils/bench_citations.py: every file of bench/results is cited and every
 citation in bench/README.md names a file; the citation forms on small texts."""
-import importlib.util
 import os
 
 import pytest
 
-REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO_DIR, "utils", "bench_citations.py")
+from conftest import REPO_DIR, load_repo_script
 
 
 @pytest.fixture(scope="module")
 def citations():
-    spec = importlib.util.spec_from_file_location("qmat_bench_citations", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_repo_script(os.path.join("utils", "bench_citations.py"), "qmat_bench_citations")
 
 
 def resolve(citations, text, names):

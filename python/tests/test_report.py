@@ -1,21 +1,16 @@
 """bench/report.py's tables from tiny synthetic results (no matplotlib:
 --table-only), and its defaults against the recorded results."""
-import importlib.util
 import json
 import os
 
 import pytest
 
-REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REPORT_PY = os.path.join(REPO_DIR, "bench", "report.py")
+from conftest import REPO_DIR, load_repo_script
 
 
 @pytest.fixture(scope="module")
 def report():
-    spec = importlib.util.spec_from_file_location("qmat_bench_report", REPORT_PY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_repo_script(os.path.join("bench", "report.py"), "qmat_bench_report")
 
 
 def fused_case(m, fused_ms, dequant_ms, cublas_ms, act="bf16"):
