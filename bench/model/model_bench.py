@@ -176,7 +176,9 @@ def divergence(ref_tokens, q_tokens, ref_logits, q_logits, bound):
     a, b = int(ref_tokens[step]), int(q_tokens[step])
     lr, lq = ref_logits[step, 0], q_logits[step, 0]
     rms = float(lr.double().pow(2).mean().sqrt())
-    tie = max(2 * bound * rms, bf16_ulp(max(abs(float(lr[a])), abs(float(lr[b])))))
+    # A Python float: numpy's would make the comparisons below numpy bools,
+    # which json cannot write.
+    tie = float(max(2 * bound * rms, bf16_ulp(max(abs(float(lr[a])), abs(float(lr[b]))))))
     gap_ref, gap_q = float(lr[a] - lr[b]), float(lq[b] - lq[a])
     return False, {"step": step, "bf16_token": a, "qmat_token": b,
                    "bf16_logits": [float(lr[a]), float(lr[b])],
