@@ -92,11 +92,9 @@ def _values_f32(tables, scheme, weights, scales, k, act, block, global_scale, ze
         return values * _expand(s, k, block)
     q = _nibbles(weights, k, device).float()
     s = _to_float32(scales, act, device)
-    if zero_points is None:
-        zp = torch.full(s.shape, 8.0, dtype=torch.float32, device=device)
-    else:
-        zp = _nibbles(zero_points, scales.shape[1], device).float()
-    return (q - _expand(zp, k, block)) * _expand(s, k, block)
+    zp = 8.0 if zero_points is None else _expand(
+        _nibbles(zero_points, scales.shape[1], device).float(), k, block)
+    return (q - zp) * _expand(s, k, block)
 
 
 def _round_to_act(values, act):
