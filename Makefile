@@ -66,8 +66,9 @@ check-unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
 # The tests run the build's tools: $QMAT_AOT / $QMAT_OPT, which come first
-# in qmat.find_tool's search, would put another qmat-aot in their place.
-PYTEST_ENV := env -u QMAT_AOT -u QMAT_OPT QMAT_BUILD_DIR=$(abspath $(BUILD_DIR))
+# in qmat.find_tool's search, would put another qmat-aot in their place;
+# $QMAT_LOG would add launcher lines to what the logging tests expect.
+PYTEST_ENV := env -u QMAT_AOT -u QMAT_OPT -u QMAT_LOG QMAT_BUILD_DIR=$(abspath $(BUILD_DIR))
 
 check-python: build
 	$(PYTEST_ENV) $(PYTHON) -m pytest -q python/tests

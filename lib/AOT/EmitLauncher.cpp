@@ -356,7 +356,8 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "//\n"
      << "// QMAT_LOG=info logs to stderr which binary each device loads and\n"
      << "// the first call of each layer on each path and variant (and why);\n"
-     << "// QMAT_LOG=debug logs every call.\n\n"
+     << "// QMAT_LOG=debug logs every call. <prefix>_set_log_handler sends\n"
+     << "// these lines to a function of the caller's instead.\n\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << (isHip(bundle) ? "#include <hip/hip_runtime_api.h>\n"
                        : "#include <cuda.h>\n")
@@ -384,6 +385,16 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
        << "qmat_status " << bundle.prefix
        << "_selected_binary(int major, int minor, const char **target, int "
           "*from_ptx);\n";
+  os << "/// Sends the launcher's log lines up to `level` (QMAT_LOG_INFO: "
+        "which\n"
+     << "/// binary each device loads and each layer's first call on each "
+        "path\n"
+     << "/// and variant; QMAT_LOG_DEBUG: every call; QMAT_LOG_OFF: none) to\n"
+     << "/// `handler` with `user` instead of stderr at QMAT_LOG's level. A "
+        "null\n"
+     << "/// handler restores QMAT_LOG. Applies to every layer and thread.\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_log_handler(qmat_log_fn handler, int level, void *user);\n";
   os << "/// For benchmarking: run the small-M path with this compiled GEMV\n"
      << "/// variant instead of the policy's choice; (0, 0) restores the\n"
      << "/// policy. Applies to every layer and thread.\n"
@@ -602,6 +613,9 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
        << "_selected_binary(int major, int minor, const char **target, int "
           "*from_ptx) {\n"
        << "  return selectedBinary(major, minor, target, from_ptx);\n}\n\n";
+  os << "qmat_status " << bundle.prefix
+     << "_set_log_handler(qmat_log_fn handler, int level, void *user) {\n"
+     << "  return setLogHandler(handler, level, user);\n}\n\n";
   os << "qmat_status " << bundle.prefix
      << "_set_gemv_override(int split_k, int col_tiles) {\n"
      << "  return setGemvOverride(split_k, col_tiles);\n}\n\n"

@@ -8,6 +8,7 @@ arrays in tests, or anything else.
 """
 import ctypes
 import dataclasses
+import logging
 import os
 
 from .bundle import Bundle, LayerInfo
@@ -45,6 +46,39 @@ PREPARE_RESTYPE = ctypes.c_int
 # The launcher's own alignment requirement on the workspace.
 WORKSPACE_ALIGNMENT = 256
 
+# The log levels (QMAT_LOG_OFF, _INFO, _DEBUG) and
+# qmat_status <prefix>_set_log_handler(qmat_log_fn handler, int level,
+#     void *user), where void qmat_log_fn(int level, const char *line,
+#     void *user).
+LOG_LEVELS = {"QMAT_LOG_OFF": 0, "QMAT_LOG_INFO": 1, "QMAT_LOG_DEBUG": 2}
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+SET_LOG_HANDLER_ARGTYPES = (LOG_FN, ctypes.c_int, ctypes.c_void_p)
+SET_LOG_HANDLER_RESTYPE = ctypes.c_int
+
+# Where the launchers' log lines go in Python: "qmat.launcher", each line
+# prefixed with its bundle's prefix, at INFO or DEBUG as the launcher logged
+# it.
+launcher_log = logging.getLogger("qmat.launcher")
+# The bundle prefix of each registered handler, by the `user` value the
+# launcher passes back (an index: the callback outlives any Library).
+_log_prefixes = []
+
+
+@LOG_FN
+def _forward_log_line(level, line, user):
+    prefix = _log_prefixes[user or 0]
+    launcher_log.log(logging.DEBUG if level >= LOG_LEVELS["QMAT_LOG_DEBUG"] else logging.INFO,
+                     "%s: %s", prefix, line.decode("utf-8", "replace"))
+
+
+def python_log_level():
+    """The launcher log level that launcher_log's effective level asks for."""
+    if launcher_log.isEnabledFor(logging.DEBUG):
+        return LOG_LEVELS["QMAT_LOG_DEBUG"]
+    if launcher_log.isEnabledFor(logging.INFO):
+        return LOG_LEVELS["QMAT_LOG_INFO"]
+    return LOG_LEVELS["QMAT_LOG_OFF"]
+
 
 @dataclasses.dataclass
 class LayerEntry:
@@ -81,6 +115,12 @@ class Library:
                  ", ".join(info.name for info in bundle.layers))
         self._last_error = self._function(f"{self.prefix}_last_error", ctypes.c_char_p, ())
         self._unload = self._function(f"{self.prefix}_unload", ctypes.c_int, ())
+        self._set_log_handler = self._optional_function(
+            f"{self.prefix}_set_log_handler", SET_LOG_HANDLER_RESTYPE, SET_LOG_HANDLER_ARGTYPES)
+        self._log_user = len(_log_prefixes)
+        _log_prefixes.append(self.prefix)
+        self._log_level = None
+        self.sync_logging()
         self.entries = {}
         for info in bundle.layers:
             run_symbol = f"{self.prefix}_{info.symbol or info.name}_run"
@@ -110,6 +150,28 @@ class Library:
             return self._function(symbol, restype, argtypes)
         except QMatError:
             return None
+
+    def sync_logging(self):
+        """Sends the launcher's log to the "qmat.launcher" logger at the level
+        that logger is enabled for (INFO: the binary each device loads and
+        each layer's first call per path and variant; DEBUG: every call), or,
+        where it is enabled for neither, leaves it to QMAT_LOG and stderr.
+        Runs when the library is loaded and before each `run`; call it after
+        changing the logger's level where calls go through another binding
+        (qmat.torch's compiled fast path)."""
+        if self._set_log_handler is None:
+            return
+        level = python_log_level()
+        if level == self._log_level:
+            return
+        if level == LOG_LEVELS["QMAT_LOG_OFF"]:
+            status = self._set_log_handler(LOG_FN(), 0, None)
+        else:
+            status = self._set_log_handler(_forward_log_line, level, self._log_user)
+        if status:
+            raise LauncherError(f"{self.prefix}_set_log_handler", status,
+                                STATUS_NAMES.get(status, "unknown qmat_status"), self.last_error())
+        self._log_level = level
 
     @property
     def layers(self):
@@ -214,6 +276,7 @@ class Library:
         absent operands); raises LauncherError on a non-zero status. No
         checks beyond the launcher's own: bindings check operands first."""
         entry = self.entry(layer)
+        self.sync_logging()
         status = entry.run(stream, m, a, weights, scales, global_scale, zero_points, bias, y,
                            workspace, workspace_size)
         if status:

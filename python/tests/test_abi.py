@@ -50,6 +50,26 @@ def test_ctypes_signatures_are_the_abis():
         assert tuple(as_ctype(t) for t, _ in parameters) == argtypes, typedef
 
 
+def test_log_levels_are_the_abis():
+    declared = dict((name, int(value))
+                    for name, value in re.findall(r"#define (QMAT_LOG_\w+) (\d+)", ABI))
+    assert declared == launcher.LOG_LEVELS
+
+
+def test_log_handler_types_are_the_abis():
+    # void (*qmat_log_fn)(int level, const char *line, void *user)
+    match = re.search(r"typedef void \(\*qmat_log_fn\)\(([^)]*)\);", ABI)
+    assert match, "qmat_log_fn is not in LauncherABI.h"
+    parameters = [split_parameter(p) for p in match.group(1).split(",")]
+    assert parameters == [("int", "level"), ("const char *", "line"), ("void *", "user")]
+    assert launcher.LOG_FN._restype_ is None
+    assert launcher.LOG_FN._argtypes_ == (ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+    result, parameters = abi_function("qmat_set_log_handler_fn")
+    assert as_ctype(result) is launcher.SET_LOG_HANDLER_RESTYPE
+    assert [t for t, _ in parameters] == ["qmat_log_fn", "int", "void *"]
+    assert launcher.SET_LOG_HANDLER_ARGTYPES == (launcher.LOG_FN, ctypes.c_int, ctypes.c_void_p)
+
+
 def test_workspace_alignment_is_the_abis():
     declared = int(re.search(r"#define QMAT_WORKSPACE_ALIGNMENT (\d+)", ABI).group(1))
     assert launcher.WORKSPACE_ALIGNMENT == declared

@@ -16,6 +16,15 @@
 // CHECK-NEXT: // a call after it loads the module again; work already queued on a
 // CHECK-NEXT: // stream must have run before _unload (synchronize first).
 // CHECK: // QMAT_LOG=info logs to stderr which binary each device loads and
+// CHECK: // QMAT_LOG=debug logs every call. <prefix>_set_log_handler sends
+// CHECK-NEXT: // these lines to a function of the caller's instead.
+// CHECK: typedef void (*qmat_log_fn)(int level, const char *line, void *user);
+// CHECK: /// Sends the launcher's log lines up to `level` (QMAT_LOG_INFO: which
+// CHECK-NEXT: /// binary each device loads and each layer's first call on each path
+// CHECK-NEXT: /// and variant; QMAT_LOG_DEBUG: every call; QMAT_LOG_OFF: none) to
+// CHECK-NEXT: /// `handler` with `user` instead of stderr at QMAT_LOG's level. A null
+// CHECK-NEXT: /// handler restores QMAT_LOG. Applies to every layer and thread.
+// CHECK-NEXT: qmat_status doc_set_log_handler(qmat_log_fn handler, int level, void *user);
 // CHECK-LABEL: /// qkv: Y[m, 256] = A[m, 256] * W^T (nvfp4, block 16, bf16).
 // CHECK-NEXT: /// Workspace bytes for every m up to max_m: 0 for max_m <= 128 (no dequantize + GEMM) and for max_m <= 0.
 // CHECK-NEXT: size_t doc_qkv_workspace_size(int64_t max_m);

@@ -4,7 +4,8 @@
  * <prefix>_<layer>_prepare_weights and <prefix>_<layer>_run; the bundle's
  * header declares them with the layer's shapes. Bindings that load a
  * launcher by symbol (ctypes, a torch extension) call them through these
- * types. Plain C: it compiles as C99 and as C++.
+ * types, as they call the bundle's <prefix>_set_log_handler. Plain C: it
+ * compiles as C99 and as C++.
  */
 #ifndef QMAT_AOT_LAUNCHERABI_H
 #define QMAT_AOT_LAUNCHERABI_H
@@ -46,5 +47,23 @@ typedef qmat_status (*qmat_run_fn)(void *stream, int64_t m, const void *a,
                                    const void *zero_points, const void *bias,
                                    void *y, void *workspace,
                                    size_t workspace_size);
+
+/* The levels of the launcher's log (QMAT_LOG=off|info|debug, or
+ * <prefix>_set_log_handler): at info which binary each device loads and the
+ * first call of each layer on each path and variant, at debug every call. */
+#define QMAT_LOG_OFF 0
+#define QMAT_LOG_INFO 1
+#define QMAT_LOG_DEBUG 2
+
+/* Receives one log line (no trailing newline) with the level it was logged
+ * at and the `user` pointer it was registered with, on the thread that logs
+ * it; it must not call back into the launcher. */
+typedef void (*qmat_log_fn)(int level, const char *line, void *user);
+
+/* <prefix>_set_log_handler(handler, level, user): the launcher's log lines
+ * up to `level` go to `handler` instead of stderr; a null handler restores
+ * QMAT_LOG and stderr (level and user are then ignored). */
+typedef qmat_status (*qmat_set_log_handler_fn)(qmat_log_fn handler, int level,
+                                               void *user);
 
 #endif /* QMAT_AOT_LAUNCHERABI_H */

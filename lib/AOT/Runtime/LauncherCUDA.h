@@ -161,8 +161,8 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
   int pageable = 0;
   QMAT_CU(cuDeviceGetAttribute(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device));
   fresh.pageableAccess = pageable != 0;
-  if (logLevel() >= 1)
-    logLine("device " + std::to_string(int(device)) + " (compute capability " +
+  if (logLevel() >= QMAT_LOG_INFO)
+    logLine(QMAT_LOG_INFO, "device " + std::to_string(int(device)) + " (compute capability " +
             std::to_string(major) + "." + std::to_string(minor) + ", " +
             std::to_string(fresh.multiprocessors) + " multiprocessors) " +
             (fromPtx ? "compiles the " + std::string(target->chip) +
@@ -225,8 +225,8 @@ qmat_status ensureLt(ContextState &state) {
     state.lt = nullptr;
     return cublasFailure(status, "cublasLtCreate");
   }
-  if (logLevel() >= 1)
-    logLine("cuBLASLt initialized for the dequantize + GEMM path");
+  if (logLevel() >= QMAT_LOG_INFO)
+    logLine(QMAT_LOG_INFO, "cuBLASLt initialized for the dequantize + GEMM path");
   return QMAT_OK;
 }
 
@@ -359,8 +359,8 @@ qmat_status runGemv(const LayerDesc &layer, ContextState &state, CUstream stream
   if (qmat_status s =
           chooseVariant(layer, state.multiprocessors, state.gemvResidentWarps, m, variant))
     return s;
-  if (shouldLogCall(layer, Path::gemv, variant))
-    logCall(layer, m, describeGemv(variant, state.multiprocessors, "multiprocessors"));
+  if (int level = callLogLevel(layer, Path::gemv, variant))
+    logCall(level, layer, m, describeGemv(variant, state.multiprocessors, "multiprocessors"));
   const GemvKernelDesc &kernel = state.gemvKernels[variant];
   Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
   std::vector<void *> pointers = params.pointers();
@@ -377,8 +377,8 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
   if (qmat_status s = chooseFused(layer, state.multiprocessors, state.fusedResidentWarps, m,
                                   variant))
     return s;
-  if (shouldLogCall(layer, Path::fused, variant))
-    logCall(layer, m, describeFused(variant, state.multiprocessors, "multiprocessors"));
+  if (int level = callLogLevel(layer, Path::fused, variant))
+    logCall(level, layer, m, describeFused(variant, state.multiprocessors, "multiprocessors"));
   const GemvKernelDesc &kernel = state.fusedKernels[variant];
   Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
   std::vector<void *> pointers = params.pointers();
@@ -435,8 +435,8 @@ qmat_status runChecked(const LayerDesc &layer, CUstream stream, int64_t m, const
 
   if (qmat_status s = ensureLt(*state))
     return s;
-  if (shouldLogCall(layer, Path::prefill, 0))
-    logCall(layer, m,
+  if (int level = callLogLevel(layer, Path::prefill, 0))
+    logCall(level, layer, m,
             "the dequantize kernel " + std::string(state->kernels[layer.kernelIndex].symbol) +
                 " in tiles of " + std::to_string(layer.tileRows) + " rows, each followed by a "
                 "cuBLASLt GEMM");

@@ -137,45 +137,89 @@ Path pathOf(const LayerDesc &layer, int64_t m) {
   return takesFused(layer, m) ? Path::fused : Path::prefill;
 }
 
+/// The log's destination: a handler set through <prefix>_set_log_handler
+/// at its level (logSinkLevel >= 0), or else stderr at QMAT_LOG's level.
+std::mutex logSinkMutex;
+qmat_log_fn logSink = nullptr;
+void *logSinkUser = nullptr;
+std::atomic<int> logSinkLevel{-1};
+
 /// QMAT_LOG=info: which binary each device loads, and the first call of
 /// each layer on each path and variant (which one and why); debug: every
-/// call. Read once; lines go to stderr.
-int logLevel() {
+/// call. Read once.
+int environmentLogLevel() {
   static const int level = [] {
     const char *value = std::getenv("QMAT_LOG");
     if (!value || !*value || !std::strcmp(value, "off"))
-      return 0;
+      return QMAT_LOG_OFF;
     if (!std::strcmp(value, "info"))
-      return 1;
+      return QMAT_LOG_INFO;
     if (!std::strcmp(value, "debug"))
-      return 2;
+      return QMAT_LOG_DEBUG;
     std::fprintf(stderr, "qmat %s: QMAT_LOG=%s is not off, info or debug; nothing is logged\n",
                  kBundlePrefix, value);
-    return 0;
+    return QMAT_LOG_OFF;
   }();
   return level;
 }
 
-void logLine(const std::string &line) {
-  std::fprintf(stderr, "qmat %s: %s\n", kBundlePrefix, line.c_str());
+/// The level lines are logged up to (checked on every call: one atomic load
+/// while a handler is set).
+int logLevel() {
+  int sink = logSinkLevel.load(std::memory_order_acquire);
+  return sink >= 0 ? sink : environmentLogLevel();
 }
 
-/// Whether to log a call of `layer` on `path` with `variant`: at info the
-/// first such call only, at debug every call.
-bool shouldLogCall(const LayerDesc &layer, Path path, size_t variant) {
+qmat_status setLogHandler(qmat_log_fn handler, int level, void *user) {
+  if (handler && (level < QMAT_LOG_OFF || level > QMAT_LOG_DEBUG))
+    return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                "level must be QMAT_LOG_OFF (0), QMAT_LOG_INFO (1) or QMAT_LOG_DEBUG (2), got " +
+                    std::to_string(level));
+  std::lock_guard<std::mutex> lock(logSinkMutex);
+  logSink = handler;
+  logSinkUser = handler ? user : nullptr;
+  logSinkLevel.store(handler ? level : -1, std::memory_order_release);
+  return QMAT_OK;
+}
+
+/// One line at `level` to the handler, on the thread that logs it, or to
+/// stderr. Some lines are logged while a context's state is locked: the
+/// handler must not call back into the launcher.
+void logLine(int level, const std::string &line) {
+  qmat_log_fn sink;
+  void *user;
+  {
+    std::lock_guard<std::mutex> lock(logSinkMutex);
+    sink = logSink;
+    user = logSinkUser;
+  }
+  if (sink)
+    sink(level, line.c_str(), user);
+  else
+    std::fprintf(stderr, "qmat %s: %s\n", kBundlePrefix, line.c_str());
+}
+
+/// The level to log a call of `layer` on `path` with `variant` at: info for
+/// the first such call, debug for the others; QMAT_LOG_OFF where the log's
+/// level does not reach it.
+int callLogLevel(const LayerDesc &layer, Path path, size_t variant) {
   int level = logLevel();
-  if (level == 0)
-    return false;
-  if (level >= 2)
-    return true;
+  if (level == QMAT_LOG_OFF)
+    return QMAT_LOG_OFF;
   static std::mutex mutex;
   static std::set<std::tuple<const LayerDesc *, int, size_t>> seen;
-  std::lock_guard<std::mutex> lock(mutex);
-  return seen.emplace(&layer, int(path), variant).second;
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    first = seen.emplace(&layer, int(path), variant).second;
+  }
+  if (first)
+    return QMAT_LOG_INFO;
+  return level >= QMAT_LOG_DEBUG ? QMAT_LOG_DEBUG : QMAT_LOG_OFF;
 }
 
-void logCall(const LayerDesc &layer, int64_t m, const std::string &what) {
-  logLine(std::string(layer.name) + ": m = " + std::to_string(m) + " takes " + what);
+void logCall(int level, const LayerDesc &layer, int64_t m, const std::string &what) {
+  logLine(level, std::string(layer.name) + ": m = " + std::to_string(m) + " takes " + what);
 }
 
 size_t workspaceSize(const LayerDesc &layer, int64_t maxM) {

@@ -194,8 +194,8 @@ qmat_status loadState(DeviceState *&state) {
   int pageable = 0;
   QMAT_HIP(hipDeviceGetAttribute(&pageable, hipDeviceAttributePageableMemoryAccess, device));
   fresh.pageableAccess = pageable != 0;
-  if (logLevel() >= 1)
-    logLine("device " + std::to_string(device) + " (" + arch + ", " +
+  if (logLevel() >= QMAT_LOG_INFO)
+    logLine(QMAT_LOG_INFO, "device " + std::to_string(device) + " (" + arch + ", " +
             std::to_string(fresh.multiprocessors) + " compute units) loads the " +
             std::string(target->chip) + " hsaco");
   QMAT_HIP(hipModuleLoadData(&fresh.module, target->hsaco));
@@ -394,8 +394,8 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
     if (qmat_status s = chooseVariant(layer, state->multiprocessors, state->gemvResidentWarps, m,
                                       variant))
       return s;
-    if (shouldLogCall(layer, Path::gemv, variant))
-      logCall(layer, m, describeGemv(variant, state->multiprocessors, "compute units"));
+    if (int level = callLogLevel(layer, Path::gemv, variant))
+      logCall(level, layer, m, describeGemv(variant, state->multiprocessors, "compute units"));
     const GemvKernelDesc &kernel = state->gemvKernels[variant];
     Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
     std::vector<void *> pointers = params.pointers();
@@ -410,8 +410,8 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
     if (qmat_status s = chooseFused(layer, state->multiprocessors, state->fusedResidentWarps, m,
                                     variant))
       return s;
-    if (shouldLogCall(layer, Path::fused, variant))
-      logCall(layer, m, describeFused(variant, state->multiprocessors, "compute units"));
+    if (int level = callLogLevel(layer, Path::fused, variant))
+      logCall(level, layer, m, describeFused(variant, state->multiprocessors, "compute units"));
     const GemvKernelDesc &kernel = state->fusedKernels[variant];
     unsigned mTiles = 0, blocks = 0;
     if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
@@ -424,8 +424,8 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
                                    nullptr));
     return QMAT_OK;
   }
-  if (shouldLogCall(layer, Path::prefill, 0))
-    logCall(layer, m,
+  if (int level = callLogLevel(layer, Path::prefill, 0))
+    logCall(level, layer, m,
             "the dequantize kernel " + std::string(state->kernels[layer.kernelIndex].symbol) +
                 " in tiles of " + std::to_string(layer.tileRows) + " rows, each followed by a "
                 "hipBLASLt GEMM");
