@@ -662,7 +662,11 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
   os << "\n}  // extern \"C\"\n\n"
      << "// The entry points have the types of LauncherABI.h (at the top of "
         "the\n"
-     << "// header), which bindings that load them by name rely on.\n";
+     << "// header), which bindings that load them by name rely on.\n"
+     << "static_assert(std::is_same<decltype(&" << bundle.prefix
+     << "_set_log_handler), qmat_set_log_handler_fn>::value,\n"
+     << "              \"" << bundle.prefix
+     << "_set_log_handler: not the launcher ABI\");\n";
   for (const Layer &l : bundle.layers) {
     std::string entry = bundle.prefix + "_" + l.symbol;
     os << "static_assert(std::is_same<AbiRunType<decltype(&" << entry

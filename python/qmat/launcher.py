@@ -59,7 +59,7 @@ SET_LOG_HANDLER_RESTYPE = ctypes.c_int
 # prefixed with its bundle's prefix, at INFO or DEBUG as the launcher logged
 # it.
 launcher_log = logging.getLogger("qmat.launcher")
-# The bundle prefix of each registered handler, by the `user` value the
+# The bundle prefixes of the loaded launchers, by the `user` value each
 # launcher passes back (an index: the callback outlives any Library).
 _log_prefixes = []
 
@@ -117,8 +117,9 @@ class Library:
         self._unload = self._function(f"{self.prefix}_unload", ctypes.c_int, ())
         self._set_log_handler = self._optional_function(
             f"{self.prefix}_set_log_handler", SET_LOG_HANDLER_RESTYPE, SET_LOG_HANDLER_ARGTYPES)
-        self._log_user = len(_log_prefixes)
-        _log_prefixes.append(self.prefix)
+        if self.prefix not in _log_prefixes:
+            _log_prefixes.append(self.prefix)
+        self._log_user = _log_prefixes.index(self.prefix)
         self._log_level = None
         self.sync_logging()
         self.entries = {}
