@@ -20,6 +20,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <chrono>
 #include <future>
 #include <map>
 
@@ -334,6 +335,60 @@ std::string describeLayer(const Layer &layer) {
   return text;
 }
 
+/// BundleOptions::detailedProgress: each kernel of every layer on `binary`.
+void reportKernels(const BundleOptions &options, const std::string &step,
+                   const Bundle &bundle, const TargetBinary &binary) {
+  if (!options.progress || !options.detailedProgress)
+    return;
+  for (auto [i, layer] : llvm::enumerate(bundle.layers)) {
+    std::string prefix = step + ": layer " + layer.name + ": ";
+    for (auto [variant, launch] :
+         llvm::zip(layer.gemvVariants, binary.gemvLaunches[i]))
+      report(options,
+             prefix + llvm::formatv("GEMV M <= {0}, split-K {1}, {2} column "
+                                    "tiles: {3} ({4} threads, {5} rows per "
+                                    "block)",
+                                    variant.maxM, variant.splitK,
+                                    variant.colTiles, launch.symbol,
+                                    launch.threads, launch.rowsPerBlock)
+                          .str());
+    for (auto [variant, launch] :
+         llvm::zip(layer.fusedVariants, binary.fusedLaunches[i]))
+      report(options,
+             prefix +
+                 llvm::formatv("fused GEMM M tile {0}, {1} warps over N, "
+                               "split-K {2}, {3} column tiles, {4} stages{5}: "
+                               "{6} ({7} threads, {8} rows per block, {9} "
+                               "bytes of dynamic workgroup memory)",
+                               variant.mTile, variant.warpsN, variant.splitK,
+                               variant.colTiles, variant.stages,
+                               variant.warpgroup ? ", warpgroup" : "",
+                               launch.symbol, launch.threads,
+                               launch.rowsPerBlock, launch.dynamicSharedBytes)
+                     .str());
+    const KernelLaunch &dequant = binary.launches[i];
+    if (!dequant.symbol.empty())
+      report(options, prefix + llvm::formatv("dequantize: {0} ({1} threads)",
+                                             dequant.symbol, dequant.threads)
+                                   .str());
+  }
+}
+
+/// BundleOptions::detailedProgress: the seconds since `start`, and resets
+/// it.
+void reportStage(const BundleOptions &options, const std::string &step,
+                 StringRef stage,
+                 std::chrono::steady_clock::time_point &start) {
+  auto now = std::chrono::steady_clock::now();
+  if (options.progress && options.detailedProgress)
+    report(options,
+           step +
+               llvm::formatv(": {0} in {1:F2} s", stage,
+                             std::chrono::duration<double>(now - start).count())
+                   .str());
+  start = now;
+}
+
 } // namespace
 
 FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
@@ -390,6 +445,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);
     pipeline.gemvColTiles = ArrayRef<int64_t>(options.gemvColTiles);
 
+    auto stageStart = std::chrono::steady_clock::now();
     // Plans first: the lowering consumes the matmuls they sit on.
     OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
     PassManager planPm(module.getContext());
@@ -407,6 +463,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     for (const Layer &layer : *layers)
       report(options,
              step + ": layer " + layer.name + ": " + describeLayer(layer));
+    reportStage(options, step, "strategy", stageStart);
 
     // Lower once; serialize that module once per requested format.
     PassManager lowerPm(module.getContext());
@@ -415,6 +472,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       return failure();
     if (failed(collectLaunches(*lowered, bundle.layers, binary)))
       return failure();
+    reportKernels(options, step, bundle, binary);
+    reportStage(options, step, "kernels lowered", stageStart);
     if (nvidia)
       retargetGpuModules(*lowered, *nvidia);
 
@@ -434,6 +493,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
           *lowered, nvidia ? "isa" : "bin", toolkit, runPipeline);
       if (failed(object))
         return failure();
+      reportStage(options, step, nvidia ? "PTX" : "hsaco", stageStart);
       if (nvidia) {
         if (options.emitPtx)
           binary.ptx = *object;
@@ -441,10 +501,15 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         int optLevel = getKernelOptLevel(*lowered);
         report(options, step + ": cubin" + ofLayers + " (ptxas)");
         assembling.push_back(
-            std::async(std::launch::async,
-                       [ptx = std::move(*object), chip, optLevel, toolkit] {
-                         return assemblePtx(ptx, chip, optLevel, toolkit);
-                       }));
+            std::async(std::launch::async, [ptx = std::move(*object), chip,
+                                            optLevel, toolkit] {
+              auto start = std::chrono::steady_clock::now();
+              PtxasResult result = assemblePtx(ptx, chip, optLevel, toolkit);
+              result.seconds = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count();
+              return result;
+            }));
       } else {
         binary.cubin = std::move(*object);
       }
@@ -452,11 +517,17 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     bundle.targets.push_back(std::move(binary));
   }
   if (bundle.vendor == Vendor::cuda && options.serialize)
-    for (auto [binary, result] : llvm::zip_equal(bundle.targets, assembling)) {
+    for (auto [i, binary, result] :
+         llvm::enumerate(bundle.targets, assembling)) {
       PtxasResult assembled = result.get();
       if (!assembled.error.empty())
         return module.emitError()
                << "qmat-aot: " << binary.chip << ": " << assembled.error;
+      if (options.detailedProgress)
+        report(options,
+               llvm::formatv("[{0}/{1}] {2}: cubin (ptxas) in {3:F2} s", i + 1,
+                             bundle.targets.size(), binary.chip,
+                             assembled.seconds));
       binary.cubin = std::move(assembled.cubin);
     }
   return bundle;

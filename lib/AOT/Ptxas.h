@@ -20,6 +20,7 @@ namespace mlir::qmat {
 struct PtxasResult {
   std::string cubin;
   std::string error; // empty on success
+  double seconds = 0; // wall time of the ptxas run
 };
 
 /// Assembles `ptx` for `chip` ("sm_90a") at `optLevel` with the ptxas of

@@ -134,8 +134,26 @@ cl::opt<std::string> rocmRoot(
              "the build's own, LLVM 22's ld.lld)"),
     cl::value_desc("dir"), cl::cat(qmatCategory));
 cl::opt<bool> quiet("quiet",
-                    cl::desc("No progress lines on stderr (default off)"),
+                    cl::desc("No progress lines on stderr, whatever QMAT_LOG "
+                             "says (default off)"),
                     cl::init(false), cl::cat(qmatCategory));
+
+/// What QMAT_LOG asks of the progress lines: none (off), a line per target
+/// and layer (info, and the default), those and a line per kernel with the
+/// stages' times (debug: true). Another value is reported and taken as
+/// info.
+std::optional<bool> getProgressDetail() {
+  const char *value = std::getenv("QMAT_LOG");
+  StringRef level = value ? value : "";
+  if (level == "off")
+    return std::nullopt;
+  if (level == "debug")
+    return true;
+  if (!level.empty() && level != "info")
+    llvm::errs() << "qmat-aot: QMAT_LOG=" << level
+                 << " is not off, info or debug; logging at info\n";
+  return false;
+}
 
 /// `option`'s value is outside [min, max]: reports it, naming the option.
 bool outOfRange(cl::Option &option, int64_t value, int64_t min, int64_t max) {
@@ -373,8 +391,10 @@ int main(int argc, char **argv) {
   options.emitPtx = emit == EmitKind::ptx;
   options.preparedWeights = preparedWeights;
   options.prefix = prefix;
-  if (!quiet)
+  if (std::optional<bool> detailed = getProgressDetail(); detailed && !quiet) {
     options.progress = &llvm::errs();
+    options.detailedProgress = *detailed;
+  }
   options.configurePassManager = [&](PassManager &pm) -> LogicalResult {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();

@@ -129,6 +129,9 @@ struct BundleOptions {
   std::string cudaToolkitPath, rocmToolkitPath;
   /// Where a line per target and layer reports progress; none when null.
   llvm::raw_ostream *progress = nullptr;
+  /// With progress: also a line per compiled kernel (its variant, symbol
+  /// and launch shape) and the wall time of each target's stages.
+  bool detailedProgress = false;
   /// Called on every pass manager before it runs (the tool's debugging
   /// options: IR printing, timing); a failure stops the compilation.
   std::function<LogicalResult(PassManager &)> configurePassManager;
