@@ -78,4 +78,47 @@ def QMat_DecodeTileOp : QMat_Op<"decode_tile",
   }];
 }
 
+def QMat_StoreTileOp : QMat_Op<"store_tile", [AttrSizedOperandSegments]> {
+  let summary = "Store a lane's sums of an output tile through the epilogue";
+  let description = [{
+    The epilogue of the GEMV and fused-GEMM kernels: sum `i` of the lane
+    belongs to the output element (m, n) = (`m` + `m_offsets[i]`,
+    `n` + `n_offsets[i]`), and is stored as
+
+        y[m, n] = round(sums[i] * factor + bias[n])
+
+    when m < `num_m`, n < `num_n` and `mask` (where given) holds; other
+    elements are not written. The product and the bias addition are fp32;
+    the result is rounded once, to nearest even, to y's element type. Without
+    `factor` the sum is not multiplied; without `bias` nothing is added.
+    The offsets are the lane's part of the matrix instruction's result
+    layout (the 16x8 accumulator of `qmat.warp_mma`, the 16x16 one of
+    `qmat.wave_mma`, or one sum per activation row), so that the op holds
+    no layout of its own. `qmat-expand-store-tile` expands it element by
+    element, in order.
+
+    ```mlir
+    qmat.store_tile %s0, %s1 to %y[%m, %n] offsets m [0, 1] n [0, 0]
+        bounds %num_m, %num_n factor %f bias %b
+        : f32, f32 to memref<?x?xbf16>, memref<?xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<F32>:$sums,
+                       Arg<MemRefRankOf<[F16, BF16], [2]>, "output [M, N]", [MemWrite]>:$y,
+                       Index:$m, Index:$n,
+                       DenseI64ArrayAttr:$m_offsets,
+                       DenseI64ArrayAttr:$n_offsets,
+                       Index:$num_m, Index:$num_n,
+                       Optional<F32>:$factor,
+                       Arg<Optional<MemRefRankOf<[F16, BF16], [1]>>, "bias [N]", [MemRead]>:$bias,
+                       Optional<I1>:$mask);
+  let assemblyFormat = [{
+    $sums `to` $y `[` $m `,` $n `]` `offsets` `m` $m_offsets `n` $n_offsets
+    `bounds` $num_m `,` $num_n
+    (`factor` $factor^)? (`bias` $bias^)? (`mask` $mask^)? attr-dict `:`
+    type($sums) `to` type($y) (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // QMAT_TILE_OPS_TD

@@ -141,6 +141,7 @@ static void addKernelLowering(OpPassManager &pm,
   QMatExpandDecodeTileOptions tiles;
   tiles.target = options.target;
   kernelPm.addPass(createQMatExpandDecodeTile(tiles));
+  kernelPm.addPass(createQMatExpandStoreTile());
   kernelPm.addPass(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;
   toTarget.target = options.target;

@@ -95,6 +95,19 @@ def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
   ];
 }
 
+def QMatExpandStoreTile : Pass<"qmat-expand-store-tile"> {
+  let summary = "Expand qmat.store_tile into the epilogue's guarded stores";
+  let description = [{
+    Rewrites every `qmat.store_tile` into, per sum and in order, its output
+    position, the bounds (and mask) check, and under it the multiply by the
+    factor, the bias addition in fp32, the rounding to the output type and
+    the store.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def QMatLowerToTarget : Pass<"qmat-lower-to-target"> {
   let summary = "Lower qmat's instruction-level ops to the target's instructions";
   let description = [{

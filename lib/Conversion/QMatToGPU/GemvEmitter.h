@@ -89,30 +89,14 @@ protected:
     return memref::LoadOp::create(b, loc, buffers.globalScale, ValueRange{});
   }
 
-  /// y[m, n] = round(sum * factor + bias[n]) when m < M and n < N (and
-  /// `owner`, where given, holds).
-  void emitStore(Value sum, Value factor, Value m, Value n, Value numM,
-                 Value numN, Value owner = {}) {
-    Value inM =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, numM);
-    Value inN =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, numN);
-    Value inside = arith::AndIOp::create(b, loc, inM, inN);
-    if (owner)
-      inside = arith::AndIOp::create(b, loc, inside, owner);
-    auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
-    OpBuilder::InsertionGuard insertion(b);
-    b.setInsertionPointToStart(guard.thenBlock());
-    Value v = sum;
-    if (factor)
-      v = arith::MulFOp::create(b, loc, v, factor);
-    if (buffers.bias) {
-      Value bias = memref::LoadOp::create(b, loc, buffers.bias, ValueRange{n});
-      v = arith::AddFOp::create(b, loc, v,
-                                arith::ExtFOp::create(b, loc, f32, bias));
-    }
-    Value rounded = arith::TruncFOp::create(b, loc, act, v);
-    memref::StoreOp::create(b, loc, rounded, buffers.y, ValueRange{m, n});
+  /// The epilogue of the lane's sums (qmat.store_tile): sum i to y[m +
+  /// mOffsets[i], n + nOffsets[i]] as round(sum * factor + bias[n]) where
+  /// inside M x N (and `owner`, where given, holds).
+  void storeTile(ArrayRef<Value> sums, Value factor, Value m, Value n,
+                 ArrayRef<int64_t> mOffsets, ArrayRef<int64_t> nOffsets,
+                 Value numM, Value numN, Value owner = {}) {
+    StoreTileOp::create(b, loc, sums, buffers.y, m, n, mOffsets, nOffsets, numM,
+                        numN, factor, buffers.bias, owner);
   }
 
   /// What one lane loads of one weight row for a 32-element K chunk (loads

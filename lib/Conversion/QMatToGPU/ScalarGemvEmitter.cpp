@@ -147,8 +147,11 @@ void ScalarGemvEmitter::emit() {
   auto onlyFirst = scf::IfOp::create(b, loc, isFirstLane, false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(onlyFirst.thenBlock());
-  for (int64_t m = 0; m < spec.maxM; ++m)
-    emitStore(sums[m], Value(), cIdx(m), n, numM, numN);
+  // One sum per activation row.
+  SmallVector<int64_t> mOffsets =
+      llvm::to_vector(llvm::seq<int64_t>(0, spec.maxM));
+  storeTile(sums, Value(), cIdx(0), n, mOffsets,
+            SmallVector<int64_t>(spec.maxM, 0), numM, numN);
 }
 
 } // namespace

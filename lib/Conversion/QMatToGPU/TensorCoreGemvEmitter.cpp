@@ -648,16 +648,17 @@ void TensorCoreGemvEmitter::storeSums(ArrayRef<Value> sums) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, cIdx(2));
     owner = arith::AndIOp::create(b, loc, lowRow, lowColumn);
   }
+  // The 16x8 accumulator: element e of a tile holds row g (+ 8 for e >= 2)
+  // and column 2t + e % 2.
+  SmallVector<int64_t> mOffsets, nOffsets;
   for (int64_t i = 0; i < getMmaTiles(); ++i)
     for (int64_t r = 0; r < groups; ++r)
       for (int64_t e = 0; e < 4; ++e) {
-        Value n =
-            arith::AddIOp::create(b, loc, firstRow, cIdx(rowOffset(i, e / 2)));
-        Value m = arith::AddIOp::create(b, loc, firstPairCol,
-                                        cIdx(rowsPerGroup * r + e % 2));
-        emitStore(sums[(i * groups + r) * 4 + e], epilogueFactor, m, n,
-                  position.numM, position.numN, owner);
+        mOffsets.push_back(rowsPerGroup * r + e % 2);
+        nOffsets.push_back(rowOffset(i, e / 2));
       }
+  storeTile(sums, epilogueFactor, firstPairCol, firstRow, mOffsets, nOffsets,
+            position.numM, position.numN, owner);
 }
 
 /// The kernel, stage by stage: each lane's place, the operands' set-up, the

@@ -206,20 +206,22 @@ void WaveMmaGemvEmitter::emit() {
                                    ValueRange{slot(cIdx(other), group)}));
   }
 
-  Value firstD = arith::MulIOp::create(b, loc, q, cIdx(4));
+  // The 16x16 accumulator: element i of a tile holds row 4q + i and
+  // column `column`.
+  Value firstN = arith::AddIOp::create(
+      b, loc, firstRow, arith::MulIOp::create(b, loc, q, cIdx(4)));
+  Value lanesM = arith::AddIOp::create(b, loc, firstM, column);
+  SmallVector<Value> lanesSums;
+  SmallVector<int64_t> mOffsets, nOffsets;
   for (int64_t c = 0; c < colTiles; ++c)
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t i = 0; i < 4; ++i) {
-        Value n = arith::AddIOp::create(
-            b, loc, firstRow,
-            arith::AddIOp::create(b, loc, firstD, cIdx(16 * c + i)));
-        Value m = arith::AddIOp::create(
-            b, loc, firstM,
-            arith::AddIOp::create(b, loc, column, cIdx(16 * g)));
-        Value sum = vector::ExtractOp::create(b, loc, sums[c * groups + g],
-                                              ArrayRef<int64_t>{i});
-        emitStore(sum, Value(), m, n, numM, numN);
+        lanesSums.push_back(vector::ExtractOp::create(
+            b, loc, sums[c * groups + g], ArrayRef<int64_t>{i}));
+        mOffsets.push_back(16 * g);
+        nOffsets.push_back(16 * c + i);
       }
+  storeTile(lanesSums, Value(), lanesM, firstN, mOffsets, nOffsets, numM, numN);
 }
 
 } // namespace

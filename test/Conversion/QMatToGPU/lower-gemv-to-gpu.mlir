@@ -26,7 +26,9 @@
 // GFX-NOT: qmat.wave_mma
 // GFX: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // GFX: gpu.barrier
-// GFX: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// The 16x16 accumulator's epilogue: element i of column tile c is row
+// 4q + 16c + i of the lane's column.
+// GFX: qmat.store_tile %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} to %{{.+}}[%{{.+}}, %{{.+}}] offsets m [0, 0, 0, 0, 0, 0, 0, 0] n [0, 1, 2, 3, 16, 17, 18, 19] bounds %{{.+}}, %{{.+}} bias %{{.+}} : f32, f32, f32, f32, f32, f32, f32, f32 to memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<?xbf16, strided<[1], offset: ?>>
 
 // Tensor core, 4 warps of split-K, 2 column tiles: 32 rows per block, 128
 // threads, the split-K partial sums in 4 x 2 x 32 x 4 floats of workgroup
@@ -95,7 +97,9 @@
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: vector.load %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// The 16x8 accumulators of the two column tiles: rows g, g + 8, g + 16,
+// g + 24 and columns 2t, 2t + 1.
+// CHECK: qmat.store_tile %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} to %{{.+}}[%{{.+}}, %{{.+}}] offsets m [0, 1, 0, 1, 0, 1, 0, 1] n [0, 0, 8, 8, 16, 16, 24, 24] bounds %{{.+}}, %{{.+}} factor %{{.+}} bias %{{.+}} : f32, f32, f32, f32, f32, f32, f32, f32 to memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<?xbf16, strided<[1], offset: ?>>
 func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref<40x16xf8E4M3FN>,
                        %g: memref<f32>, %b: memref<40xbf16>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<40x128xi8>, memref<40x16xf8E4M3FN>)
@@ -151,10 +155,8 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK: %[[LOWG:.+]] = arith.cmpi ult, %[[G]], %c4{{.*}} : index
 // CHECK: %[[LOWT:.+]] = arith.cmpi ult, %[[T]], %c2{{.*}} : index
 // CHECK: %[[OWNER:.+]] = arith.andi %[[LOWG]], %[[LOWT]] : i1
-// CHECK: %[[INSIDE:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
-// CHECK: %[[STORES:.+]] = arith.andi %[[INSIDE]], %[[OWNER]] : i1
-// CHECK: scf.if %[[STORES]] {
-// CHECK: memref.store
+// Rows g (< 4) and g + 4 of each 8-row half, stored by their owners only.
+// CHECK: qmat.store_tile %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} to %{{.+}}[%{{.+}}, %{{.+}}] offsets m [0, 1, 0, 1, 0, 1, 0, 1] n [0, 0, 4, 4, 8, 8, 12, 12] bounds %{{.+}}, %{{.+}} factor %{{.+}} mask %[[OWNER]] : f32, f32, f32, f32, f32, f32, f32, f32 to memref<?x?xbf16, strided<[?, 1], offset: ?>>
 func.func @whole_lines(%a: memref<?x512xbf16>, %w: memref<40x256xi8>, %s: memref<40x32xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x40xbf16>) {
   qmat.gemv <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<40x256xi8>, memref<40x32xf8E4M3FN>)
@@ -311,6 +313,10 @@ func.func @mxfp4_packed(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memre
 // CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32, %c32_i32{{.*}} : f32
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
+// Lane 0 stores one sum per activation row, rows 0 and 1 of its weight row.
+// CHECK: scf.if %{{.+}} {
+// CHECK-NEXT: %[[ROW0:.+]] = arith.constant 0 : index
+// CHECK-NEXT: qmat.store_tile %{{.+}}, %{{.+}} to %{{.+}}[%[[ROW0]], %{{.+}}] offsets m [0, 1] n [0, 0] bounds %{{.+}}, %{{.+}} : f32, f32 to memref<?x?xf16, strided<[?, 1], offset: ?>>
 func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref<40x2xf32>, %y: memref<?x40xf16>) {
   qmat.gemv <fp8, block = 128> ins(%a, %w, %s : memref<?x250xf16>, memref<40x250xf8E4M3FN>, memref<40x2xf32>)
       outs(%y : memref<?x40xf16>) max_m = 2 split_k = 1 col_tiles = 1

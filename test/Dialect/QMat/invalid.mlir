@@ -974,3 +974,48 @@ func.func @decode_tile_blocks_alone(%c: vector<16xi8>, %s: bf16, %b: index) {
   %t = "qmat.decode_tile"(%c, %s, %s, %s, %s, %b, %b, %b, %b) <{scheme = #qmat.scheme<int4, block = 32>, operandSegmentSizes = array<i32: 1, 4, 0, 4>}> : (vector<16xi8>, bf16, bf16, bf16, bf16, index, index, index, index) -> vector<1x16x2xbf16>
   return
 }
+
+// -----
+
+// Rule: one m and one n offset per sum.
+func.func @store_tile_offsets(%s: f32, %y: memref<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'qmat.store_tile' op expects one m and one n offset per sum (2), got 2 and 1}}
+  qmat.store_tile %s, %s to %y[%i, %i] offsets m [0, 1] n [0] bounds %i, %i : f32, f32 to memref<?x?xbf16>
+  return
+}
+
+// -----
+
+// Rule: offsets are not negative.
+func.func @store_tile_negative(%s: f32, %y: memref<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'qmat.store_tile' op expects offsets of at least 0}}
+  qmat.store_tile %s to %y[%i, %i] offsets m [0] n [-8] bounds %i, %i : f32 to memref<?x?xbf16>
+  return
+}
+
+// -----
+
+// Rule: at least one sum.
+func.func @store_tile_empty(%y: memref<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'qmat.store_tile' op expects at least one sum}}
+  "qmat.store_tile"(%y, %i, %i, %i, %i) <{m_offsets = array<i64>, n_offsets = array<i64>, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 0, 0, 0>}> : (memref<?x?xbf16>, index, index, index, index) -> ()
+  return
+}
+
+// -----
+
+// Rule: the bias has y's element type.
+func.func @store_tile_bias(%s: f32, %y: memref<?x?xbf16>, %bias: memref<?xf16>, %i: index) {
+  // expected-error @+1 {{'qmat.store_tile' op expects the bias of y's element type ('bf16'), got 'f16'}}
+  qmat.store_tile %s to %y[%i, %i] offsets m [0] n [0] bounds %i, %i bias %bias : f32 to memref<?x?xbf16>, memref<?xf16>
+  return
+}
+
+// -----
+
+// Rule: y holds the activation type.
+func.func @store_tile_f32(%s: f32, %y: memref<?x?xf32>, %i: index) {
+  // expected-error @+1 {{'qmat.store_tile' op operand #1 must be 2D memref of 16-bit float or bfloat16 type values, but got 'memref<?x?xf32>'}}
+  qmat.store_tile %s to %y[%i, %i] offsets m [0] n [0] bounds %i, %i : f32 to memref<?x?xf32>
+  return
+}

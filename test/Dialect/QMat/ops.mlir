@@ -279,3 +279,17 @@ func.func @decode_tiles(%c0: vector<16xi8>, %c1: vector<16xi8>, %s0: f8E4M3FN, %
       : vector<16xi8>, f8E8M0FNU -> vector<1x16x2xf16>
   return %a, %b, %c : vector<2x16x2xbf16>, vector<1x4x2xf16>, vector<1x16x2xf16>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @store_tiles
+// CHECK: qmat.store_tile %arg0, %arg1 to %arg2[%arg4, %arg5] offsets m [0, 1] n [0, 8] bounds %arg6, %arg7 factor %arg8 bias %arg3 mask %arg9 : f32, f32 to memref<?x?xbf16>, memref<?xbf16>
+// CHECK: qmat.store_tile %arg0 to %arg2[%arg4, %arg5] offsets m [3] n [0] bounds %arg6, %arg7 : f32 to memref<?x?xbf16>
+func.func @store_tiles(%s0: f32, %s1: f32, %y: memref<?x?xbf16>, %bias: memref<?xbf16>,
+                       %m: index, %n: index, %num_m: index, %num_n: index, %f: f32, %owner: i1) {
+  qmat.store_tile %s0, %s1 to %y[%m, %n] offsets m [0, 1] n [0, 8] bounds %num_m, %num_n
+      factor %f bias %bias mask %owner : f32, f32 to memref<?x?xbf16>, memref<?xbf16>
+  qmat.store_tile %s0 to %y[%m, %n] offsets m [3] n [0] bounds %num_m, %num_n
+      : f32 to memref<?x?xbf16>
+  return
+}

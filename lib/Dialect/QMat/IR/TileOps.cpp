@@ -64,3 +64,27 @@ LogicalResult DecodeTileOp::verify() {
                          << "x2 (rows x pairs x 2), got " << pairsType;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// store_tile
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreTileOp::verify() {
+  int64_t sums = getSums().size();
+  if (sums == 0)
+    return emitOpError() << "expects at least one sum";
+  if (static_cast<int64_t>(getMOffsets().size()) != sums ||
+      static_cast<int64_t>(getNOffsets().size()) != sums)
+    return emitOpError() << "expects one m and one n offset per sum (" << sums
+                         << "), got " << getMOffsets().size() << " and "
+                         << getNOffsets().size();
+  for (ArrayRef<int64_t> offsets : {getMOffsets(), getNOffsets()})
+    if (llvm::any_of(offsets, [](int64_t o) { return o < 0; }))
+      return emitOpError() << "expects offsets of at least 0";
+  if (getBias() &&
+      getBias().getType().getElementType() != getY().getType().getElementType())
+    return emitOpError() << "expects the bias of y's element type ("
+                         << getY().getType().getElementType() << "), got "
+                         << getBias().getType().getElementType();
+  return success();
+}
