@@ -40,6 +40,10 @@ struct Variant {
   int mTile, warpsN, splitK, colTiles, stages, warpgroup;
 };
 
+/// The name suffix of each form (Variant::warpgroup): warp, warpgroup,
+/// specialized warpgroup.
+const char *const kVariantForms[] = {"", "_wg", "_ws"};
+
 /// Every fused tiling compiled into the bundle (make_bundle.py writes them
 /// into variants.inc; none where no layer takes the fused GEMM).
 const std::vector<Variant> kVariants = {
@@ -237,7 +241,7 @@ int main(int argc, char **argv) {
           if (var)
             std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d%s",
                           var->mTile, var->warpsN, var->splitK, var->colTiles,
-                          var->stages, var->warpgroup ? "_wg" : "");
+                          var->stages, kVariantForms[var->warpgroup]);
           if (pair)
             std::snprintf(variant, sizeof variant, "gemv_s%d_c%d", pair->splitK,
                           pair->colTiles);
@@ -295,7 +299,7 @@ int main(int argc, char **argv) {
           char name[64];
           std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d_p%d%s", v.mTile,
                         v.warpsN, v.splitK, v.colTiles, v.stages,
-                        v.warpgroup ? "_wg" : "");
+                        kVariantForms[v.warpgroup]);
           variants << (timed++ ? ", " : "") << "\"" << name << "\": " << ms;
           if (ms < bestMs) {
             bestMs = ms;

@@ -10,7 +10,8 @@ variants, which the checks in that range pin).
 
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
-       [--fused-warpgroup-variants=m,s,...] [-- QMAT_AOT_FLAGS]
+       [--fused-warpgroup-variants=m,w,s,c,...]
+       [--fused-specialized-variants=m,c,...] [-- QMAT_AOT_FLAGS]
 """
 import os
 import sys
@@ -42,6 +43,9 @@ def main():
     warpgroup = opts.get("fused-warpgroup-variants")
     if warpgroup:
         flags.append("--fused-warpgroup-variants=" + warpgroup)
+    specialized = opts.get("fused-specialized-variants")
+    if specialized:
+        flags.append("--fused-specialized-variants=" + specialized)
     write_bundle(aot, out, [(scheme, block, zp, act, n, k)
                             for scheme, block, zp in schemes
                             for act in acts
@@ -54,7 +58,7 @@ def main():
     for layer in manifest["layers"]:
         for v in layer["strategy"]["fused_variants"]:
             t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
-                 int(v.get("warpgroup", False)))
+                 int(v.get("warpgroup", False)) + int(v.get("specialized", False)))
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:

@@ -104,6 +104,72 @@ def QMat_WarpgroupMmaOp : QMat_InstructionOp<"warpgroup_mma",
   let hasVerifier = 1;
 }
 
+def QMat_WarpgroupMmaSharedOp : QMat_InstructionOp<"warpgroup_mma_shared",
+    [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts a warpgroup's asynchronous 64xNx16 multiply-accumulate of two tiles in workgroup memory";
+  let description = [{
+    As `qmat.warpgroup_mma`, with A also in workgroup memory: `a` is the i64
+    matrix descriptor of the 64x16 A tile and `b` that of the 16xN B tile,
+    both K-major and not swizzled, of `element_type` (f16 or bf16); N = 2 ·
+    |acc|, and warp w of the group holds the sums of A rows 16w .. 16w + 15,
+    one group of four per 8 columns. Stores to either tile must pass
+    `qmat.async_proxy_fence` and a barrier first. NVIDIA (sm_90a) lowers it
+    to `wgmma.mma_async.sync.aligned.m64nNk16.f32` with two descriptors.
+
+    ```mlir
+    %d:4 = qmat.warpgroup_mma_shared %descA * %descB
+        + [%c0, %c1, %c2, %c3] : bf16, f32
+    ```
+  }];
+  let arguments = (ins I64:$a, I64:$b, Variadic<F32>:$acc,
+                       TypeAttrOf<AnyTypeOf<[F16, BF16]>>:$element_type);
+  let results = (outs Variadic<F32>:$sums);
+  let assemblyFormat = [{
+    $a `*` $b `+` `[` $acc `]` attr-dict `:` $element_type `,`
+    custom<RepeatedType>(ref($acc), type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_BarrierArriveOp : QMat_InstructionOp<"barrier_arrive",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrives at one of the block's numbered barriers without waiting";
+  let description = [{
+    Counts this thread's warp at barrier `id` (1 .. 15; 0 is `gpu.barrier`'s)
+    and goes on; the barrier opens once `threads` threads of the block have
+    arrived or waited there (`qmat.barrier_sync`). The workgroup-memory
+    stores this thread made before are visible to the threads the barrier
+    releases. `threads` is a multiple of 32. NVIDIA lowers it to
+    `bar.arrive id, threads`.
+
+    ```mlir
+    qmat.barrier_arrive %id, 384
+    ```
+  }];
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def QMat_BarrierSyncOp : QMat_InstructionOp<"barrier_sync",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits at one of the block's numbered barriers";
+  let description = [{
+    Counts this thread's warp at barrier `id` (1 .. 15) and waits until
+    `threads` threads of the block have arrived (`qmat.barrier_arrive`) or
+    waited there; the stores made before their arrival are then visible.
+    `threads` is a multiple of 32. NVIDIA lowers it to `bar.sync id,
+    threads`.
+
+    ```mlir
+    qmat.barrier_sync %id, 384
+    ```
+  }];
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
 def QMat_WarpgroupFenceOp : QMat_InstructionOp<"warpgroup_fence",
     [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Orders register writes before the warpgroup's next matrix ops";

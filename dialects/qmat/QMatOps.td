@@ -211,6 +211,15 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     multiprocessor). It takes the packed decodes (nvfp4, mxfp4, int4). Targets without that
     instruction, and fp8, build the same tiling from warp instructions; the
     decoded weights and the fp32 accumulation are the same either way.
+    `specialized` (with `warpgroup`, sm_90a, packed decodes) divides the
+    block's warps by role instead: one warpgroup multiplies (one 64-row
+    instruction per column tile, `warps_n` = 4, `split_k` = 1) and one
+    warpgroup per column tile decodes, into workgroup memory, the weights
+    the instructions read from there as their A operand, beside the
+    activations it copies in; `stages` (3 or 4) such tiles of 64 K
+    elements circulate between them through numbered barriers, so that the
+    decode of later stages runs while the instructions multiply earlier
+    ones. Its memory is dynamic, up to a multiprocessor's 227 KB.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -233,7 +242,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
       DefaultValuedAttr<I64Attr, "1">:$stages,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
-      UnitAttr:$prepared_weights, UnitAttr:$warpgroup,
+      UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
       OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
@@ -245,7 +254,8 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
     `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
-    (`warpgroup` $warpgroup^)? (`config` `=` qualified($config)^)? attr-dict
+    (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
+    (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -285,6 +295,20 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     /// memory for the warp form; the warpgroup form's is dynamic, as much as
     /// lets two blocks share an sm_90 multiprocessor.
     static int64_t getMaxWorkgroupBytes(bool warpgroup);
+    /// `specialized`: bytes of one stage (the decoded weights of 64 x
+    /// col_tiles rows and m_tile activation rows, 64 K elements each), the
+    /// whole pipeline's, and the stages built: the most, up to 4, that fit
+    /// a multiprocessor's workgroup memory (below 3: none).
+    static int64_t getSpecializedStageBytes(int64_t mTile, int64_t colTiles);
+    static int64_t getSpecializedWorkgroupBytes(int64_t mTile,
+                                                int64_t colTiles,
+                                                int64_t stages);
+    static int64_t getSpecializedStages(int64_t mTile, int64_t colTiles);
+    /// `specialized`: threads per block, the multiplying warpgroup and one
+    /// decoding warpgroup per column tile.
+    static int64_t getSpecializedThreads(int64_t colTiles);
+    /// The verifier's rules of the specialized form.
+    LogicalResult verifySpecializedTiling();
   }];
 }
 

@@ -139,9 +139,10 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
                          options.gemvColTiles))
       layer.gemvVariants.push_back(v);
     std::string error;
-    FailureOr<SmallVector<FusedGemmVariant>> fused =
-        getFusedGemmVariants(layer.plan, layer.k, options.fusedVariants,
-                             options.fusedWarpgroupVariants, error);
+    FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
+        layer.plan, layer.scheme, layer.k, options.fusedVariants,
+        options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
+        error);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -362,7 +363,9 @@ void reportKernels(const BundleOptions &options, const std::string &step,
                                "bytes of dynamic workgroup memory)",
                                variant.mTile, variant.warpsN, variant.splitK,
                                variant.colTiles, variant.stages,
-                               variant.warpgroup ? ", warpgroup" : "",
+                               variant.specialized ? ", specialized warpgroup"
+                               : variant.warpgroup ? ", warpgroup"
+                                                   : "",
                                launch.symbol, launch.threads,
                                launch.rowsPerBlock, launch.dynamicSharedBytes)
                      .str());
@@ -440,6 +443,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.fusedVariants = ArrayRef<int64_t>(options.fusedVariants);
     pipeline.fusedWarpgroupVariants =
         ArrayRef<int64_t>(options.fusedWarpgroupVariants);
+    pipeline.fusedSpecializedVariants =
+        ArrayRef<int64_t>(options.fusedSpecializedVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

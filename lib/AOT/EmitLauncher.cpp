@@ -574,7 +574,9 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const FusedGemmVariant &v : layer.fusedVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.mTile,
                           v.warpsN, v.splitK, v.colTiles, v.stages,
-                          v.warpgroup ? 1 : 0);
+                          v.specialized ? 2
+                          : v.warpgroup ? 1
+                                        : 0);
   if (fusedCount == 0)
     os << "    {0, 0, 0, 0, 0, 0},\n";
   os << "};\n";
@@ -750,6 +752,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"col_tiles", variant.colTiles},
                                          {"stages", variant.stages},
                                          {"warpgroup", variant.warpgroup},
+                                         {"specialized", variant.specialized},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);

@@ -93,6 +93,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
                             options.fusedVariants.end());
   gemv.fusedWarpgroupVariants.assign(options.fusedWarpgroupVariants.begin(),
                                      options.fusedWarpgroupVariants.end());
+  gemv.fusedSpecializedVariants.assign(options.fusedSpecializedVariants.begin(),
+                                       options.fusedSpecializedVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

@@ -107,6 +107,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     SmallVector<int64_t> fusedTiles(fusedVariants.begin(), fusedVariants.end());
     SmallVector<int64_t> warpgroupTiles(fusedWarpgroupVariants.begin(),
                                         fusedWarpgroupVariants.end());
+    SmallVector<int64_t> specializedTiles(fusedSpecializedVariants.begin(),
+                                          fusedSpecializedVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -119,7 +121,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
           plan, op.getScheme().getKind(), op.getK(), splitKs, colTileCounts);
       std::string error;
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
-          plan, op.getK(), fusedTiles, warpgroupTiles, error);
+          plan, op.getScheme().getKind(), op.getK(), fusedTiles, warpgroupTiles,
+          specializedTiles, error);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -180,7 +183,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, DecodeMethodAttr(),
-                  plan.getPreparedWeights(), v.warpgroup, KernelConfigAttr());
+                  plan.getPreparedWeights(), v.warpgroup, v.specialized,
+                  KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();

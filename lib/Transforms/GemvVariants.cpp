@@ -108,9 +108,77 @@ ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
   return values;
 }
 
+/// The specialized variants of `pairs` ((m_tile, col_tiles) pairs) for a
+/// `scheme` layer planned as `plan`, appended to `variants`.
+static LogicalResult
+addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
+                       ArrayRef<int64_t> pairs, const TargetInfo &target,
+                       SmallVector<FusedGemmVariant> &variants,
+                       std::string &error) {
+  if (pairs.size() % 2 != 0) {
+    error = "fused-specialized-variants takes (m_tile, col_tiles) pairs, "
+            "got " +
+            std::to_string(pairs.size()) + " numbers";
+    return failure();
+  }
+  if (pairs.empty())
+    return success();
+  if (!target.hasWarpgroupMma()) {
+    error = llvm::formatv("fused-specialized-variants needs the warpgroup "
+                          "matrix instruction, which {0} lacks (sm_90a has it)",
+                          stringifyChip(plan.getTarget().getChip()))
+                .str();
+    return failure();
+  }
+  if (plan.getPreparedWeights()) {
+    error = "fused-specialized-variants read the codes in the checkpoint's "
+            "layout; they are not compiled with prepared weights";
+    return failure();
+  }
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    FusedGemmVariant v{
+        pairs[i],
+        4,
+        1,
+        pairs[i + 1],
+        FusedGemmOp::getSpecializedStages(pairs[i], pairs[i + 1]),
+        /*warpgroup=*/true,
+        /*specialized=*/true};
+    bool legal = llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
+                 (v.colTiles == 1 || v.colTiles == 2) &&
+                 v.mTile >= 16 * v.colTiles;
+    if (!legal) {
+      error = llvm::formatv("fused specialized variant (m_tile = {0}, "
+                            "col_tiles = {1}) is not a legal qmat.fused_gemm "
+                            "tiling (m_tile one of 16, 32, 64, 128 and at "
+                            "least 16 x col_tiles, col_tiles 1 or 2)",
+                            v.mTile, v.colTiles)
+                  .str();
+      return failure();
+    }
+    for (const FusedGemmVariant &other : variants)
+      if (other.mTile == v.mTile && other.warpsN == v.warpsN &&
+          other.splitK == v.splitK && other.colTiles == v.colTiles &&
+          other.stages == v.stages) {
+        error = llvm::formatv("fused specialized variant (m_tile = {0}, "
+                              "col_tiles = {1}) has the tiling of a listed "
+                              "warp or warpgroup variant (warps_n = 4, "
+                              "split_k = 1, stages = {2})",
+                              v.mTile, v.colTiles, v.stages)
+                    .str();
+        return failure();
+      }
+    // The decode through fp32 (fp8) has no specialized form.
+    if (scheme != SchemeKind::fp8)
+      variants.push_back(v);
+  }
+  return success();
+}
+
 FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
-    PlanAttr plan, int64_t k, ArrayRef<int64_t> tiles,
-    ArrayRef<int64_t> warpgroupTiles, std::string &error) {
+    PlanAttr plan, SchemeKind scheme, int64_t k, ArrayRef<int64_t> tiles,
+    ArrayRef<int64_t> warpgroupTiles, ArrayRef<int64_t> specializedTiles,
+    std::string &error) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -226,5 +294,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     if ((k / 128) % v.splitK == 0)
       variants.push_back(v);
   }
+  if (failed(addSpecializedVariants(plan, scheme, specializedTiles, *target,
+                                    variants, error)))
+    return failure();
   return variants;
 }

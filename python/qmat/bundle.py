@@ -282,8 +282,8 @@ def _tilings(what, tilings, numbers, names):
 
 def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx=False,
             scratch_cap_mib=None, gemv_max_m=None, fused_max_m=None, fused_variants=None,
-            fused_warpgroup_variants=None, prepared_weights=False, qmat_aot=None,
-            timeout=600):
+            fused_warpgroup_variants=None, fused_specialized_variants=None,
+            prepared_weights=False, qmat_aot=None, timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -294,8 +294,9 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     (default 256), `gemv_max_m` (default 8), `fused_max_m` (-1: the
     target's default, 0: no fused GEMM), `fused_variants` ((m_tile, warps_n,
     split_k, col_tiles, stages) tuples) and `fused_warpgroup_variants`
-    ((m_tile, warps_n, split_k, col_tiles) tuples, wgmma on sm_90a) are
-    qmat-aot's knobs;
+    ((m_tile, warps_n, split_k, col_tiles) tuples, wgmma on sm_90a) and
+    `fused_specialized_variants` ((m_tile, col_tiles) pairs, the
+    specialized warpgroup form, sm_90a) are qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -317,6 +318,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-warpgroup-variants=" + _tilings(
             "fused_warpgroup_variants", fused_warpgroup_variants, 4,
             "m_tile, warps_n, split_k, col_tiles"))
+    if fused_specialized_variants is not None:
+        tilings.append("--fused-specialized-variants=" + _tilings(
+            "fused_specialized_variants", fused_specialized_variants, 2,
+            "m_tile, col_tiles"))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

@@ -72,6 +72,22 @@ def test_compile_takes_fused_tilings(qmat_aot, tmp_path):
     assert not fused[0]["kernels"]["sm_90a"]["symbol"].endswith("_wg")
 
 
+def test_compile_takes_specialized_tilings(qmat_aot, tmp_path):
+    """The specialized warpgroup form's pairs reach qmat-aot: its kernel
+    (name ending in _wg_ws) launches one multiplying and one decoding
+    warpgroup with 4 stages of (32 + 64) rows x 128 bytes."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 64, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_max_m=64, fused_variants=[(16, 2, 2, 2, 2)],
+                     fused_specialized_variants=[(32, 1)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v["stages"],
+             v["warpgroup"], v["specialized"]) for v in fused] == \
+        [(16, 2, 2, 2, 2, False, False), (32, 4, 1, 1, 4, True, True)]
+    kernel = fused[1]["kernels"]["sm_90a"]
+    assert kernel["symbol"].endswith("_mt32_w4_s1_c1_p4_wg_ws")
+    assert kernel["block"][0] == 256 and kernel["dynamic_shared_bytes"] == 49152
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -98,6 +114,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_warpgroup_variants=[(64, 4, 0, 1)]), qmat.ArgumentError,
      "fused_warpgroup_variants takes (m_tile, warps_n, split_k, col_tiles) tuples of positive "
      "integers, got (64, 4, 0, 1)"),
+    (dict(fused_specialized_variants=[(64, 1, 1)]), qmat.ArgumentError,
+     "fused_specialized_variants takes (m_tile, col_tiles) tuples of positive integers, "
+     "got (64, 1, 1)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

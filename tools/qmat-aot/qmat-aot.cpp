@@ -106,6 +106,13 @@ cl::list<int64_t> fusedWarpgroupVariants(
              "warps_n, split_k, col_tiles) quadruples (stages: the most of "
              "3-4 whose activations and codes fit in 112 KB; default none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedSpecializedVariants(
+    "fused-specialized-variants", cl::CommaSeparated, cl::value_desc("m,c,..."),
+    cl::desc("Fused GEMM tilings of the specialized warpgroup form (one "
+             "warpgroup multiplies, col_tiles warpgroups decode into "
+             "workgroup memory; sm_90a), as (m_tile, col_tiles) pairs "
+             "(stages: the most of 3-4 that fit in 227 KB; default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -211,6 +218,13 @@ bool hasBadOption() {
     return fusedWarpgroupVariants.error(
         "takes quadruples (m_tile, warps_n, split_k, col_tiles), got " +
         Twine(fusedWarpgroupVariants.size()) + " values");
+  for (int64_t value : fusedSpecializedVariants)
+    if (outOfRange(fusedSpecializedVariants, value, 1, INT32_MAX))
+      return true;
+  if (fusedSpecializedVariants.size() % 2 != 0)
+    return fusedSpecializedVariants.error(
+        "takes pairs (m_tile, col_tiles), got " +
+        Twine(fusedSpecializedVariants.size()) + " values");
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
 }
@@ -386,6 +400,8 @@ int main(int argc, char **argv) {
   options.fusedVariants.assign(fusedVariants.begin(), fusedVariants.end());
   options.fusedWarpgroupVariants.assign(fusedWarpgroupVariants.begin(),
                                         fusedWarpgroupVariants.end());
+  options.fusedSpecializedVariants.assign(fusedSpecializedVariants.begin(),
+                                          fusedSpecializedVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == EmitKind::ptx;

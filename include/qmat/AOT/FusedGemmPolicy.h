@@ -17,8 +17,9 @@ namespace qmat_policy {
 /// One compiled fused dequant-GEMM variant: a block owns warpsN x colTiles
 /// 16-row weight tiles and mTile activation rows; splitK warps share each
 /// tile's K range; `stages` tiles of activations are in its pipeline;
-/// `warpgroup` (1) where its four warps multiply through the warpgroup
-/// matrix instruction.
+/// `warpgroup` 1 where its four warps multiply through the warpgroup
+/// matrix instruction, 2 for the specialized warpgroup form (one
+/// warpgroup multiplies, colTiles warpgroups decode).
 struct FusedVariantDesc {
   int mTile;
   int warpsN;

@@ -35,6 +35,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Fused GEMM tilings compiled with the warpgroup "
                      "instruction, as (m_tile, warps_n, split_k, col_tiles) "
                      "quadruples")};
+  ListOption<int64_t> fusedSpecializedVariants{
+      *this, "fused-specialized-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized warpgroup form, "
+                     "as (m_tile, col_tiles) pairs")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

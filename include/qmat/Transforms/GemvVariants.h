@@ -53,8 +53,10 @@ ArrayRef<int64_t> getDefaultGemvColTiles();
 /// One compiled fused dequant-GEMM variant (qmat.fused_gemm).
 struct FusedGemmVariant {
   int64_t mTile = 16, warpsN = 1, splitK = 1, colTiles = 1, stages = 1;
-  /// qmat.fused_gemm's `warpgroup` (warps_n 4 or 8, stages 2).
+  /// qmat.fused_gemm's `warpgroup` (warps_n 4 or 8, stages 3 or 4).
   bool warpgroup = false;
+  /// qmat.fused_gemm's `specialized` (with warpgroup: warps_n 4, split_k 1).
+  bool specialized = false;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -67,12 +69,16 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// left out. Fails with a message when `tiles` is not a list of quintuples
 /// or holds a tiling qmat.fused_gemm's verifier refuses.
 /// `warpgroupTiles` adds warpgroup variants, as (m_tile, warps_n, split_k,
-/// col_tiles) quadruples (stages 2);
+/// col_tiles) quadruples (stages 3 or 4);
 /// one whose warp form `tiles` also lists is refused (the launcher's
-/// override names a variant by its tiling).
+/// override names a variant by its tiling). `specializedTiles` adds
+/// specialized warpgroup variants, as (m_tile, col_tiles) pairs (stages 3
+/// or 4), for the packed decodes only (an fp8 layer takes none); they need
+/// the warpgroup instruction and the checkpoint's layout of the codes.
 FailureOr<SmallVector<FusedGemmVariant>>
-getFusedGemmVariants(PlanAttr plan, int64_t k, ArrayRef<int64_t> tiles,
-                     ArrayRef<int64_t> warpgroupTiles, std::string &error);
+getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
+                     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
+                     ArrayRef<int64_t> specializedTiles, std::string &error);
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

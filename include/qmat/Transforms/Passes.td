@@ -83,6 +83,11 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "as (m_tile, warps_n, split_k, col_tiles) quadruples (stages: "
                "the most of 3-4 whose activations and codes fit in 112 KB; "
                "default none)">,
+    ListOption<"fusedSpecializedVariants", "fused-specialized-variants",
+               "int64_t",
+               "Fused GEMM tilings of the specialized warpgroup form, as "
+               "(m_tile, col_tiles) pairs (stages: the most of 3-4 that fit "
+               "in 227 KB; default none)">,
   ];
 }
 
@@ -157,7 +162,9 @@ def QMatExternDynamicSharedMemory
     memory then starts after it, and the kernel's last bytes would lie past
     the allocation. With external linkage and no initializer the backends
     emit what CUDA and HIP define as the dynamic memory
-    (`.extern .shared .b8 x[];` on NVPTX), starting at its first byte.
+    (`.extern .shared .b8 x[];` on NVPTX), starting at its first byte. On
+    NVIDIA it is aligned to 1024 bytes, where the warpgroup instruction's
+    128-byte-swizzled tiles start.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -113,6 +113,15 @@ protected:
     /// loads them does not wait for them).
     SmallVector<Value, 1> scaleVectors;
   };
+  /// Chunks' loads as loop-carried values, and back: the codes (where
+  /// loaded), then each chunk's distinct scales (or its whole scale loads)
+  /// and zero-point bytes in order of first use. unflattenChunks rebuilds
+  /// chunks of `shape` from `values`, each chunk's words in scale blocks
+  /// `blocks`.
+  SmallVector<Value> flattenChunks(ArrayRef<RowChunk> chunks);
+  SmallVector<RowChunk> unflattenChunks(ArrayRef<RowChunk> shape,
+                                        ValueRange values,
+                                        ArrayRef<Value> blocks);
   /// The scale block of each 8-element word of the chunk at `kc` (a
   /// multiple of 32).
   SmallVector<Value> wordBlocks(Value kc);
@@ -198,6 +207,10 @@ void emitTensorCoreGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
                         const GemvBuffers &buffers, const TargetInfo &target);
 void emitWaveMmaGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
                      const GemvBuffers &buffers, const TargetInfo &target);
+void emitSpecializedFusedGemm(OpBuilder &b, Location loc,
+                              const GemvKernelSpec &spec,
+                              const GemvBuffers &buffers,
+                              const TargetInfo &target);
 void emitScalarGemv(OpBuilder &b, Location loc, const GemvKernelSpec &spec,
                     const GemvBuffers &buffers, const TargetInfo &target);
 

@@ -50,10 +50,13 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.stages = op.getStages();
   spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
   spec.dynamicShared = op.getWarpgroup();
+  spec.specialized = spec.warpgroup && op.getSpecialized();
   return spec;
 }
 
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
+  if (specialized)
+    return FusedGemmOp::getSpecializedThreads(colTiles);
   return tensorCore ? warpSize * splitK * warpsN
                     : warpSize * kScalarRowsPerBlock;
 }
@@ -63,6 +66,8 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 }
 
 int64_t GemvKernelSpec::getSharedBytes() const {
+  if (specialized)
+    return FusedGemmOp::getSpecializedWorkgroupBytes(maxM, colTiles, stages);
   if (mTiled)
     return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles,
                                           stages, warpgroup);
@@ -124,7 +129,7 @@ std::string GemvKernelSpec::getKernelName() const {
                preparedWeights ? "_prepared" : "",
                wholeBlocksOnly ? "_full" : "")
                .str() +
-           (warpgroup ? "_wg" : "");
+           (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "");
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",
@@ -141,7 +146,9 @@ void mlir::qmat::emitGemvKernelBody(OpBuilder &builder, Location loc,
                                     const GemvKernelSpec &spec,
                                     const GemvBuffers &buffers,
                                     const TargetInfo &target) {
-  if (spec.tensorCore && target.hasWaveMma16x16x16())
+  if (spec.specialized)
+    emitSpecializedFusedGemm(builder, loc, spec, buffers, target);
+  else if (spec.tensorCore && target.hasWaveMma16x16x16())
     emitWaveMmaGemv(builder, loc, spec, buffers, target);
   else if (spec.tensorCore)
     emitTensorCoreGemv(builder, loc, spec, buffers, target);

@@ -14,6 +14,7 @@
 #include "qmat/Conversion/Passes.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 #include "qmat/Conversion/QMatToGPU/KernelModule.h"
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,7 +109,13 @@ struct QMatLowerGemvToGPUPass
       buffers.stagedActivations = memref::ViewOp::create(
           b, loc, workgroupMemRef(bytes / 2, spec.actType), raw, zero,
           ValueRange{});
-      if (spec.warpgroup) {
+      if (spec.specialized) {
+        int64_t weightsFirst = spec.stages * spec.maxM * kSpecializedStageK * 2;
+        buffers.decodedWeights = memref::ViewOp::create(
+            b, loc, workgroupMemRef((bytes - weightsFirst) / 2, spec.actType),
+            raw, arith::ConstantIndexOp::create(b, loc, weightsFirst),
+            ValueRange{});
+      } else if (spec.warpgroup) {
         int64_t codesFirst =
             spec.stages *
             FusedGemmOp::getStagedActivationBytes(spec.maxM, spec.splitK);

@@ -129,61 +129,14 @@ void TensorCoreGemvEmitter::computeStepWith(const StepLoads &loads,
 }
 
 SmallVector<Value> TensorCoreGemvEmitter::flattenStep(const StepLoads &loads) {
-  SmallVector<Value> values;
-  for (const RowChunk &chunk : loads.chunks)
-    if (chunk.codes)
-      values.push_back(chunk.codes);
-  for (const RowChunk &chunk : loads.chunks) {
-    llvm::append_range(values, chunk.scaleVectors);
-    for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
-      if (w > 0 && raw == chunk.rawScales[w - 1])
-        continue;
-      if (chunk.scaleVectors.empty())
-        values.push_back(raw);
-      if (Value zeroPoint = chunk.rawZeroPoints[w])
-        values.push_back(zeroPoint);
-    }
-  }
-  return values;
+  return flattenChunks(loads.chunks);
 }
 
 TensorCoreGemvEmitter::StepLoads
 TensorCoreGemvEmitter::unflattenStep(const StepLoads &shape, ValueRange values,
                                      ArrayRef<Value> blocks) {
   StepLoads loads;
-  auto next = values.begin();
-  for (size_t c = 0; c < shape.chunks.size(); ++c) {
-    RowChunk carried;
-    if (shape.chunks[c].codes)
-      carried.codes = *next++;
-    carried.blocks.assign(blocks.begin(), blocks.end());
-    loads.chunks.push_back(carried);
-  }
-  // A chunk's words repeat their block's scale (loadRowChunk), which the
-  // decode recognises by identity: repeat the carried one alike. Scales
-  // carried as whole loads are taken out of them here, word w's at element
-  // (w % 4) * 8 / block of part w / 4.
-  int64_t bs = spec.scheme.getBlockSize();
-  for (auto [chunk, carried] : llvm::zip(shape.chunks, loads.chunks)) {
-    for (size_t v = 0; v < chunk.scaleVectors.size(); ++v)
-      carried.scaleVectors.push_back(*next++);
-    for (auto [w, raw] : llvm::enumerate(chunk.rawScales)) {
-      if (w > 0 && raw == chunk.rawScales[w - 1]) {
-        carried.rawScales.push_back(carried.rawScales.back());
-        carried.rawZeroPoints.push_back(carried.rawZeroPoints.back());
-        continue;
-      }
-      carried.rawScales.push_back(
-          chunk.scaleVectors.empty()
-              ? *next++
-              : Value(vector::ExtractOp::create(
-                    b, loc, carried.scaleVectors[w / 4],
-                    ArrayRef<int64_t>{int64_t(8 * (w % 4)) / bs})));
-      carried.rawZeroPoints.push_back(chunk.rawZeroPoints[w] ? *next++
-                                                             : Value());
-    }
-  }
-  assert(next == values.end() && "every carried value is used");
+  loads.chunks = unflattenChunks(shape.chunks, values, blocks);
   return loads;
 }
 

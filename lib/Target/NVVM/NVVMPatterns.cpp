@@ -225,6 +225,65 @@ struct WarpgroupMmaToPtx : OpRewritePattern<WarpgroupMmaOp> {
   }
 };
 
+/// wgmma.mma_async (sm_90a) with both tiles in workgroup memory, through
+/// inline PTX like its register-A form, so that both order alike with the
+/// warpgroup's other pieces.
+struct WarpgroupMmaSharedToPtx : OpRewritePattern<WarpgroupMmaSharedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpgroupMmaSharedOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t n = 2 * static_cast<int64_t>(op.getAcc().size());
+    std::string sums;
+    for (int64_t i = 0; i < n / 2; ++i)
+      sums += (i ? ", $" : "$") + std::to_string(i);
+    // Operands: the sums $0 .., their tied inputs, then A's descriptor at
+    // $n, B's at $n + 1 and the scale-d register (1: accumulate) at $n + 2;
+    // A and B unnegated, both K-major.
+    std::string text =
+        llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
+                      "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
+                      "{{{3}}, ${4}, ${5}, p, 1, 1, 0, 0;\n}",
+                      n + 2, n, op.getElementType().isBF16() ? "bf16" : "f16",
+                      sums, n, n + 1)
+            .str();
+    SmallVector<Value> inputs = {
+        op.getA(), op.getB(),
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 1)};
+    rewriter.replaceOp(op,
+                       emitTiedPtx(rewriter, loc, text, op.getAcc(), inputs));
+    return success();
+  }
+};
+
+/// bar.arrive: NVVM's op is built as PTX by a pass the pipeline does not
+/// run; its text here.
+struct BarrierArriveToPtx : OpRewritePattern<BarrierArriveOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BarrierArriveOp op,
+                                PatternRewriter &rewriter) const override {
+    Value threads = arith::ConstantIntOp::create(
+        rewriter, op.getLoc(), rewriter.getI32Type(), op.getThreads());
+    emitTiedPtx(rewriter, op.getLoc(), "bar.arrive $0, $1;", ValueRange{},
+                ValueRange{op.getId(), threads});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierSyncToNVVM : OpRewritePattern<BarrierSyncOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BarrierSyncOp op,
+                                PatternRewriter &rewriter) const override {
+    Value threads = arith::ConstantIntOp::create(
+        rewriter, op.getLoc(), rewriter.getI32Type(), op.getThreads());
+    NVVM::BarrierOp::create(rewriter, op.getLoc(), TypeRange{}, op.getId(),
+                            threads, /*reductionOp=*/{}, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The PTX statement of each warpgroup ordering op.
 std::string orderingPtx(WarpgroupFenceOp) {
   return "wgmma.fence.sync.aligned;";
@@ -313,7 +372,8 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
                AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
   if (warpgroupMma)
-    patterns.add<WarpgroupMmaToPtx, WarpgroupOrderingToPtx<WarpgroupFenceOp>,
+    patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx, BarrierArriveToPtx,
+                 BarrierSyncToNVVM, WarpgroupOrderingToPtx<WarpgroupFenceOp>,
                  WarpgroupOrderingToPtx<WarpgroupCommitOp>,
                  WarpgroupOrderingToPtx<WarpgroupWaitOp>,
                  WarpgroupOrderingToPtx<AsyncProxyFenceOp>>(

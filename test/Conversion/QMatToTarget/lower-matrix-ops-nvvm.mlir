@@ -78,3 +78,25 @@ func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.
   qmat.async_wait 1
   return
 }
+
+// -----
+
+// With A in workgroup memory too, wgmma takes two descriptors: the sums are
+// $0-$3, their tied inputs $4-$7, A's descriptor $8, B's $9 and the
+// accumulate flag $10, both tiles K-major (the two transpose flags 0). The
+// numbered barriers: bar.arrive as PTX text (its id and count in
+// registers), bar.sync as NVVM's barrier.
+// CHECK-LABEL: func.func @warpgroup_shared(
+// CHECK-SAME: %[[DA:[a-z0-9_]+]]: i64, %[[DB:[a-z0-9_]+]]: i64, %[[C:[a-z0-9_]+]]: f32, %[[ID:[a-z0-9_]+]]: i32)
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[THREADS:.+]] = arith.constant 384 : i32
+// CHECK-DAG: %[[SYNC:.+]] = arith.constant 256 : i32
+// CHECK: %[[MMA:.+]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $10, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1, $2, $3}, $8, $9, p, 1, 1, 0, 0;\0A}", "=f,=f,=f,=f,0,1,2,3,l,l,r,~{memory}" %[[C]], %[[C]], %[[C]], %[[C]], %[[DA]], %[[DB]], %[[ONE]] : (f32, f32, f32, f32, i64, i64, i32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.inline_asm has_side_effects "bar.arrive $0, $1;", "r,r,~{memory}" %[[ID]], %[[THREADS]] : (i32, i32) -> ()
+// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %[[SYNC]]
+func.func @warpgroup_shared(%descA: i64, %descB: i64, %c: f32, %id: i32) -> f32 {
+  %d:4 = qmat.warpgroup_mma_shared %descA * %descB + [%c, %c, %c, %c] : f16, f32
+  qmat.barrier_arrive %id, 384
+  qmat.barrier_sync %id, 256
+  return %d#0 : f32
+}

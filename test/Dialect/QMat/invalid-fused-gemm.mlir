@@ -269,3 +269,82 @@ func.func @config_fused_decode(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 1 decode = lookup config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
   return
 }
+
+// -----
+
+// Rule: the specialized form is a form of the warpgroup tiling.
+func.func @specialized_without_warpgroup(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{specialized is a form of the warpgroup tiling (warpgroup is not set)}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 specialized
+  return
+}
+
+// -----
+
+// Rule: one multiplying warpgroup, one 64-row instruction per column tile.
+func.func @specialized_tiling(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{specialized needs warps_n = 4, split_k = 1 and col_tiles = 1 or 2 (one multiplying warpgroup, one 64-row instruction per column tile), got warps_n = 8, split_k = 1, col_tiles = 1}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 8 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
+  return
+}
+
+// -----
+
+// Rule: three stages at least: one multiplied, one decoded, one copied.
+func.func @specialized_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{specialized needs stages = 3 or 4 (a stage being multiplied, one being decoded, one being copied), got 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 2 warpgroup specialized
+  return
+}
+
+// -----
+
+// Rule: each decoding thread copies whole chunks of the activations.
+func.func @specialized_m_tile(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{specialized needs m_tile >= 16 x col_tiles (each decoding thread copies whole 16-byte chunks of activations), got m_tile = 16, col_tiles = 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
+      m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+  return
+}
+
+// -----
+
+// Rule: the specialized form reads the codes in the checkpoint's layout.
+func.func @specialized_prepared(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{specialized reads the codes in the checkpoint's layout; prepared_weights is not taken}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 prepared_weights warpgroup specialized
+  return
+}
+
+// -----
+
+// Rule: its warps multiply through the warpgroup instruction only.
+func.func @specialized_config(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{specialized needs config matrix = wgmma_64xnx16 (its warps multiply through the warpgroup instruction only), got mma_16x8x16}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
+      config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
+  return
+}

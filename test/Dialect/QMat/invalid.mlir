@@ -1019,3 +1019,39 @@ func.func @store_tile_f32(%s: f32, %y: memref<?x?xf32>, %i: index) {
   qmat.store_tile %s to %y[%i, %i] offsets m [0] n [0] bounds %i, %i : f32 to memref<?x?xf32>
   return
 }
+
+// -----
+
+// Rule: the warpgroup instruction's N is a multiple of 8 from 8 to 256, with
+// A in workgroup memory too.
+func.func @warpgroup_mma_shared_n(%desc: i64, %c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_mma_shared' op N = 2 x sums per lane must be a multiple of 8 from 8 to 256, got 264}}
+  %d:132 = qmat.warpgroup_mma_shared %desc * %desc + [%c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c] : bf16, f32
+  return
+}
+
+// -----
+
+// Rule: the tiles' element type is f16 or bf16.
+func.func @warpgroup_mma_shared_type(%desc: i64, %c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_mma_shared' op attribute 'element_type' failed to satisfy constraint: type attribute of 16-bit float or bfloat16 type}}
+  %d:4 = qmat.warpgroup_mma_shared %desc * %desc + [%c, %c, %c, %c] : f32, f32
+  return
+}
+
+// -----
+
+// Rule: a numbered barrier counts whole warps of one block.
+func.func @barrier_arrive_threads(%id: i32) {
+  // expected-error @+1 {{'qmat.barrier_arrive' op threads must be a multiple of 32 from 32 to 1024 (whole warps of one block), got 48}}
+  qmat.barrier_arrive %id, 48
+  return
+}
+
+// -----
+
+func.func @barrier_sync_threads(%id: i32) {
+  // expected-error @+1 {{'qmat.barrier_sync' op threads must be a multiple of 32 from 32 to 1024 (whole warps of one block), got 2048}}
+  qmat.barrier_sync %id, 2048
+  return
+}

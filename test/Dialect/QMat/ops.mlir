@@ -293,3 +293,31 @@ func.func @store_tiles(%s0: f32, %s1: f32, %y: memref<?x?xbf16>, %bias: memref<?
       : f32 to memref<?x?xbf16>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @specialized_ops
+// CHECK: %[[S:.+]]:4 = qmat.warpgroup_mma_shared %arg0 * %arg1 + [%arg2, %arg2, %arg2, %arg2] : bf16, f32
+// CHECK: qmat.warpgroup_mma_shared %arg0 * %arg1 + [%[[S]]#0, %[[S]]#1, %[[S]]#2, %[[S]]#3] : f16, f32
+// CHECK: qmat.barrier_arrive %arg3, 384{{$}}
+// CHECK: qmat.barrier_sync %arg3, 256{{$}}
+func.func @specialized_ops(%descA: i64, %descB: i64, %c: f32, %id: i32) -> f32 {
+  %s:4 = qmat.warpgroup_mma_shared %descA * %descB + [%c, %c, %c, %c] : bf16, f32
+  %t:4 = qmat.warpgroup_mma_shared %descA * %descB + [%s#0, %s#1, %s#2, %s#3] : f16, f32
+  qmat.barrier_arrive %id, 384
+  qmat.barrier_sync %id, 256
+  return %t#0 : f32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fused_specialized
+// CHECK: m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+func.func @fused_specialized(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
+                             %g: memref<f32>, %y: memref<?x128xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
+      m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+  return
+}

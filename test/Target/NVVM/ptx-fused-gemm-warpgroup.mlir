@@ -32,7 +32,7 @@
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=SM90
 
 // CHECK: .target sm_90a
-// CHECK: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK-LABEL: .visible .entry fused_nvfp4_bs16_k5120_bf16_magic_bias_mt64_w4_s1_c1_p4_wg(
 // CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
 // CHECK-NOT: cp.async
@@ -134,7 +134,7 @@
 // NOGLOBAL-NOT: ld.global{{.*}}.v4
 // NOSPILL-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
 // SM90: .target sm_90
-// SM90: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// SM90: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // SM90-LABEL: .visible .entry fused_nvfp4_bs16_k5120_bf16_magic_bias_mt64_w4_s1_c1_p4(
 // SM90-NOT: wgmma
 // SM90: ld.global.L1::no_allocate.L2::128B.v4.b32

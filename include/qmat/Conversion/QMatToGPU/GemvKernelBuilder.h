@@ -73,6 +73,10 @@ struct GemvKernelSpec {
   /// instruction builds it): its stages take dynamic workgroup memory, which
   /// may exceed the 48 KB of a static allocation.
   bool dynamicShared = false;
+  /// mTiled with warpgroup: qmat.fused_gemm's `specialized` form (one
+  /// warpgroup multiplies, colTiles warpgroups decode into workgroup
+  /// memory; emitSpecializedFusedGemm).
+  bool specialized = false;
 
   /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
   static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);
@@ -113,6 +117,9 @@ struct GemvBuffers {
   /// The warpgroup form's staged weight codes (1-D i8), after every stage's
   /// activations (FusedGemmOp::getStagedCodeBytes per stage).
   Value stagedCodes;
+  /// The specialized form's decoded weights (1-D, the activation type),
+  /// after every stage's activations.
+  Value decodedWeights;
 };
 
 /// Emits the kernel body at the builder's insertion point (inside a

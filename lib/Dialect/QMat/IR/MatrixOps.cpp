@@ -131,6 +131,40 @@ LogicalResult WarpgroupMmaOp::verify() {
   return success();
 }
 
+LogicalResult
+WarpgroupMmaSharedOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getAcc().getTypes());
+  return success();
+}
+
+LogicalResult WarpgroupMmaSharedOp::verify() {
+  int64_t n = 2 * static_cast<int64_t>(getAcc().size());
+  if (n < 8 || n > 256 || n % 8)
+    return emitOpError() << "N = 2 x sums per lane must be a multiple of 8 "
+                            "from 8 to 256, got "
+                         << n;
+  return success();
+}
+
+/// The rule both numbered-barrier ops share.
+static LogicalResult verifyBarrierThreads(Operation *op, int64_t threads) {
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError() << "threads must be a multiple of 32 from 32 to "
+                                "1024 (whole warps of one block), got "
+                             << threads;
+  return success();
+}
+
+LogicalResult BarrierArriveOp::verify() {
+  return verifyBarrierThreads(*this, getThreads());
+}
+
+LogicalResult BarrierSyncOp::verify() {
+  return verifyBarrierThreads(*this, getThreads());
+}
+
 LogicalResult WarpgroupFenceOp::inferReturnTypes(MLIRContext *,
                                                  std::optional<Location>,
                                                  Adaptor adaptor,

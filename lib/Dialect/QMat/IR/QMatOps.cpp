@@ -485,7 +485,10 @@ LogicalResult FusedGemmOp::verify() {
                         colTiles);
   if (!llvm::is_contained(getStagesChoices(), stages))
     return emitNotAmong(*this, "stages", getStagesChoices(), stages);
-  if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
+  if (getSpecialized()) {
+    if (failed(verifySpecializedTiling()))
+      return failure();
+  } else if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
     return emitOpError()
            << "warpgroup needs warps_n = 4 or 8, col_tiles = 1 or 2 and "
               "stages = 3 or 4 (whole warpgroups, one 64-row instruction "
@@ -497,7 +500,7 @@ LogicalResult FusedGemmOp::verify() {
     return emitOpError() << "warps_n x split_k x 32 threads must be at most "
                          << kMaxFusedBlockThreads << ", got "
                          << 32 * warpsN * splitK;
-  if (colTiles * mTile / 2 > kMaxFusedAccumulators)
+  if (!getSpecialized() && colTiles * mTile / 2 > kMaxFusedAccumulators)
     return emitOpError() << "col_tiles x m_tile / 2 accumulators per lane "
                             "must be at most "
                          << kMaxFusedAccumulators << ", got "
@@ -505,7 +508,7 @@ LogicalResult FusedGemmOp::verify() {
   bool warpgroup = getWarpgroup();
   int64_t shared =
       getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages, warpgroup);
-  if (shared > getMaxWorkgroupBytes(warpgroup))
+  if (!getSpecialized() && shared > getMaxWorkgroupBytes(warpgroup))
     return emitOpError() << (warpgroup ? "the staged activations and codes "
                                        : "the staged activations ")
                          << "and split-K sums need " << shared
@@ -527,6 +530,11 @@ LogicalResult FusedGemmOp::verify() {
     return emitOpError() << "config matrix must be mma_16x8x16, "
                             "mfma_16x16x16 or wgmma_64xnx16 for the fused "
                             "GEMM, got "
+                         << stringifyMatrixOp(matrix);
+  if (getSpecialized() && matrix != MatrixOp::wgmma_64xnx16)
+    return emitOpError() << "specialized needs config matrix = wgmma_64xnx16 "
+                            "(its warps multiply through the warpgroup "
+                            "instruction only), got "
                          << stringifyMatrixOp(matrix);
   if (matrix == MatrixOp::wgmma_64xnx16 && !getWarpgroup())
     return emitOpError() << "config matrix = wgmma_64xnx16 needs the "
@@ -612,6 +620,59 @@ int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
 
 int64_t FusedGemmOp::getMaxWorkgroupBytes(bool warpgroup) {
   return warpgroup ? kMaxWarpgroupSharedBytes : kMaxFusedSharedBytes;
+}
+
+LogicalResult FusedGemmOp::verifySpecializedTiling() {
+  int64_t mTile = getMTile(), colTiles = getColTiles(), stages = getStages();
+  if (!getWarpgroup())
+    return emitOpError() << "specialized is a form of the warpgroup tiling "
+                            "(warpgroup is not set)";
+  if (getWarpsN() != 4 || getSplitK() != 1 || (colTiles != 1 && colTiles != 2))
+    return emitOpError() << "specialized needs warps_n = 4, split_k = 1 and "
+                            "col_tiles = 1 or 2 (one multiplying warpgroup, "
+                            "one 64-row instruction per column tile), got "
+                            "warps_n = "
+                         << getWarpsN() << ", split_k = " << getSplitK()
+                         << ", col_tiles = " << colTiles;
+  if (stages < 3)
+    return emitOpError() << "specialized needs stages = 3 or 4 (a stage "
+                            "being multiplied, one being decoded, one "
+                            "being copied), got "
+                         << stages;
+  if (mTile < 16 * colTiles)
+    return emitOpError() << "specialized needs m_tile >= 16 x col_tiles (each "
+                            "decoding thread copies whole 16-byte chunks of "
+                            "activations), got m_tile = "
+                         << mTile << ", col_tiles = " << colTiles;
+  // m_tile <= 128 and col_tiles <= 2 keep the multiplying lanes at 128
+  // accumulators and 4 stages at 128 KB, within a multiprocessor's 227.
+  if (getPreparedWeights())
+    return emitOpError() << "specialized reads the codes in the checkpoint's "
+                            "layout; prepared_weights is not taken";
+  return success();
+}
+
+int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t colTiles) {
+  int64_t rowsPerColTile = 64, actBytes = 2;
+  return (rowsPerColTile * colTiles + mTile) * kSpecializedStageK * actBytes;
+}
+
+int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile,
+                                                  int64_t colTiles,
+                                                  int64_t stages) {
+  return stages * getSpecializedStageBytes(mTile, colTiles);
+}
+
+int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t colTiles) {
+  for (int64_t stages = 4; stages >= 3; --stages)
+    if (getSpecializedWorkgroupBytes(mTile, colTiles, stages) <=
+        kMaxSpecializedSharedBytes)
+      return stages;
+  return 0;
+}
+
+int64_t FusedGemmOp::getSpecializedThreads(int64_t colTiles) {
+  return 128 * (1 + colTiles);
 }
 
 //===----------------------------------------------------------------------===//

@@ -26,6 +26,11 @@ constexpr int64_t kMaxFusedSharedBytes = 48 * 1024;
 /// The warpgroup form's dynamic workgroup memory: two such blocks fit in an
 /// sm_90 multiprocessor's 228 KB (each block also takes 1 KB of its own).
 constexpr int64_t kMaxWarpgroupSharedBytes = 112 * 1024;
+/// The specialized warpgroup form's: one block per sm_90 multiprocessor,
+/// which gives a block up to 227 KB.
+constexpr int64_t kMaxSpecializedSharedBytes = 227 * 1024;
+/// K elements of one stage of the specialized form.
+constexpr int64_t kSpecializedStageK = 64;
 
 } // namespace mlir::qmat
 

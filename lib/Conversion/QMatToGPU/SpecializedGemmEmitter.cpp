@@ -1,0 +1,450 @@
+//===- SpecializedGemmEmitter.cpp - The fused GEMM's specialized form -----===//
+//
+// qmat.fused_gemm's `specialized` form (docs/design.md, "The specialized
+// warpgroup form"): the block's first warpgroup only multiplies, its other
+// col_tiles warpgroups only decode. Stage s of the workgroup memory holds
+// one 64-element K step: the activations of the block's m_tile rows, which
+// the decoding warps copy in, and the weights of its 64 x col_tiles rows,
+// which they decode and store there, both K-major as the warpgroup
+// instruction reads them with the 128-byte swizzle: a row's 64 elements
+// are its 128 bytes, and 16-byte chunk G of row r sits at chunk G ^ (r % 8),
+// so that the instruction's reads of 8 rows, like the stores and copies of
+// 8 lanes, meet 8 distinct bank groups (without the swizzle, the 8 rows of
+// a core matrix meet those of its K neighbour in the same banks). Two
+// numbered barriers per stage pass it between the roles: `full` once the
+// decoders' copies have landed and their stores are done, `empty` once the
+// instructions that read it are.
+//
+// A decoding thread takes one weight row and 32 K elements of each stage:
+// lanes 8q .. 8q + 7 of a warp take 8 consecutive rows and one K half.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemvEmitter.h"
+
+#include "qmat/Dialect/QMat/IR/FusedGemm.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::qmat;
+using namespace mlir::qmat::gemv;
+
+namespace {
+
+/// Rows of one warpgroup instruction's A tile, rows of one swizzle atom
+/// (8 x 128 bytes), and K elements per 16-byte chunk.
+constexpr int64_t kTileRows = 64, kCoreRows = 8, kGroupK = 8;
+/// Bytes of one staged row (64 two-byte elements), and the descriptors'
+/// distance between 8-row atoms.
+constexpr int64_t kRowBytes = kSpecializedStageK * 2,
+                  kAtomBytes = kCoreRows * kRowBytes;
+/// Groups of 8 K elements per stage, and threads of a warpgroup.
+constexpr int64_t kStageGroups = kSpecializedStageK / kGroupK;
+constexpr int64_t kWarpgroupThreads = 128;
+
+class SpecializedGemmEmitter : GemvEmitterBase {
+public:
+  using GemvEmitterBase::GemvEmitterBase;
+  void emit();
+
+private:
+  /// The multiplying warpgroup: the instructions of every stage, then the
+  /// epilogue.
+  void emitMultiply();
+  /// The decoding warpgroups: copies, decode and stores of every stage.
+  void emitDecode();
+  /// One decoding iteration on its loads `own` (flattened, shaped as
+  /// `shape`); `next` receives the loads of iteration + 2.
+  Value emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
+                            ArrayRef<RowChunk> shape, SmallVector<Value> &next);
+  /// Starts the copies of the activations of iteration `iteration` into
+  /// its stage (16-byte chunks of rows firstM .., clamped to M - 1).
+  void copyActivations(Value decoder, Value iteration);
+  /// This thread's codes and scales of iteration `iteration`.
+  RowChunk loadChunk(Value iteration);
+  /// Decodes `chunk` and stores its 32 weights in stage `stage`.
+  void storeDecoded(const RowChunk &chunk, Value stage);
+  /// The i64 matrix descriptor of the K-major, 128-byte-swizzled tile at
+  /// byte `offset` of the workgroup memory.
+  Value descriptor(Value offset);
+  /// The element of a staged tile where 16-byte chunk `chunk` of row `row`
+  /// is, from the tile's first element.
+  Value swizzledChunk(Value row, Value chunk) {
+    Value atomRow = arith::AndIOp::create(b, loc, row, cIdx(kCoreRows - 1));
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, cIdx(kSpecializedStageK)),
+        arith::MulIOp::create(b, loc,
+                              arith::XOrIOp::create(b, loc, chunk, atomRow),
+                              cIdx(kGroupK)));
+  }
+  Value barrierId(Value stage, bool empty) {
+    Value id = arith::AddIOp::create(b, loc, stage,
+                                     cIdx(1 + (empty ? spec.stages : 0)));
+    return toI32(id);
+  }
+  int64_t iterations() const { return spec.k / kSpecializedStageK; }
+  /// Elements of one stage's activations, and of one stage's weights.
+  int64_t activationElements() const { return spec.maxM * kSpecializedStageK; }
+  int64_t weightElements() const {
+    return kTileRows * spec.colTiles * kSpecializedStageK;
+  }
+
+  LaunchPosition position;
+  /// The workgroup memory's address (i64), where the descriptors start.
+  Value sharedBase;
+  Value firstM, blockFirst, thread;
+  /// The decoding thread's weight row (clamped to N - 1), its K half, and
+  /// the element of a stage's weights where the chunk of each of its 4
+  /// words goes.
+  Value row, half;
+  SmallVector<Value, 4> wordStores;
+  int64_t threads = 0;
+};
+
+} // namespace
+
+Value SpecializedGemmEmitter::descriptor(Value offset) {
+  // Start address / 16 (bits 0-13), the leading offset (16-29; unused by a
+  // K-major swizzled tile whose K fits one atom: 1), the 8-row atoms'
+  // distance / 16 (32-45), the 128-byte swizzle (62-63: 1). The atoms are
+  // 1024-byte aligned (the dynamic memory's alignment, every stage and tile
+  // a multiple of 1024 bytes), so the base offset (49-51) is 0.
+  Type i64 = b.getI64Type();
+  Value address = arith::AddIOp::create(
+      b, loc, sharedBase, arith::IndexCastUIOp::create(b, loc, i64, offset));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, address,
+                             arith::ConstantIntOp::create(b, loc, i64, 4)),
+      arith::ConstantIntOp::create(
+          b, loc, i64,
+          (int64_t(1) << 16) | ((kAtomBytes / 16) << 32) | (int64_t(1) << 62)));
+}
+
+void SpecializedGemmEmitter::emitMultiply() {
+  int64_t colTiles = spec.colTiles, stages = spec.stages;
+  int64_t tileSums = spec.maxM / 2;
+  int64_t weightsFirstByte = stages * activationElements() * 2;
+  SmallVector<Value> zeros(colTiles * tileSums, cF32(0.0f));
+  sharedBase = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, buffers.stagedActivations));
+  auto loop =
+      scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()), cIdx(1), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+    BarrierSyncOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
+    SmallVector<Value> sums(
+        WarpgroupFenceOp::create(b, loc, loop.getRegionIterArgs()).getFenced());
+    // Instruction kk of a stage reads K elements 16kk .. 16kk + 15 of both
+    // tiles: 32 bytes further into each row (the swizzle applies to the
+    // address the instruction forms).
+    Value activations =
+        arith::MulIOp::create(b, loc, stage, cIdx(activationElements() * 2));
+    Value weights = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, stage, cIdx(weightElements() * 2)),
+        cIdx(weightsFirstByte));
+    for (int64_t kk = 0; kk < kStageGroups / 2; ++kk) {
+      Value bDesc =
+          descriptor(arith::AddIOp::create(b, loc, activations, cIdx(32 * kk)));
+      for (int64_t c = 0; c < colTiles; ++c) {
+        Value aDesc = descriptor(arith::AddIOp::create(
+            b, loc, weights, cIdx(c * kTileRows * kRowBytes + 32 * kk)));
+        auto mma = WarpgroupMmaSharedOp::create(
+            b, loc, aDesc, bDesc,
+            ArrayRef<Value>(sums).slice(c * tileSums, tileSums),
+            TypeAttr::get(act));
+        llvm::copy(mma.getSums(), sums.begin() + c * tileSums);
+      }
+    }
+    WarpgroupCommitOp::create(b, loc);
+    // The previous iteration's instructions are done: its stage is free,
+    // where a decoder will wait for it (iterations 0 .. last - stages).
+    sums = llvm::to_vector(
+        ValueRange(WarpgroupWaitOp::create(b, loc, 1, sums).getReady()));
+    int64_t lastRelease = iterations() - stages;
+    if (lastRelease >= 1) {
+      Value released = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, iteration,
+                                cIdx(1)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, iteration,
+                                cIdx(lastRelease)));
+      auto release = scf::IfOp::create(b, loc, released, false);
+      OpBuilder::InsertionGuard armGuard(b);
+      b.setInsertionPointToStart(release.thenBlock());
+      Value previous = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)),
+          cIdx(stages));
+      BarrierArriveOp::create(b, loc, barrierId(previous, /*empty=*/true),
+                              threads);
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  SmallVector<Value> sums(
+      WarpgroupWaitOp::create(b, loc, 0, loop.getResults()).getReady());
+
+  // Warp w of the warpgroup holds, per column tile c, A rows 16w + g (+ 8)
+  // of that tile and, per 8 columns j, tokens 8j + 2t (+ 1).
+  Value lane = position.lane, warp = position.warp;
+  Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
+  Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
+  SmallVector<int64_t> mOffsets, nOffsets;
+  for (int64_t c = 0; c < colTiles; ++c)
+    for (int64_t j = 0; j < tileSums / 4; ++j)
+      for (int64_t e = 0; e < 4; ++e) {
+        mOffsets.push_back(8 * j + e % 2);
+        nOffsets.push_back(kTileRows * c + 8 * (e / 2));
+      }
+  Value m = arith::AddIOp::create(b, loc, firstM,
+                                  arith::MulIOp::create(b, loc, t, cIdx(2)));
+  Value n = arith::AddIOp::create(
+      b, loc, blockFirst,
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, warp, cIdx(16)), g));
+  Value factor;
+  if (buffers.globalScale)
+    factor = arith::MulFOp::create(
+        b, loc, loadGlobalScale(),
+        cF32(std::ldexp(1.0f, kPackedFp4ResidualExponent)));
+  storeTile(sums, factor, m, n, mOffsets, nOffsets, position.numM,
+            position.numN);
+}
+
+void SpecializedGemmEmitter::copyActivations(Value decoder, Value iteration) {
+  // Each warp's copy covers 8 rows x 4 chunks: 64 consecutive bytes of
+  // each row, and each quarter warp writes one chunk of 8 rows (8 distinct
+  // bank groups, swizzled).
+  int64_t chunks = spec.maxM * kStageGroups;
+  int64_t decoders = kWarpgroupThreads * spec.colTiles;
+  Value lane = position.lane;
+  Value laneRow = arith::RemUIOp::create(b, loc, lane, cIdx(kCoreRows));
+  Value laneGroup = arith::DivUIOp::create(b, loc, lane, cIdx(kCoreRows));
+  Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(spec.stages));
+  Value stageBase =
+      arith::MulIOp::create(b, loc, stage, cIdx(activationElements()));
+  Value firstK =
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK));
+  for (int64_t first = 0; first < chunks; first += decoders) {
+    Value warpChunk = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, decoder, cIdx(first)), cIdx(32));
+    Value tokenRow = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, warpChunk, cIdx(2)),
+            cIdx(kCoreRows)),
+        laneRow);
+    Value group = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, warpChunk, cIdx(2)),
+            cIdx(4)),
+        laneGroup);
+    Value m = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstM, tokenRow),
+        position.lastM);
+    Value k = arith::AddIOp::create(
+        b, loc, firstK, arith::MulIOp::create(b, loc, group, cIdx(kGroupK)));
+    Value offset = arith::AddIOp::create(b, loc, stageBase,
+                                         swizzledChunk(tokenRow, group));
+    AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
+                        buffers.stagedActivations, ValueRange{offset},
+                        /*elements=*/kGroupK);
+  }
+}
+
+GemvEmitterBase::RowChunk SpecializedGemmEmitter::loadChunk(Value iteration) {
+  Value kc = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  return loadRowChunk(row, kc, wordBlocks(kc));
+}
+
+void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
+  SmallVector<Value> zeroPoints, blocks;
+  if (spec.hasZeroPoints) {
+    zeroPoints = chunk.rawZeroPoints;
+    blocks = chunk.blocks;
+  }
+  auto tileType = VectorType::get({1, DecodeTileOp::kPairsPerRow, 2}, act);
+  Value tile = DecodeTileOp::create(b, loc, tileType, spec.scheme,
+                                    ValueRange{chunk.codes}, chunk.rawScales,
+                                    zeroPoints, blocks, IntegerAttr(),
+                                    /*oneMultiply=*/false)
+                   .getPairs();
+  auto pair = [&](int64_t p) {
+    return vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{0, p})
+        .getResult();
+  };
+  Value stageBase =
+      arith::MulIOp::create(b, loc, stage, cIdx(weightElements()));
+  // Pair 4w + j holds K elements 8w + j and 8w + j + 4: two shuffles bring
+  // the word's 8 elements into K order, the order the instruction reads.
+  for (int64_t w = 0; w < DecodeTileOp::kWordsPerRow; ++w) {
+    Value low = vector::ShuffleOp::create(b, loc, pair(4 * w), pair(4 * w + 1),
+                                          ArrayRef<int64_t>{0, 2, 1, 3});
+    Value high =
+        vector::ShuffleOp::create(b, loc, pair(4 * w + 2), pair(4 * w + 3),
+                                  ArrayRef<int64_t>{0, 2, 1, 3});
+    Value word = vector::ShuffleOp::create(
+        b, loc, low, high, ArrayRef<int64_t>{0, 1, 4, 5, 2, 3, 6, 7});
+    Value offset = arith::AddIOp::create(b, loc, stageBase, wordStores[w]);
+    vector::StoreOp::create(b, loc, word, buffers.decodedWeights,
+                            ValueRange{offset}, /*nontemporal=*/false,
+                            /*alignment=*/llvm::MaybeAlign(16));
+  }
+}
+
+// A decoder's iteration i: it waits until the instructions of iteration
+// i + ahead - stages are done (their stage is the one iteration i + ahead
+// fills) and starts the copies of iteration i + ahead's activations,
+// decodes and stores the codes of iteration i into its stage, loads the
+// codes and scales of iteration i + 2, waits for the stage's copies and
+// marks it full. `ahead` = stages - 2: the instructions of one stage run
+// while the next is decoded, so a decoder never waits for the iteration
+// just before. The loop takes two iterations per trip, each on its own
+// set of loads, issued after that set is decoded: a load lands in the
+// registers it replaces, so no loaded value is moved at the loop's end
+// (a move would wait for the load in the iteration that issued it).
+Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
+                                                  Value iteration,
+                                                  ValueRange own,
+                                                  ArrayRef<RowChunk> shape,
+                                                  SmallVector<Value> &next) {
+  int64_t stages = spec.stages, ahead = stages - 2;
+  int64_t last = iterations() - 1;
+  Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+  Value fill = arith::AddIOp::create(b, loc, iteration, cIdx(ahead));
+  auto copies =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                              fill, cIdx(last)),
+                        false);
+  {
+    OpBuilder::InsertionGuard armGuard(b);
+    b.setInsertionPointToStart(copies.thenBlock());
+    auto wait = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, fill,
+                              cIdx(stages)),
+        false);
+    {
+      OpBuilder::InsertionGuard waitGuard(b);
+      b.setInsertionPointToStart(wait.thenBlock());
+      BarrierSyncOp::create(
+          b, loc,
+          barrierId(arith::RemUIOp::create(b, loc, fill, cIdx(stages)),
+                    /*empty=*/true),
+          threads);
+    }
+    copyActivations(decoder, fill);
+  }
+  // One group per iteration, empty past the last: the wait below counts
+  // groups.
+  AsyncCommitOp::create(b, loc);
+  Value kc = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
+  next = flattenChunks(loadChunk(arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(2)), cIdx(last))));
+  AsyncWaitOp::create(b, loc, ahead);
+  AsyncProxyFenceOp::create(b, loc);
+  BarrierArriveOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
+  return stage;
+}
+
+void SpecializedGemmEmitter::emitDecode() {
+  int64_t ahead = spec.stages - 2;
+  int64_t last = iterations() - 1;
+  Value decoder =
+      arith::SubIOp::create(b, loc, thread, cIdx(kWarpgroupThreads));
+  for (int64_t i = 0; i < ahead && i <= last; ++i) {
+    copyActivations(decoder, cIdx(i));
+    AsyncCommitOp::create(b, loc);
+  }
+  for (int64_t i = iterations(); i < ahead; ++i)
+    AsyncCommitOp::create(b, loc);
+  // The loads of the first two iterations (K is a multiple of 128: the
+  // iterations come in pairs).
+  RowChunk first = loadChunk(cIdx(0));
+  SmallVector<Value> init = flattenChunks(first);
+  int64_t setValues = init.size();
+  llvm::append_range(init, flattenChunks(loadChunk(cIdx(1))));
+  auto loop =
+      scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()), cIdx(2), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value iteration = loop.getInductionVar();
+  ValueRange args = loop.getRegionIterArgs();
+  SmallVector<Value> yielded, odd;
+  emitDecodeIteration(decoder, iteration, args.take_front(setValues), first,
+                      yielded);
+  emitDecodeIteration(decoder,
+                      arith::AddIOp::create(b, loc, iteration, cIdx(1)),
+                      args.drop_front(setValues), first, odd);
+  llvm::append_range(yielded, odd);
+  scf::YieldOp::create(b, loc, yielded);
+}
+
+void SpecializedGemmEmitter::emit() {
+  position = getLaunchPosition(32);
+  thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  threads = spec.getThreads(32);
+  firstM = arith::MulIOp::create(b, loc, position.block, cIdx(spec.maxM));
+  Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  blockFirst =
+      arith::MulIOp::create(b, loc, tile, cIdx(kTileRows * spec.colTiles));
+  Value multiplies = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           thread, cIdx(kWarpgroupThreads));
+  auto roles = scf::IfOp::create(b, loc, multiplies, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    emitMultiply();
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(roles.elseBlock());
+  // Decoder warp d (of 4 x col_tiles) takes rows 16d .. 16d + 15 of the
+  // block: lane l row 16d + l % 8 + 8 ((l / 8) % 2), K half l / 16.
+  Value lane = position.lane;
+  Value decoderWarp = arith::SubIOp::create(b, loc, position.warp,
+                                            cIdx(kWarpgroupThreads / 32));
+  Value localRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, decoderWarp, cIdx(16)),
+      arith::AddIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, cIdx(kCoreRows)),
+          arith::MulIOp::create(
+              b, loc,
+              arith::RemUIOp::create(
+                  b, loc, arith::DivUIOp::create(b, loc, lane, cIdx(8)),
+                  cIdx(2)),
+              cIdx(kCoreRows))));
+  half = arith::DivUIOp::create(b, loc, lane, cIdx(16));
+  row = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, blockFirst, localRow),
+      position.lastN);
+  // Word w of the thread's K half is chunk 4 half + w of its row; the
+  // column tiles' weights follow each other (the row's tile is row / 64).
+  for (int64_t w = 0; w < DecodeTileOp::kWordsPerRow; ++w)
+    wordStores.push_back(swizzledChunk(
+        localRow,
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, half, cIdx(4)), cIdx(w))));
+  emitDecode();
+}
+
+void mlir::qmat::gemv::emitSpecializedFusedGemm(OpBuilder &b, Location loc,
+                                                const GemvKernelSpec &spec,
+                                                const GemvBuffers &buffers,
+                                                const TargetInfo &target) {
+  SpecializedGemmEmitter(b, loc, spec, buffers, target).emit();
+}
