@@ -188,6 +188,24 @@ struct WarpMmaToMmaSync : OpRewritePattern<WarpMmaOp> {
   }
 };
 
+/// The inline PTX of wgmma.mma_async m64nNk16 into fp32 (N = n): the sums
+/// are $0 .. $n/2 - 1 (their tied inputs follow), `operands` the A and B
+/// operands' text, the scale-d register (1: accumulate) $`scaleD`; A and B
+/// unnegated, then `transposes` (B K-major, and A's where it is in memory).
+static std::string getWarpgroupMmaPtx(int64_t n, Type element,
+                                      StringRef operands, int64_t scaleD,
+                                      StringRef transposes) {
+  std::string sums;
+  for (int64_t i = 0; i < n / 2; ++i)
+    sums += (i ? ", $" : "$") + std::to_string(i);
+  return llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
+                       "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
+                       "{{{3}}, {4}, p, 1, 1, {5};\n}",
+                       scaleD, n, element.isBF16() ? "bf16" : "f16", sums,
+                       operands, transposes)
+      .str();
+}
+
 /// wgmma.mma_async (sm_90a) through inline PTX: NVVM's op takes A from
 /// workgroup memory alone, and the decoded weights are in registers.
 struct WarpgroupMmaToPtx : OpRewritePattern<WarpgroupMmaOp> {
@@ -198,21 +216,13 @@ struct WarpgroupMmaToPtx : OpRewritePattern<WarpgroupMmaOp> {
     Type element =
         cast<VectorType>(op.getA().front().getType()).getElementType();
     int64_t n = 2 * static_cast<int64_t>(op.getAcc().size());
-    std::string sums, fragment;
-    for (int64_t i = 0; i < n / 2; ++i)
-      sums += (i ? ", $" : "$") + std::to_string(i);
+    // A at $n .. $n + 3, B's descriptor at $n + 4.
+    std::string fragment;
     for (int64_t i = 0; i < 4; ++i)
       fragment += (i ? ", $" : "$") + std::to_string(n + i);
-    // Operands: the sums $0 .., their tied inputs, then A at $n, B's
-    // descriptor at $n + 4 and the scale-d register (1: accumulate) at
-    // $n + 5; A and B unnegated, B K-major.
-    std::string text =
-        llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
-                      "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
-                      "{{{3}}, {{{4}}, ${5}, p, 1, 1, 0;\n}",
-                      n + 5, n, element.isBF16() ? "bf16" : "f16", sums,
-                      fragment, n + 4)
-            .str();
+    std::string text = getWarpgroupMmaPtx(
+        n, element, "{" + fragment + "}, $" + std::to_string(n + 4), n + 5,
+        "0");
     SmallVector<Value> inputs;
     for (Value pair : op.getA())
       inputs.push_back(toRegister(rewriter, loc, pair));
@@ -234,19 +244,10 @@ struct WarpgroupMmaSharedToPtx : OpRewritePattern<WarpgroupMmaSharedOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t n = 2 * static_cast<int64_t>(op.getAcc().size());
-    std::string sums;
-    for (int64_t i = 0; i < n / 2; ++i)
-      sums += (i ? ", $" : "$") + std::to_string(i);
-    // Operands: the sums $0 .., their tied inputs, then A's descriptor at
-    // $n, B's at $n + 1 and the scale-d register (1: accumulate) at $n + 2;
-    // A and B unnegated, both K-major.
-    std::string text =
-        llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, ${0}, 0;\n"
-                      "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
-                      "{{{3}}, ${4}, ${5}, p, 1, 1, 0, 0;\n}",
-                      n + 2, n, op.getElementType().isBF16() ? "bf16" : "f16",
-                      sums, n, n + 1)
-            .str();
+    // A's descriptor at $n, B's at $n + 1; both K-major.
+    std::string text = getWarpgroupMmaPtx(
+        n, op.getElementType(),
+        "$" + std::to_string(n) + ", $" + std::to_string(n + 1), n + 2, "0, 0");
     SmallVector<Value> inputs = {
         op.getA(), op.getB(),
         arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 1)};

@@ -118,17 +118,23 @@ LogicalResult WarpgroupMmaOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The warpgroup instruction's N: 2 x `sums` per lane, a multiple of 8
+/// from 8 to 256.
+static LogicalResult verifyWarpgroupN(Operation *op, size_t sums) {
+  int64_t n = 2 * static_cast<int64_t>(sums);
+  if (n < 8 || n > 256 || n % 8)
+    return op->emitOpError() << "N = 2 x sums per lane must be a multiple of "
+                                "8 from 8 to 256, got "
+                             << n;
+  return success();
+}
+
 LogicalResult WarpgroupMmaOp::verify() {
   if (getA().size() != 4)
     return emitOpError() << "takes 4 A pairs per lane, got " << getA().size();
   if (!llvm::all_equal(getA().getTypes()))
     return emitOpError() << "A pairs must have one type";
-  int64_t n = 2 * static_cast<int64_t>(getAcc().size());
-  if (n < 8 || n > 256 || n % 8)
-    return emitOpError() << "N = 2 x sums per lane must be a multiple of 8 "
-                            "from 8 to 256, got "
-                         << n;
-  return success();
+  return verifyWarpgroupN(*this, getAcc().size());
 }
 
 LogicalResult
@@ -140,12 +146,7 @@ WarpgroupMmaSharedOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 }
 
 LogicalResult WarpgroupMmaSharedOp::verify() {
-  int64_t n = 2 * static_cast<int64_t>(getAcc().size());
-  if (n < 8 || n > 256 || n % 8)
-    return emitOpError() << "N = 2 x sums per lane must be a multiple of 8 "
-                            "from 8 to 256, got "
-                         << n;
-  return success();
+  return verifyWarpgroupN(*this, getAcc().size());
 }
 
 /// The rule both numbered-barrier ops share.
