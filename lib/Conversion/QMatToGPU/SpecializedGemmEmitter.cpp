@@ -302,17 +302,20 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
   }
 }
 
-// A decoder's iteration i: it waits until the instructions of iteration
-// i + ahead - stages are done (their stage is the one iteration i + ahead
-// fills) and starts the copies of iteration i + ahead's activations,
-// decodes and stores the codes of iteration i into its stage, loads the
-// codes and scales of iteration i + 2, waits for the stage's copies and
-// marks it full. `ahead` = stages - 2: the instructions of one stage run
-// while the next is decoded, so a decoder never waits for the iteration
-// just before. The loop takes two iterations per trip, each on its own
-// set of loads, issued after that set is decoded: a load lands in the
-// registers it replaces, so no loaded value is moved at the loop's end
-// (a move would wait for the load in the iteration that issued it).
+// A decoder's iteration i: it decodes and stores the codes of iteration i
+// into its stage, loads the codes and scales of iteration i + 2, waits for
+// the stage's copies and marks it full; then it waits until the
+// instructions of iteration i + ahead - stages are done (their stage is
+// the one iteration i + ahead fills) and starts the copies of iteration
+// i + ahead's activations. `ahead` = stages - 2: the instructions of one
+// stage run while the next is decoded. The wait comes after the stage is
+// marked full, so that the round trip through the multiplying warps (their
+// wait for the stage, their instructions, their wait for the previous
+// ones) is not on the decoders' path. The loop takes two iterations per
+// trip, each on its own set of loads, issued after that set is decoded: a
+// load lands in the registers it replaces, so no loaded value is moved at
+// the loop's end (a move would wait for the load in the iteration that
+// issued it).
 Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
                                                   Value iteration,
                                                   ValueRange own,
@@ -321,6 +324,18 @@ Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
   int64_t stages = spec.stages, ahead = stages - 2;
   int64_t last = iterations() - 1;
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
+  Value kc = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
+  next = flattenChunks(loadChunk(arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(2)), cIdx(last))));
+  // The groups of iterations i .. i + ahead - 1 are in flight: all but the
+  // newest ahead - 1 are this stage's.
+  AsyncWaitOp::create(b, loc, ahead - 1);
+  AsyncProxyFenceOp::create(b, loc);
+  BarrierArriveOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
   Value fill = arith::AddIOp::create(b, loc, iteration, cIdx(ahead));
   auto copies =
       scf::IfOp::create(b, loc,
@@ -346,19 +361,9 @@ Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
     }
     copyActivations(decoder, fill);
   }
-  // One group per iteration, empty past the last: the wait below counts
+  // One group per iteration, empty past the last: the wait above counts
   // groups.
   AsyncCommitOp::create(b, loc);
-  Value kc = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
-      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
-  storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
-  next = flattenChunks(loadChunk(arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(2)), cIdx(last))));
-  AsyncWaitOp::create(b, loc, ahead);
-  AsyncProxyFenceOp::create(b, loc);
-  BarrierArriveOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
   return stage;
 }
 

@@ -47,13 +47,14 @@
 
 // The decoding warpgroups: the copies of the first two stages (one group
 // each), the codes and scales of the first two iterations, then two
-// iterations per trip, each on its own loads. An iteration waits for the
-// stage that iteration + 2 fills to be empty (from iteration + 2 = 4 on),
-// copies its activations, decodes its 32 codes into K order (interleaves,
-// then one shuffle per word), stores the 8 weights of word w as 16-byte
-// chunk 4 half + w of its row, swizzled (chunk ^ (row % 8): the offsets are
-// set up before the loop), loads the codes of iteration + 2, waits for its
-// stage's copies and marks the stage full.
+// iterations per trip, each on its own loads. An iteration decodes its 32
+// codes into K order (interleaves, then one shuffle per word), stores the
+// 8 weights of word w as 16-byte chunk 4 half + w of its row, swizzled
+// (chunk ^ (row % 8): the offsets are set up before the loop), loads the
+// codes of iteration + 2, waits for its stage's copies (all but the newest
+// group) and marks the stage full; then it waits for the stage that
+// iteration + 2 fills to be empty (from iteration + 2 = 4 on) and copies
+// its activations.
 // CHECK: } else {
 // CHECK: %[[ATOM_ROW:.+]] = arith.andi %{{.+}}, %c7 : index
 // CHECK-COUNT-4: arith.xori %{{.+}}, %[[ATOM_ROW]] : index
@@ -62,14 +63,6 @@
 // CHECK: %[[CODES1:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c2 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[ODD:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
 // CHECK: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
-// CHECK: %[[FILL:.+]] = arith.addi %[[J]], %c2 : index
-// CHECK: %[[IN_K:.+]] = arith.cmpi ule, %[[FILL]], %c7 : index
-// CHECK: scf.if %[[IN_K]] {
-// CHECK: %[[REFILL:.+]] = arith.cmpi uge, %[[FILL]], %c4 : index
-// CHECK: scf.if %[[REFILL]] {
-// CHECK: qmat.barrier_sync %{{.+}}, 384
-// CHECK: qmat.async_copy %arg0[{{.+}}], %[[ACT]][{{.+}}], 8
-// CHECK: qmat.async_commit
 // CHECK: %[[S0:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK: %[[S1:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK: %[[TILE:.+]] = qmat.decode_tile <nvfp4, block = 16> %[[OWN]] scales %[[S0]], %[[S0]], %[[S1]], %[[S1]] : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
@@ -82,15 +75,24 @@
 // CHECK: %[[WORD:.+]] = vector.shuffle %[[LOW]], %[[HIGH]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<4xbf16>, vector<4xbf16>
 // CHECK: vector.store %[[WORD]], %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
 // CHECK-COUNT-3: vector.store %{{.+}}, %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
+// CHECK: %[[FILL:.+]] = arith.addi %[[J]], %c2 : index
 // CHECK: %[[NEXT:.+]] = arith.minui %[[FILL]], %c7 : index
 // CHECK: vector.load %arg1[{{.+}}] {alignment = 16 : i64}
-// CHECK: qmat.async_wait 2
+// CHECK: qmat.async_wait 1
 // CHECK-NEXT: qmat.async_proxy_fence
 // CHECK-NEXT: %[[J_FULL:.+]] = arith.addi %[[J_STAGE]], %c1 : index
 // CHECK-NEXT: %[[J_FULL32:.+]] = arith.index_castui %[[J_FULL]] : index to i32
 // CHECK-NEXT: qmat.barrier_arrive %[[J_FULL32]], 384
+// CHECK-NEXT: %[[IN_K:.+]] = arith.cmpi ule, %[[FILL]], %c7 : index
+// CHECK-NEXT: scf.if %[[IN_K]] {
+// CHECK-NEXT: %[[REFILL:.+]] = arith.cmpi uge, %[[FILL]], %c4 : index
+// CHECK-NEXT: scf.if %[[REFILL]] {
+// CHECK: qmat.barrier_sync %{{.+}}, 384
+// CHECK: qmat.async_copy %arg0[{{.+}}], %[[ACT]][{{.+}}], 8
+// CHECK: qmat.async_commit
 // CHECK: qmat.decode_tile <nvfp4, block = 16> %[[ODD]]
 // CHECK: qmat.barrier_arrive %{{.+}}, 384
+// CHECK: qmat.async_commit
 // CHECK: scf.yield
 func.func @specialized(%a: memref<?x512xbf16>, %w: memref<128x256xi8>, %s: memref<128x32xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x128xbf16>) {

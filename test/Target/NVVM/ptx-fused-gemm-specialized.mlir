@@ -6,14 +6,15 @@
 // waits for all but that batch and marks the stage before empty
 // (bar.arrive). The decoding warpgroup copies two stages of activations
 // ahead (one group each, 8 KB apart), loads the codes and scales of two
-// iterations, and per iteration: copies its activations (after waiting for
-// the stage it refills: bar.sync, in a block of its own), decodes (the packed fp4 decode: e4m3
+// iterations, and per iteration: decodes (the packed fp4 decode: e4m3
 // scale pairs converted at once), stores 4 x 16 bytes of weights after the
 // activations' 32 KB, loads the codes two iterations ahead into the
 // registers it decoded (the loop's two halves each reload their own set, so
-// no loaded register is moved), waits for its stage's copies, fences the async
-// proxy and marks the stage full (bar.arrive). No local memory (ptxas's
-// report).
+// no loaded register is moved), waits for its stage's copies (all but the
+// newest group), fences the async proxy and marks the stage full
+// (bar.arrive); then waits for the stage it refills (bar.sync) and copies
+// its activations (the copies of the loop's last half lead its block). No
+// local memory (ptxas's report).
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_90a format=isa}, qmat-print-gpu-assembly)' -o /dev/null > %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a -v %t.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
@@ -35,16 +36,19 @@
 // CHECK: ld.global.v4.b32 	{[[ODD:(%r[0-9]+, ){3}%r[0-9]+]]}, [%rd{{[0-9]+}}+32];
 // CHECK-COUNT-4: cp.async.cg.shared.global
 // CHECK: cp.async.commit_group;
-// CHECK-NEXT: cvt.rn.f16x2.e4m3x2
-// CHECK-COUNT-4: st.shared.v4.b32 	[%rd{{[0-9]+}}+{{[0-9]+}}], {{{(%r[0-9]+, ){3}%r[0-9]+}}};
-// CHECK: ld.global.v4.b32 	{[[ODD]]}, [%rd{{[0-9]+}}];
-// CHECK: cp.async.wait_group 	2;
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK: cvt.rn.f16x2.e4m3x2
 // CHECK-COUNT-4: st.shared.v4.b32 	[%rd{{[0-9]+}}+{{[0-9]+}}], {{{(%r[0-9]+, ){3}%r[0-9]+}}};
 // CHECK: ld.global.v4.b32 	{[[EVEN]]}, [%rd{{[0-9]+}}];
-// CHECK: cp.async.wait_group 	2;
+// CHECK: cp.async.wait_group 	1;
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
+// CHECK: bar.sync 	%r{{[0-9]+}}, 256;
+// CHECK-COUNT-4: cp.async.cg.shared.global
+// CHECK: cp.async.commit_group;
+// CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK-COUNT-4: st.shared.v4.b32 	[%rd{{[0-9]+}}+{{[0-9]+}}], {{{(%r[0-9]+, ){3}%r[0-9]+}}};
+// CHECK: ld.global.v4.b32 	{[[ODD]]}, [%rd{{[0-9]+}}];
+// CHECK: cp.async.wait_group 	1;
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK: bar.sync 	%r{{[0-9]+}}, 256;
