@@ -170,6 +170,18 @@ bool outOfRange(cl::Option &option, int64_t value, int64_t min, int64_t max) {
                       "], got " + Twine(value));
 }
 
+/// Whether a tiling list is not made of `size`-tuples of positive 32-bit
+/// integers (`tuples` names them), and reports it.
+bool badTilings(cl::list<int64_t> &option, size_t size, StringRef tuples) {
+  for (int64_t value : option)
+    if (outOfRange(option, value, 1, INT32_MAX))
+      return true;
+  if (option.size() % size != 0)
+    return option.error("takes " + tuples + ", got " + Twine(option.size()) +
+                        " values");
+  return false;
+}
+
 /// Whether some value of `option` is not among `choices` (and reports it).
 bool notAmong(cl::list<int64_t> &option, ArrayRef<int64_t> choices) {
   for (int64_t value : option)
@@ -203,28 +215,12 @@ bool hasBadOption() {
       outOfRange(gemvMaxM, gemvMaxM, 0, 64) ||
       outOfRange(fusedMaxM, fusedMaxM, -1, kMaxFusedMaxM))
     return true;
-  for (int64_t value : fusedVariants)
-    if (outOfRange(fusedVariants, value, 1, INT32_MAX))
-      return true;
-  if (fusedVariants.size() % 5 != 0)
-    return fusedVariants.error(
-        "takes quintuples (m_tile, warps_n, split_k, col_tiles, stages), "
-        "got " +
-        Twine(fusedVariants.size()) + " values");
-  for (int64_t value : fusedWarpgroupVariants)
-    if (outOfRange(fusedWarpgroupVariants, value, 1, INT32_MAX))
-      return true;
-  if (fusedWarpgroupVariants.size() % 4 != 0)
-    return fusedWarpgroupVariants.error(
-        "takes quadruples (m_tile, warps_n, split_k, col_tiles), got " +
-        Twine(fusedWarpgroupVariants.size()) + " values");
-  for (int64_t value : fusedSpecializedVariants)
-    if (outOfRange(fusedSpecializedVariants, value, 1, INT32_MAX))
-      return true;
-  if (fusedSpecializedVariants.size() % 2 != 0)
-    return fusedSpecializedVariants.error(
-        "takes pairs (m_tile, col_tiles), got " +
-        Twine(fusedSpecializedVariants.size()) + " values");
+  if (badTilings(fusedVariants, 5,
+                 "quintuples (m_tile, warps_n, split_k, col_tiles, stages)") ||
+      badTilings(fusedWarpgroupVariants, 4,
+                 "quadruples (m_tile, warps_n, split_k, col_tiles)") ||
+      badTilings(fusedSpecializedVariants, 2, "pairs (m_tile, col_tiles)"))
+    return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
 }

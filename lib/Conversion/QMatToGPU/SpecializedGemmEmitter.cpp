@@ -56,8 +56,8 @@ private:
   void emitDecode();
   /// One decoding iteration on its loads `own` (flattened, shaped as
   /// `shape`); `next` receives the loads of iteration + 2.
-  Value emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
-                            ArrayRef<RowChunk> shape, SmallVector<Value> &next);
+  void emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
+                           ArrayRef<RowChunk> shape, SmallVector<Value> &next);
   /// Starts the copies of the activations of iteration `iteration` into
   /// its stage (16-byte chunks of rows firstM .., clamped to M - 1).
   void copyActivations(Value decoder, Value iteration);
@@ -316,11 +316,10 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
 // load lands in the registers it replaces, so no loaded value is moved at
 // the loop's end (a move would wait for the load in the iteration that
 // issued it).
-Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
-                                                  Value iteration,
-                                                  ValueRange own,
-                                                  ArrayRef<RowChunk> shape,
-                                                  SmallVector<Value> &next) {
+void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
+                                                 ValueRange own,
+                                                 ArrayRef<RowChunk> shape,
+                                                 SmallVector<Value> &next) {
   int64_t stages = spec.stages, ahead = stages - 2;
   int64_t last = iterations() - 1;
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
@@ -364,7 +363,6 @@ Value SpecializedGemmEmitter::emitDecodeIteration(Value decoder,
   // One group per iteration, empty past the last: the wait above counts
   // groups.
   AsyncCommitOp::create(b, loc);
-  return stage;
 }
 
 void SpecializedGemmEmitter::emitDecode() {
