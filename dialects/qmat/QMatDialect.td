@@ -18,7 +18,15 @@ def QMat_Dialect : Dialect {
     and an explicit workspace, so no bufferization is involved.
   }];
   let useDefaultAttributePrinterParser = 1;
-  let dependentDialects = ["::mlir::vector::VectorDialect"];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let extraClassDeclaration = [{
+    /// On a kernel (gpu.func, then its llvm.func): its last N arguments are
+    /// tensor maps (`qmat.tensor_map`), 128 bytes each passed by value.
+    static StringRef getTensorMapArgsAttrName() {
+      return "qmat.tensor_map_args";
+    }
+  }];
 }
 
 class QMat_Op<string mnemonic, list<Trait> traits = []>

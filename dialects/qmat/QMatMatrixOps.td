@@ -131,45 +131,6 @@ def QMat_WarpgroupMmaSharedOp : QMat_InstructionOp<"warpgroup_mma_shared",
   let hasVerifier = 1;
 }
 
-def QMat_BarrierArriveOp : QMat_InstructionOp<"barrier_arrive",
-    [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "Arrives at one of the block's numbered barriers without waiting";
-  let description = [{
-    Counts this thread's warp at barrier `id` (1 .. 15; 0 is `gpu.barrier`'s)
-    and goes on; the barrier opens once `threads` threads of the block have
-    arrived or waited there (`qmat.barrier_sync`). The workgroup-memory
-    stores this thread made before are visible to the threads the barrier
-    releases. `threads` is a multiple of 32. NVIDIA lowers it to
-    `bar.arrive id, threads`.
-
-    ```mlir
-    qmat.barrier_arrive %id, 384
-    ```
-  }];
-  let arguments = (ins I32:$id, I64Attr:$threads);
-  let assemblyFormat = "$id `,` $threads attr-dict";
-  let hasVerifier = 1;
-}
-
-def QMat_BarrierSyncOp : QMat_InstructionOp<"barrier_sync",
-    [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "Waits at one of the block's numbered barriers";
-  let description = [{
-    Counts this thread's warp at barrier `id` (1 .. 15) and waits until
-    `threads` threads of the block have arrived (`qmat.barrier_arrive`) or
-    waited there; the stores made before their arrival are then visible.
-    `threads` is a multiple of 32. NVIDIA lowers it to `bar.sync id,
-    threads`.
-
-    ```mlir
-    qmat.barrier_sync %id, 384
-    ```
-  }];
-  let arguments = (ins I32:$id, I64Attr:$threads);
-  let assemblyFormat = "$id `,` $threads attr-dict";
-  let hasVerifier = 1;
-}
-
 def QMat_WarpgroupFenceOp : QMat_InstructionOp<"warpgroup_fence",
     [InferTypeOpAdaptor, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Orders register writes before the warpgroup's next matrix ops";
@@ -300,6 +261,115 @@ def QMat_AsyncWaitOp : QMat_InstructionOp<"async_wait",
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+def QMat_WorkgroupBarriers : MemRefRankOf<[I64], [1]>;
+def QMat_Pointer
+    : Type<CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
+           "LLVM pointer", "::mlir::LLVM::LLVMPointerType">,
+      BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext())">;
+
+def QMat_MBarrierInitOp : QMat_InstructionOp<"mbarrier_init",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Sets up a barrier object in workgroup memory";
+  let description = [{
+    Element `index` of `barriers` (i64 elements in workgroup memory) becomes
+    a barrier object in its phase 0 that completes a phase once `count`
+    arrivals (`qmat.mbarrier_arrive`) and the bytes they announced
+    (`expect`, landed by `qmat.tensor_load`) are in. One thread sets it up;
+    a block barrier then publishes it. NVIDIA (sm_90 on) lowers it to
+    `mbarrier.init.shared::cta.b64`.
+
+    ```mlir
+    qmat.mbarrier_init %barriers[%i], 129
+        : memref<8xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins QMat_WorkgroupBarriers:$barriers, Index:$index,
+                       I64Attr:$count);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $count attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_MBarrierArriveOp : QMat_InstructionOp<"mbarrier_arrive",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrives at a barrier object, possibly announcing bytes to come";
+  let description = [{
+    Counts one arrival of this thread at barrier object `index` of
+    `barriers` and goes on; with `expect`, first announces that many bytes
+    of asynchronous tensor loads that the current phase also waits for. The
+    thread's earlier stores to workgroup memory are visible to the threads
+    that see the phase complete. NVIDIA (sm_90 on) lowers it to
+    `mbarrier.arrive[.expect_tx].shared::cta.b64`.
+
+    ```mlir
+    qmat.mbarrier_arrive %barriers[%i] expect 16384
+        : memref<8xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins QMat_WorkgroupBarriers:$barriers, Index:$index,
+                       OptionalAttr<I64Attr>:$expect);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`expect` $expect^)? attr-dict `:`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_MBarrierWaitOp : QMat_InstructionOp<"mbarrier_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until a barrier object completes the phase of a parity";
+  let description = [{
+    Waits until barrier object `index` of `barriers` has completed its
+    latest phase of parity `parity` (0 for phases 0, 2, ..., 1 for 1, 3,
+    ...); the stores and tensor loads its arrivals covered are then
+    visible. Any number of threads may wait, without arriving. NVIDIA
+    (sm_90 on) lowers it to a loop on `mbarrier.try_wait.parity`.
+
+    ```mlir
+    qmat.mbarrier_wait %barriers[%i], %parity
+        : memref<8xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins QMat_WorkgroupBarriers:$barriers, Index:$index,
+                       I32:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_TensorLoadOp : QMat_InstructionOp<"tensor_load",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts a copy of a 2-D tile of global memory through a tensor map";
+  let description = [{
+    Starts copying the `box` tile (inner dimension first) at coordinates
+    (`inner`, `outer`) of the tensor that `map` describes (a tensor map
+    passed to the kernel by value, `qmat.tensor_map`) to `dst`[`offset`]
+    (workgroup memory, as the map lays it out: swizzled if the map is),
+    zeros where the tile leaves the tensor. Its bytes count towards the
+    phase of barrier object `index` of `barriers` that announced them
+    (`qmat.mbarrier_arrive ... expect`). NVIDIA (sm_90 on) lowers it to
+    `cp.async.bulk.tensor.2d` with `mbarrier::complete_tx::bytes`.
+
+    ```mlir
+    qmat.tensor_load %map[%k, %m] box [64, 128], %staged[%offset],
+        %barriers[%i] : memref<65536xbf16, #gpu.address_space<workgroup>>,
+        memref<8xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins QMat_Pointer:$map, Index:$inner, Index:$outer,
+                       DenseI64ArrayAttr:$box, MemRefRankOf<[AnyType], [1]>:$dst,
+                       Index:$offset, QMat_WorkgroupBarriers:$barriers,
+                       Index:$index);
+  let assemblyFormat = [{
+    $map `[` $inner `,` $outer `]` `box` $box `,` $dst `[` $offset `]` `,`
+    $barriers `[` $index `]` attr-dict `:` type($map) `,` type($dst) `,`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // QMAT_MATRIX_OPS_TD

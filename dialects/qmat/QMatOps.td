@@ -181,6 +181,29 @@ def QMat_GemvOp : QMat_Op<"gemv", [AttrSizedOperandSegments]> {
   }];
 }
 
+def QMat_TensorMapOp : QMat_Op<"tensor_map", [Pure]> {
+  let summary = "The tensor map through which a kernel loads tiles of a matrix";
+  let description = [{
+    Describes `source` (a row-major [rows, cols] matrix of f16 or bf16 in
+    global memory) for `qmat.tensor_load`: tiles of `box` = [cols, rows]
+    elements (inner dimension first), each row of a tile 128 bytes and laid
+    out with the 128-byte swizzle in workgroup memory (16-byte chunk c of
+    tile row r at chunk c ^ (r % 8)), zeros where a tile leaves the matrix.
+    The result is what a kernel argument receives: the host makes the map
+    per launch (the NVIDIA launcher through `cuTensorMapEncodeTiled`) and
+    passes its 128 bytes by value.
+
+    ```mlir
+    %map = qmat.tensor_map %a box [64, 128] : memref<?x5120xbf16>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F16, BF16], [2]>:$source,
+                       DenseI64ArrayAttr:$box);
+  let results = (outs QMat_Pointer:$map);
+  let assemblyFormat = "$source `box` $box attr-dict `:` type($source)";
+  let hasVerifier = 1;
+}
+
 def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
   let summary = "Dequant-GEMM for M above the GEMV, weights decoded in the main loop";
   let description = [{
@@ -297,9 +320,14 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static int64_t getMaxWorkgroupBytes(bool warpgroup);
     /// `specialized`: bytes of one stage (the decoded weights of 64 x
     /// col_tiles rows and m_tile activation rows, 64 K elements each), the
-    /// whole pipeline's, and the stages built: the most, up to 4, that fit
-    /// a multiprocessor's workgroup memory (below 3: none).
+    /// whole pipeline's (its stages, then two 8-byte barrier objects per
+    /// stage), and the stages built: the most, up to 4, that fit a
+    /// multiprocessor's workgroup memory (below 3: none).
     static int64_t getSpecializedStageBytes(int64_t mTile, int64_t colTiles);
+    /// `specialized`: whether it takes that tiling: m_tile one of 16 .. 256
+    /// and col_tiles 1 or 2 with col_tiles x m_tile <= 256 (the multiplying
+    /// lanes hold col_tiles x m_tile / 2 accumulators).
+    static bool isSpecializedTiling(int64_t mTile, int64_t colTiles);
     static int64_t getSpecializedWorkgroupBytes(int64_t mTile,
                                                 int64_t colTiles,
                                                 int64_t stages);

@@ -2,6 +2,7 @@
 
 #include "qmat/AOT/BinarySelection.h"
 #include "qmat/AOT/Bundle.h"
+#include "qmat/AOT/FusedGemmPolicy.h"
 #include "qmat/Conversion/QMatToGPU/GemvKernelBuilder.h"
 #include "qmat/Transforms/KernelConfig.h"
 
@@ -574,9 +575,9 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const FusedGemmVariant &v : layer.fusedVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.mTile,
                           v.warpsN, v.splitK, v.colTiles, v.stages,
-                          v.specialized ? 2
-                          : v.warpgroup ? 1
-                                        : 0);
+                          int(v.specialized ? qmat_policy::kSpecializedForm
+                              : v.warpgroup ? qmat_policy::kWarpgroupForm
+                                            : qmat_policy::kWarpForm));
   if (fusedCount == 0)
     os << "    {0, 0, 0, 0, 0, 0},\n";
   os << "};\n";

@@ -155,6 +155,7 @@ static void addKernelLowering(OpPassManager &pm,
   if (auto info = lookupTargetInfo(options.target, error))
     info->buildGpuModuleToLLVMPipeline(pm);
   pm.nest<gpu::GPUModuleOp>().addPass(createQMatExternDynamicSharedMemory());
+  pm.nest<gpu::GPUModuleOp>().addPass(createQMatTensorMapParams());
 }
 
 void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,

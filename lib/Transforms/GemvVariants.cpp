@@ -144,14 +144,12 @@ addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
         FusedGemmOp::getSpecializedStages(pairs[i], pairs[i + 1]),
         /*warpgroup=*/true,
         /*specialized=*/true};
-    bool legal = llvm::is_contained(FusedGemmOp::getMTileChoices(), v.mTile) &&
-                 (v.colTiles == 1 || v.colTiles == 2) &&
-                 v.mTile >= 16 * v.colTiles;
-    if (!legal) {
+    if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles)) {
       error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                             "col_tiles = {1}) is not a legal qmat.fused_gemm "
-                            "tiling (m_tile one of 16, 32, 64, 128 and at "
-                            "least 16 x col_tiles, col_tiles 1 or 2)",
+                            "tiling (m_tile one of 16, 32, 64, 128, 256, "
+                            "col_tiles 1 or 2, col_tiles x m_tile at most "
+                            "256)",
                             v.mTile, v.colTiles)
                   .str();
       return failure();

@@ -17,9 +17,15 @@ namespace qmat_policy {
 /// One compiled fused dequant-GEMM variant: a block owns warpsN x colTiles
 /// 16-row weight tiles and mTile activation rows; splitK warps share each
 /// tile's K range; `stages` tiles of activations are in its pipeline;
-/// `warpgroup` 1 where its four warps multiply through the warpgroup
-/// matrix instruction, 2 for the specialized warpgroup form (one
-/// warpgroup multiplies, colTiles warpgroups decode).
+/// `warpgroup` kWarpgroupForm where its four warps multiply through the
+/// warpgroup matrix instruction, kSpecializedForm for the specialized
+/// warpgroup form (one warpgroup multiplies, colTiles warpgroups decode;
+/// its kernel takes A's tensor map after its other arguments).
+enum FusedForm : int {
+  kWarpForm = 0,
+  kWarpgroupForm = 1,
+  kSpecializedForm = 2
+};
 struct FusedVariantDesc {
   int mTile;
   int warpsN;

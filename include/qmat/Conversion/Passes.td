@@ -118,11 +118,13 @@ def QMatLowerToTarget : Pass<"qmat-lower-to-target"> {
     `qmat.pinned_copy` become inline PTX on NVIDIA and plain arithmetic,
     loads or the value elsewhere; `qmat.warp_mma` becomes `nvvm.mma.sync`,
     the warpgroup ops inline `wgmma` PTX (sm_90a), the asynchronous copies
-    `nvgpu.device_async_copy` and NVVM's cp.async groups, `qmat.wave_mma`
-    `amdgpu.mfma`. An op the target has no instruction for is an error
-    naming the op and the target.
+    `nvgpu.device_async_copy` and NVVM's cp.async groups, the barrier
+    objects and tensor loads inline `mbarrier` and `cp.async.bulk.tensor`
+    PTX (sm_90a), `qmat.wave_mma` `amdgpu.mfma`. An op the target has no
+    instruction for is an error naming the op and the target.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",

@@ -169,6 +169,23 @@ def QMatExternDynamicSharedMemory
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def QMatTensorMapParams
+    : Pass<"qmat-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass a kernel's tensor maps by value";
+  let description = [{
+    A kernel whose last N arguments are tensor maps (`qmat.tensor_map_args
+    = N`, set by the kernel lowerings) takes each as a 128-byte,
+    64-byte-aligned parameter that it reads in place: after the lowering to
+    NVVM those `llvm.ptr` arguments get `llvm.byval`, `llvm.align = 64` and
+    `nvvm.grid_constant`, so that their address is the parameter's own
+    (what `cp.async.bulk.tensor` reads the map from) and the launch copies
+    the map's bytes (`cuLaunchKernel` with a pointer to a CUtensorMap). A
+    kernel whose arguments do not end in as many pointers is an error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def QMatSerializeKernelsToPtx
     : Pass<"qmat-serialize-kernels-to-ptx", "::mlir::ModuleOp"> {
   let summary = "Compile each kernel of the NVVM gpu.modules to PTX in "

@@ -370,6 +370,26 @@ qmat_status runGemv(const LayerDesc &layer, ContextState &state, CUstream stream
   return QMAT_OK;
 }
 
+/// A's tensor map for the specialized fused GEMM: tiles of 64 columns
+/// (128 bytes, 128-byte swizzled) by mTile rows, zeros past row m. The
+/// launch copies it (a by-value parameter).
+qmat_status encodeActivationMap(const LayerDesc &layer, int64_t m, int mTile,
+                                const void *a, CUtensorMap &map) {
+  const cuuint64_t dims[2] = {cuuint64_t(layer.k), cuuint64_t(m)};
+  const cuuint64_t rowBytes[1] = {cuuint64_t(layer.k) * 2};
+  const cuuint32_t box[2] = {64, cuuint32_t(mTile)};
+  const cuuint32_t steps[2] = {1, 1};
+  CUresult result = cuTensorMapEncodeTiled(
+      &map,
+      layer.bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      2, const_cast<void *>(a), dims, rowBytes, box, steps,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return result == CUDA_SUCCESS ? QMAT_OK
+                                : cudaFailure(result, "cuTensorMapEncodeTiled");
+}
+
 qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream stream, int64_t m,
                      const void *a, const void *weights, const void *scales,
                      const float *globalScale, const void *zeroPoints, const void *bias, void *y) {
@@ -382,6 +402,13 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
   const GemvKernelDesc &kernel = state.fusedKernels[variant];
   Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
   std::vector<void *> pointers = params.pointers();
+  CUtensorMap activationMap;
+  if (kFusedVariants[variant].warpgroup == qmat_policy::kSpecializedForm) {
+    if (qmat_status s = encodeActivationMap(
+            layer, m, kFusedVariants[variant].mTile, a, activationMap))
+      return s;
+    pointers.push_back(&activationMap);
+  }
   unsigned mTiles = 0, blocks = 0;
   if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
     return s;

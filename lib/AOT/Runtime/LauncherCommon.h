@@ -360,13 +360,18 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
 
 std::string describeFused(size_t variant, int processors, const char *processorName) {
   const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
-  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) + ", warps_n " +
-         std::to_string(v.warpsN) + ", split_k " + std::to_string(v.splitK) + ", col_tiles " +
+  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) +
+         ", warps_n " + std::to_string(v.warpsN) + ", split_k " +
+         std::to_string(v.splitK) + ", col_tiles " +
          std::to_string(v.colTiles) + ", stages " + std::to_string(v.stages) +
-         (v.warpgroup ? ", warpgroup" : "") + "), " +
-         (overrideMTile > 0 ? std::string("set by the fused override")
-                            : "chosen by the policy for " + std::to_string(processors) + " " +
-                                  processorName);
+         (v.warpgroup == qmat_policy::kSpecializedForm ? ", specialized"
+          : v.warpgroup                                ? ", warpgroup"
+                                                       : "") +
+         "), " +
+         (overrideMTile > 0
+              ? std::string("set by the fused override")
+              : "chosen by the policy for " + std::to_string(processors) + " " +
+                    processorName);
 }
 
 /// The fused variant's grid for m rows: M tiles along x, blocks of weight

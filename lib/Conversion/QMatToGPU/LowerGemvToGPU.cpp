@@ -59,6 +59,9 @@ struct QMatLowerGemvToGPUPass
     OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
     auto kernel = gpu::GPUFuncOp::create(b, loc, name, funcType);
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    if (spec.specialized)
+      kernel->setAttr(QMatDialect::getTensorMapArgsAttrName(),
+                      b.getI64IntegerAttr(1));
     int64_t threads = spec.getThreads(info.getWarpSize());
     kernel.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
@@ -78,6 +81,8 @@ struct QMatLowerGemvToGPUPass
     if (spec.hasBias)
       buffers.bias = entry.getArgument(argIndex++);
     buffers.y = entry.getArgument(argIndex++);
+    if (spec.specialized)
+      buffers.activationMap = entry.getArgument(argIndex++);
     auto workgroup = gpu::AddressSpaceAttr::get(
         b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
     auto workgroupMemRef = [&](int64_t elements, Type type) {
@@ -111,9 +116,16 @@ struct QMatLowerGemvToGPUPass
           ValueRange{});
       if (spec.specialized) {
         int64_t weightsFirst = spec.stages * spec.maxM * kSpecializedStageK * 2;
+        int64_t barriers = 2 * spec.stages,
+                barriersFirst = bytes - 8 * barriers;
         buffers.decodedWeights = memref::ViewOp::create(
-            b, loc, workgroupMemRef((bytes - weightsFirst) / 2, spec.actType),
+            b, loc,
+            workgroupMemRef((barriersFirst - weightsFirst) / 2, spec.actType),
             raw, arith::ConstantIndexOp::create(b, loc, weightsFirst),
+            ValueRange{});
+        buffers.stageBarriers = memref::ViewOp::create(
+            b, loc, workgroupMemRef(barriers, b.getI64Type()), raw,
+            arith::ConstantIndexOp::create(b, loc, barriersFirst),
             ValueRange{});
       } else if (spec.warpgroup) {
         int64_t codesFirst =
@@ -258,6 +270,14 @@ struct QMatLowerGemvToGPUPass
         castToKernelArgs(b, op, args, {static_cast<unsigned>(args.size() - 1)});
     if (failed(argTypes))
       return failure();
+    // The specialized form loads its activations through a tensor map,
+    // passed by value after Y.
+    if (spec.specialized) {
+      args.push_back(TensorMapOp::create(
+          b, loc, args.front(),
+          b.getDenseI64ArrayAttr({kSpecializedStageK, spec.maxM})));
+      argTypes->push_back(args.back().getType());
+    }
     gpu::GPUFuncOp kernel =
         getOrCreateKernel(kernels, info, spec, config, *argTypes, loc);
 

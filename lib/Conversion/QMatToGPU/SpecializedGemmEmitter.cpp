@@ -4,16 +4,17 @@
 // warpgroup form"): the block's first warpgroup only multiplies, its other
 // col_tiles warpgroups only decode. Stage s of the workgroup memory holds
 // one 64-element K step: the activations of the block's m_tile rows, which
-// the decoding warps copy in, and the weights of its 64 x col_tiles rows,
-// which they decode and store there, both K-major as the warpgroup
-// instruction reads them with the 128-byte swizzle: a row's 64 elements
-// are its 128 bytes, and 16-byte chunk G of row r sits at chunk G ^ (r % 8),
-// so that the instruction's reads of 8 rows, like the stores and copies of
-// 8 lanes, meet 8 distinct bank groups (without the swizzle, the 8 rows of
-// a core matrix meet those of its K neighbour in the same banks). Two
-// numbered barriers per stage pass it between the roles: `full` once the
-// decoders' copies have landed and their stores are done, `empty` once the
-// instructions that read it are.
+// one decoding thread loads as a tile through A's tensor map, and the
+// weights of its 64 x col_tiles rows, which the decoders decode and store
+// there, both K-major as the warpgroup instruction reads them with the
+// 128-byte swizzle: a row's 64 elements are its 128 bytes, and 16-byte
+// chunk G of row r sits at chunk G ^ (r % 8), so that the instruction's
+// reads of 8 rows, like the stores of 8 lanes, meet 8 distinct bank groups
+// (without the swizzle, the 8 rows of a core matrix meet those of its K
+// neighbour in the same banks); the tensor map lays the activations out
+// so. Two barrier objects per stage pass it between the roles: `full`
+// completes once the tile's bytes have landed and every decoder has
+// stored, `empty` once the instructions that read it are done.
 //
 // A decoding thread takes one weight row and 32 K elements of each stage:
 // lanes 8q .. 8q + 7 of a warp take 8 consecutive rows and one K half.
@@ -58,13 +59,24 @@ private:
   /// `shape`); `next` receives the loads of iteration + 2.
   void emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
                            ArrayRef<RowChunk> shape, SmallVector<Value> &next);
-  /// Starts the copies of the activations of iteration `iteration` into
-  /// its stage (16-byte chunks of rows firstM .., clamped to M - 1).
-  void copyActivations(Value decoder, Value iteration);
+  /// Announces and starts the tensor load of the activations of iteration
+  /// `iteration` into its stage (rows firstM .., zeros past M).
+  void loadActivations(Value iteration);
   /// This thread's codes and scales of iteration `iteration`.
   RowChunk loadChunk(Value iteration);
   /// Decodes `chunk` and stores its 32 weights in stage `stage`.
   void storeDecoded(const RowChunk &chunk, Value stage);
+  /// Emits `body` for the first decoding thread only.
+  void ifFirstDecoder(Value decoder, llvm::function_ref<void()> body) {
+    auto first = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, decoder,
+                              cIdx(0)),
+        false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    body();
+  }
   /// The i64 matrix descriptor of the K-major, 128-byte-swizzled tile at
   /// byte `offset` of the workgroup memory.
   Value descriptor(Value offset);
@@ -78,10 +90,15 @@ private:
                               arith::XOrIOp::create(b, loc, chunk, atomRow),
                               cIdx(kGroupK)));
   }
-  Value barrierId(Value stage, bool empty) {
-    Value id = arith::AddIOp::create(b, loc, stage,
-                                     cIdx(1 + (empty ? spec.stages : 0)));
-    return toI32(id);
+  /// Barrier object `full` or `empty` of `stage`.
+  Value barrier(Value stage, bool empty) {
+    return empty ? arith::AddIOp::create(b, loc, stage, cIdx(spec.stages))
+                 : stage;
+  }
+  /// The parity of the phase of a stage's barrier objects that iteration
+  /// `round` x stages + stage completes, from `round`.
+  Value parity(Value round) {
+    return toI32(arith::AndIOp::create(b, loc, round, cIdx(1)));
   }
   int64_t iterations() const { return spec.k / kSpecializedStageK; }
   /// Elements of one stage's activations, and of one stage's weights.
@@ -99,7 +116,6 @@ private:
   /// words goes.
   Value row, half;
   SmallVector<Value, 4> wordStores;
-  int64_t threads = 0;
 };
 
 } // namespace
@@ -138,7 +154,9 @@ void SpecializedGemmEmitter::emitMultiply() {
     b.setInsertionPointToStart(loop.getBody());
     Value iteration = loop.getInductionVar();
     Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
-    BarrierSyncOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
+    MBarrierWaitOp::create(
+        b, loc, buffers.stageBarriers, barrier(stage, /*empty=*/false),
+        parity(arith::DivUIOp::create(b, loc, iteration, cIdx(stages))));
     SmallVector<Value> sums(
         WarpgroupFenceOp::create(b, loc, loop.getRegionIterArgs()).getFenced());
     // Instruction kk of a stage reads K elements 16kk .. 16kk + 15 of both
@@ -182,8 +200,9 @@ void SpecializedGemmEmitter::emitMultiply() {
       Value previous = arith::RemUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)),
           cIdx(stages));
-      BarrierArriveOp::create(b, loc, barrierId(previous, /*empty=*/true),
-                              threads);
+      MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
+                               barrier(previous, /*empty=*/true),
+                               IntegerAttr());
     }
     scf::YieldOp::create(b, loc, sums);
   }
@@ -217,46 +236,18 @@ void SpecializedGemmEmitter::emitMultiply() {
             position.numN);
 }
 
-void SpecializedGemmEmitter::copyActivations(Value decoder, Value iteration) {
-  // Each warp's copy covers 8 rows x 4 chunks: 64 consecutive bytes of
-  // each row, and each quarter warp writes one chunk of 8 rows (8 distinct
-  // bank groups, swizzled).
-  int64_t chunks = spec.maxM * kStageGroups;
-  int64_t decoders = kWarpgroupThreads * spec.colTiles;
-  Value lane = position.lane;
-  Value laneRow = arith::RemUIOp::create(b, loc, lane, cIdx(kCoreRows));
-  Value laneGroup = arith::DivUIOp::create(b, loc, lane, cIdx(kCoreRows));
+void SpecializedGemmEmitter::loadActivations(Value iteration) {
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(spec.stages));
-  Value stageBase =
-      arith::MulIOp::create(b, loc, stage, cIdx(activationElements()));
-  Value firstK =
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK));
-  for (int64_t first = 0; first < chunks; first += decoders) {
-    Value warpChunk = arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, decoder, cIdx(first)), cIdx(32));
-    Value tokenRow = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, warpChunk, cIdx(2)),
-            cIdx(kCoreRows)),
-        laneRow);
-    Value group = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, warpChunk, cIdx(2)),
-            cIdx(4)),
-        laneGroup);
-    Value m = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, firstM, tokenRow),
-        position.lastM);
-    Value k = arith::AddIOp::create(
-        b, loc, firstK, arith::MulIOp::create(b, loc, group, cIdx(kGroupK)));
-    Value offset = arith::AddIOp::create(b, loc, stageBase,
-                                         swizzledChunk(tokenRow, group));
-    AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
-                        buffers.stagedActivations, ValueRange{offset},
-                        /*elements=*/kGroupK);
-  }
+  Value full = barrier(stage, /*empty=*/false);
+  MBarrierArriveOp::create(b, loc, buffers.stageBarriers, full,
+                           b.getI64IntegerAttr(activationElements() * 2));
+  TensorLoadOp::create(
+      b, loc, buffers.activationMap,
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+      firstM, b.getDenseI64ArrayAttr({kSpecializedStageK, spec.maxM}),
+      buffers.stagedActivations,
+      arith::MulIOp::create(b, loc, stage, cIdx(activationElements())),
+      buffers.stageBarriers, full);
 }
 
 GemvEmitterBase::RowChunk SpecializedGemmEmitter::loadChunk(Value iteration) {
@@ -303,19 +294,19 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
 }
 
 // A decoder's iteration i: it decodes and stores the codes of iteration i
-// into its stage, loads the codes and scales of iteration i + 2, waits for
-// the stage's copies and marks it full; then it waits until the
-// instructions of iteration i + ahead - stages are done (their stage is
-// the one iteration i + ahead fills) and starts the copies of iteration
-// i + ahead's activations. `ahead` = stages - 2: the instructions of one
-// stage run while the next is decoded. The wait comes after the stage is
-// marked full, so that the round trip through the multiplying warps (their
-// wait for the stage, their instructions, their wait for the previous
-// ones) is not on the decoders' path. The loop takes two iterations per
-// trip, each on its own set of loads, issued after that set is decoded: a
-// load lands in the registers it replaces, so no loaded value is moved at
-// the loop's end (a move would wait for the load in the iteration that
-// issued it).
+// into its stage, loads the codes and scales of iteration i + 2 and
+// arrives at the stage's `full`; then it waits until the instructions of
+// iteration i + ahead - stages are done (their stage is the one iteration
+// i + ahead fills) and the first decoder starts the tensor load of
+// iteration i + ahead's activations. `ahead` = stages - 2: the
+// instructions of one stage run while the next is decoded. The wait comes
+// after the arrival, so that the round trip through the multiplying warps
+// (their wait for the stage, their instructions, their wait for the
+// previous ones) is not on the decoders' path. The loop takes two
+// iterations per trip, each on its own set of loads, issued after that set
+// is decoded: a load lands in the registers it replaces, so no loaded value
+// is moved at the loop's end (a move would wait for the load in the
+// iteration that issued it).
 void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
                                                  ValueRange own,
                                                  ArrayRef<RowChunk> shape,
@@ -330,39 +321,34 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
   storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
   next = flattenChunks(loadChunk(arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(2)), cIdx(last))));
-  // The groups of iterations i .. i + ahead - 1 are in flight: all but the
-  // newest ahead - 1 are this stage's.
-  AsyncWaitOp::create(b, loc, ahead - 1);
   AsyncProxyFenceOp::create(b, loc);
-  BarrierArriveOp::create(b, loc, barrierId(stage, /*empty=*/false), threads);
+  MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
+                           barrier(stage, /*empty=*/false), IntegerAttr());
   Value fill = arith::AddIOp::create(b, loc, iteration, cIdx(ahead));
-  auto copies =
+  auto fills =
       scf::IfOp::create(b, loc,
                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                               fill, cIdx(last)),
                         false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(fills.thenBlock());
+  auto wait =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                              fill, cIdx(stages)),
+                        false);
   {
-    OpBuilder::InsertionGuard armGuard(b);
-    b.setInsertionPointToStart(copies.thenBlock());
-    auto wait = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, fill,
-                              cIdx(stages)),
-        false);
-    {
-      OpBuilder::InsertionGuard waitGuard(b);
-      b.setInsertionPointToStart(wait.thenBlock());
-      BarrierSyncOp::create(
-          b, loc,
-          barrierId(arith::RemUIOp::create(b, loc, fill, cIdx(stages)),
-                    /*empty=*/true),
-          threads);
-    }
-    copyActivations(decoder, fill);
+    // Iteration fill - stages released the stage: its round's phase.
+    OpBuilder::InsertionGuard waitGuard(b);
+    b.setInsertionPointToStart(wait.thenBlock());
+    Value round = arith::DivUIOp::create(b, loc, fill, cIdx(stages));
+    MBarrierWaitOp::create(
+        b, loc, buffers.stageBarriers,
+        barrier(arith::RemUIOp::create(b, loc, fill, cIdx(stages)),
+                /*empty=*/true),
+        parity(arith::SubIOp::create(b, loc, round, cIdx(1))));
   }
-  // One group per iteration, empty past the last: the wait above counts
-  // groups.
-  AsyncCommitOp::create(b, loc);
+  ifFirstDecoder(decoder, [&] { loadActivations(fill); });
 }
 
 void SpecializedGemmEmitter::emitDecode() {
@@ -370,12 +356,10 @@ void SpecializedGemmEmitter::emitDecode() {
   int64_t last = iterations() - 1;
   Value decoder =
       arith::SubIOp::create(b, loc, thread, cIdx(kWarpgroupThreads));
-  for (int64_t i = 0; i < ahead && i <= last; ++i) {
-    copyActivations(decoder, cIdx(i));
-    AsyncCommitOp::create(b, loc);
-  }
-  for (int64_t i = iterations(); i < ahead; ++i)
-    AsyncCommitOp::create(b, loc);
+  ifFirstDecoder(decoder, [&] {
+    for (int64_t i = 0; i < ahead && i <= last; ++i)
+      loadActivations(cIdx(i));
+  });
   // The loads of the first two iterations (K is a multiple of 128: the
   // iterations come in pairs).
   RowChunk first = loadChunk(cIdx(0));
@@ -401,7 +385,26 @@ void SpecializedGemmEmitter::emitDecode() {
 void SpecializedGemmEmitter::emit() {
   position = getLaunchPosition(32);
   thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  threads = spec.getThreads(32);
+  // The first thread sets up the barrier objects: `full` counts every
+  // decoder and the announcement of the tile's bytes, `empty` every
+  // multiplying thread.
+  auto setup = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, cIdx(0)),
+      false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(setup.thenBlock());
+    for (int64_t s = 0; s < spec.stages; ++s) {
+      MBarrierInitOp::create(b, loc, buffers.stageBarriers, cIdx(s),
+                             kWarpgroupThreads * spec.colTiles + 1);
+      MBarrierInitOp::create(b, loc, buffers.stageBarriers,
+                             cIdx(spec.stages + s), kWarpgroupThreads);
+    }
+    // The tensor loads (the asynchronous proxy) complete bytes on them.
+    AsyncProxyFenceOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
   firstM = arith::MulIOp::create(b, loc, position.block, cIdx(spec.maxM));
   Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   blockFirst =

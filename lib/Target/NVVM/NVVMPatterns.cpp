@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -257,29 +258,103 @@ struct WarpgroupMmaSharedToPtx : OpRewritePattern<WarpgroupMmaSharedOp> {
   }
 };
 
-/// bar.arrive: NVVM's op is built as PTX by a pass the pipeline does not
-/// run; its text here.
-struct BarrierArriveToPtx : OpRewritePattern<BarrierArriveOp> {
+/// The 32-bit workgroup-memory address of element `index` of `memref`.
+Value sharedAddress(OpBuilder &builder, Location loc, Value memref,
+                    Value index) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
+  Value address = arith::AddIOp::create(
+      builder, loc, base,
+      arith::MulIOp::create(
+          builder, loc, index,
+          arith::ConstantIndexOp::create(builder, loc, bytes)));
+  return arith::IndexCastOp::create(builder, loc, builder.getI32Type(),
+                                    address);
+}
+
+Value toI32(OpBuilder &builder, Location loc, Value index) {
+  return arith::IndexCastOp::create(builder, loc, builder.getI32Type(), index);
+}
+
+/// The barrier objects' instructions as PTX text (NVVM builds its try-wait
+/// loop as PTX by a pass the pipeline does not run), ordered with the
+/// stores around them by the memory clobber.
+struct MBarrierInitToPtx : OpRewritePattern<MBarrierInitOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BarrierArriveOp op,
+  LogicalResult matchAndRewrite(MBarrierInitOp op,
                                 PatternRewriter &rewriter) const override {
-    Value threads = arith::ConstantIntOp::create(
-        rewriter, op.getLoc(), rewriter.getI32Type(), op.getThreads());
-    emitTiedPtx(rewriter, op.getLoc(), "bar.arrive $0, $1;", ValueRange{},
-                ValueRange{op.getId(), threads});
+    Location loc = op.getLoc();
+    Value count = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(), op.getCount());
+    emitTiedPtx(
+        rewriter, loc, "mbarrier.init.shared::cta.b64 [$0], $1;", ValueRange{},
+        {sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex()), count});
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct BarrierSyncToNVVM : OpRewritePattern<BarrierSyncOp> {
+struct MBarrierArriveToPtx : OpRewritePattern<MBarrierArriveOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BarrierSyncOp op,
+  LogicalResult matchAndRewrite(MBarrierArriveOp op,
                                 PatternRewriter &rewriter) const override {
-    Value threads = arith::ConstantIntOp::create(
-        rewriter, op.getLoc(), rewriter.getI32Type(), op.getThreads());
-    NVVM::BarrierOp::create(rewriter, op.getLoc(), TypeRange{}, op.getId(),
-                            threads, /*reductionOp=*/{}, Value());
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs = {
+        sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex())};
+    StringRef text = "mbarrier.arrive.shared::cta.b64 _, [$0];";
+    if (std::optional<int64_t> bytes = op.getExpect()) {
+      text = "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;";
+      inputs.push_back(arith::ConstantIntOp::create(
+          rewriter, loc, rewriter.getI32Type(), *bytes));
+    }
+    emitTiedPtx(rewriter, loc, text, ValueRange{}, inputs);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitToPtx : OpRewritePattern<MBarrierWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MBarrierWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // The label is local to the braces: every copy of the loop has its own.
+    emitTiedPtx(rewriter, loc,
+                "{\n"
+                ".reg .pred done;\n"
+                "retry:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+                "@!done bra retry;\n"
+                "}",
+                ValueRange{},
+                {sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex()),
+                 op.getParity()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.bulk.tensor (sm_90 on). The shared::cluster destination and
+/// barrier take this block's own addresses (a block is a cluster of one);
+/// the map's generic address is its by-value parameter's.
+struct TensorLoadToPtx : OpRewritePattern<TensorLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TensorLoadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         op.getMap());
+    emitTiedPtx(
+        rewriter, loc,
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+        ".mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+        ValueRange{},
+        {sharedAddress(rewriter, loc, op.getDst(), op.getOffset()), map,
+         toI32(rewriter, loc, op.getInner()),
+         toI32(rewriter, loc, op.getOuter()),
+         sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex())});
     rewriter.eraseOp(op);
     return success();
   }
@@ -373,10 +448,11 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
                AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
   if (warpgroupMma)
-    patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx, BarrierArriveToPtx,
-                 BarrierSyncToNVVM, WarpgroupOrderingToPtx<WarpgroupFenceOp>,
+    patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,
+                 WarpgroupOrderingToPtx<WarpgroupFenceOp>,
                  WarpgroupOrderingToPtx<WarpgroupCommitOp>,
                  WarpgroupOrderingToPtx<WarpgroupWaitOp>,
-                 WarpgroupOrderingToPtx<AsyncProxyFenceOp>>(
+                 WarpgroupOrderingToPtx<AsyncProxyFenceOp>, MBarrierInitToPtx,
+                 MBarrierArriveToPtx, MBarrierWaitToPtx, TensorLoadToPtx>(
         patterns.getContext());
 }

@@ -163,6 +163,37 @@ CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute attribute, int valu
     return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
+CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *base,
+    const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *steps, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion,
+    CUtensorMapFloatOOBfill fill) {
+  const char *typeName = type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16  ? "bf16"
+                         : type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 ? "f16"
+                                                                   : "other";
+  int64_t offset =
+      int64_t(reinterpret_cast<uintptr_t>(base)) - int64_t(mockBase());
+  std::printf("tensor map %s rank=%u base=+%lld dims=(%llu,%llu) "
+              "row_bytes=%llu box=(%u,%u) "
+              "steps=(%u,%u)%s%s%s\n",
+              typeName, rank, static_cast<long long>(offset),
+              static_cast<unsigned long long>(dims[0]),
+              static_cast<unsigned long long>(dims[1]),
+              static_cast<unsigned long long>(strides[0]), box[0], box[1],
+              steps[0], steps[1],
+              interleave == CU_TENSOR_MAP_INTERLEAVE_NONE ? "" : " interleaved",
+              swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? " swizzle=128B" : "",
+              fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE ? " oob=zeros"
+                                                        : " oob=nan");
+  if (std::getenv("MOCK_FAIL_TENSOR_MAP"))
+    return CUDA_ERROR_INVALID_VALUE;
+  // The map's first bytes carry the base, for the launch to print.
+  std::memset(map, 0, sizeof *map);
+  std::memcpy(map, &offset, sizeof offset);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream, void **params,
                         void **) {
@@ -176,6 +207,12 @@ CUresult cuLaunchKernel(CUfunction, unsigned gx, unsigned gy, unsigned gz, unsig
               static_cast<long long>(rows));
   if (shared)
     std::printf(" shared=%u", shared);
+  // MOCK_TENSOR_MAP_PARAM=i: parameter i is a tensor map (its base).
+  if (const char *index = std::getenv("MOCK_TENSOR_MAP_PARAM")) {
+    int64_t mapBase = 0;
+    std::memcpy(&mapBase, params[std::atoi(index)], sizeof mapBase);
+    std::printf(" map=+%lld", static_cast<long long>(mapBase));
+  }
   std::printf("\n");
   if (std::getenv("MOCK_FAIL_LAUNCH"))
     return CUDA_ERROR_LAUNCH_FAILED;

@@ -2,32 +2,44 @@
 
 // The fused GEMM's specialized warpgroup form (sm_90a), m_tile 32, two
 // column tiles, four stages of 64 K elements (K = 512: 8 iterations). The
-// launch takes one multiplying and two decoding warpgroups (384 threads)
-// and 4 x (32 activation rows + 128 weight rows) x 64 x 2 bytes of dynamic
-// workgroup memory: the activations' stages first, the decoded weights'
-// after them.
+// launch takes A's tensor map (tiles of 64 columns by 32 rows) after Y, one
+// multiplying and two decoding warpgroups (384 threads) and 4 x (32
+// activation rows + 128 weight rows) x 64 x 2 bytes of dynamic workgroup
+// memory plus 8 barrier objects: the activations' stages first, the decoded
+// weights' after them, then `full` of each stage and `empty` of each stage.
+// The first thread sets them up (full: the 256 decoders and the tile's
+// announcement; empty: the 128 multiplying threads) and fences them for the
+// tensor loads before the block's barrier.
 // CHECK-LABEL: func.func @specialized(
-// CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k512_bf16_magic_bias_mt32_w4_s1_c2_p4_wg_ws blocks in ({{.+}}) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c81920_i32
-// CHECK: gpu.func @fused_nvfp4_bs16_k512_bf16_magic_bias_mt32_w4_s1_c2_p4_wg_ws(
-// CHECK: %[[ACT:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<40960xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[MAP:.+]] = qmat.tensor_map %[[A:.+]] box [64, 32] : memref<?x512xbf16, strided<[512, 1], offset: ?>>
+// CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k512_bf16_magic_bias_mt32_w4_s1_c2_p4_wg_ws blocks in ({{.+}}) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c81984_i32 args(%[[A]] : {{.+}}, %[[MAP]] : !llvm.ptr)
+// CHECK: gpu.func @fused_nvfp4_bs16_k512_bf16_magic_bias_mt32_w4_s1_c2_p4_wg_ws({{.+}}, %[[KMAP:.+]]: !llvm.ptr) kernel attributes {{{.*}}qmat.tensor_map_args = 1 : i64}
+// CHECK: %[[ACT:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<40992xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[WEIGHTS:.+]] = memref.view %{{.+}}[%c16384][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32768xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[BARS:.+]] = memref.view %{{.+}}[%c81920][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_init %[[BARS]][%c0], 257
+// CHECK-NEXT: qmat.mbarrier_init %[[BARS]][%c4], 128
+// CHECK-COUNT-6: qmat.mbarrier_init
+// CHECK-NEXT: qmat.async_proxy_fence
+// CHECK: gpu.barrier
 // CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %{{.+}}, %c128 : index
 // CHECK: scf.if %[[MULTIPLIES]] {
 
-// The multiplying warpgroup: iteration i waits at barrier 1 + i % 4 (its
-// stage full), then per K16 step one instruction per column tile, A and B
-// both through descriptors of K-major tiles with the 128-byte swizzle
-// (bit 62; the 8-row atoms 1024 bytes apart, bits 32-45 = 64; the unused
-// leading offset 1), one commit,
-// a wait for all but this iteration's batch, and from iteration 1 to
-// 8 - 4 the stage of the iteration before is marked empty (barrier
-// 5 + (i - 1) % 4). The epilogue stores the 16x8 pieces of both tiles
-// (rows 64 apart).
+// The multiplying warpgroup: iteration i waits for its stage's `full`
+// (object i % 4) to complete the phase of round i / 4 (parity (i / 4) & 1),
+// then per K16 step one instruction per column tile, A and B both through
+// descriptors of K-major tiles with the 128-byte swizzle (bit 62; the
+// 8-row atoms 1024 bytes apart, bits 32-45 = 64; the unused leading offset
+// 1), one commit, a wait for all but this iteration's batch, and from
+// iteration 1 to 8 - 4 every multiplying thread arrives at the `empty` of
+// the iteration before's stage (object 4 + (i - 1) % 4). The epilogue
+// stores the 16x8 pieces of both tiles (rows 64 apart).
 // CHECK: scf.for %[[I:.+]] = %c0 to %c8 step %c1 iter_args(
 // CHECK: %[[STAGE:.+]] = arith.remui %[[I]], %c4 : index
-// CHECK: %[[FULL:.+]] = arith.addi %[[STAGE]], %c1 : index
-// CHECK: %[[FULL32:.+]] = arith.index_castui %[[FULL]] : index to i32
-// CHECK: qmat.barrier_sync %[[FULL32]], 384
+// CHECK: %[[ROUND:.+]] = arith.divui %[[I]], %c4 : index
+// CHECK: %[[ODD_ROUND:.+]] = arith.andi %[[ROUND]], %c1 : index
+// CHECK: %[[PARITY:.+]] = arith.index_castui %[[ODD_ROUND]] : index to i32
+// CHECK: qmat.mbarrier_wait %[[BARS]][%[[STAGE]]], %[[PARITY]]
 // CHECK: qmat.warpgroup_fence
 // CHECK: arith.addi %{{.+}}, %c4611686293305360384_i64 : i64
 // CHECK-COUNT-8: qmat.warpgroup_mma_shared %{{.+}} * %{{.+}} + [{{.+}}] : bf16, f32
@@ -39,26 +51,32 @@
 // CHECK: scf.if %[[RELEASE]] {
 // CHECK: %[[BEFORE:.+]] = arith.addi %[[I]], %c3 : index
 // CHECK: %[[BEFORE_STAGE:.+]] = arith.remui %[[BEFORE]], %c4 : index
-// CHECK: %[[EMPTY:.+]] = arith.addi %[[BEFORE_STAGE]], %c5 : index
-// CHECK: %[[EMPTY32:.+]] = arith.index_castui %[[EMPTY]] : index to i32
-// CHECK: qmat.barrier_arrive %[[EMPTY32]], 384
+// CHECK: %[[EMPTY:.+]] = arith.addi %[[BEFORE_STAGE]], %c4 : index
+// CHECK: qmat.mbarrier_arrive %[[BARS]][%[[EMPTY]]] : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: qmat.warpgroup_wait 0,
 // CHECK: qmat.store_tile {{.+}} offsets m [0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25, 0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25] n [0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 64, 64, 72, 72, 64, 64, 72, 72, 64, 64, 72, 72, 64, 64, 72, 72] bounds
 
-// The decoding warpgroups: the copies of the first two stages (one group
-// each), the codes and scales of the first two iterations, then two
+// The decoding warpgroups: the first decoder announces the 4096 bytes of
+// the first two stages' activation tiles and starts their tensor loads (K
+// columns 0 and 64, the block's first row), then every decoder loads the
+// codes and scales of the first two iterations, and the loop takes two
 // iterations per trip, each on its own loads. An iteration decodes its 32
 // codes into K order (interleaves, then one shuffle per word), stores the
 // 8 weights of word w as 16-byte chunk 4 half + w of its row, swizzled
 // (chunk ^ (row % 8): the offsets are set up before the loop), loads the
-// codes of iteration + 2, waits for its stage's copies (all but the newest
-// group) and marks the stage full; then it waits for the stage that
-// iteration + 2 fills to be empty (from iteration + 2 = 4 on) and copies
-// its activations.
+// codes of iteration + 2, fences its stores for the instructions and
+// arrives at its stage's `full`; then, for iteration + 2 = fill (from 4
+// on), it waits for the `empty` of fill's stage in the round before, and
+// the first decoder announces and loads fill's activations.
 // CHECK: } else {
 // CHECK: %[[ATOM_ROW:.+]] = arith.andi %{{.+}}, %c7 : index
 // CHECK-COUNT-4: arith.xori %{{.+}}, %[[ATOM_ROW]] : index
-// CHECK-COUNT-2: qmat.async_commit
+// CHECK: %[[FIRST_DECODER:.+]] = arith.cmpi eq, %{{.+}}, %c0 : index
+// CHECK-NEXT: scf.if %[[FIRST_DECODER]] {
+// CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c0] expect 4096
+// CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M:.+]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c1] expect 4096
+// CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c64, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c2048], %[[BARS]][%c1]
 // CHECK: %[[CODES0:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES1:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c2 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[ODD:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
@@ -78,22 +96,31 @@
 // CHECK: %[[FILL:.+]] = arith.addi %[[J]], %c2 : index
 // CHECK: %[[NEXT:.+]] = arith.minui %[[FILL]], %c7 : index
 // CHECK: vector.load %arg1[{{.+}}] {alignment = 16 : i64}
-// CHECK: qmat.async_wait 1
-// CHECK-NEXT: qmat.async_proxy_fence
-// CHECK-NEXT: %[[J_FULL:.+]] = arith.addi %[[J_STAGE]], %c1 : index
-// CHECK-NEXT: %[[J_FULL32:.+]] = arith.index_castui %[[J_FULL]] : index to i32
-// CHECK-NEXT: qmat.barrier_arrive %[[J_FULL32]], 384
+// CHECK: qmat.async_proxy_fence
+// CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%[[J_STAGE]]] : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: %[[IN_K:.+]] = arith.cmpi ule, %[[FILL]], %c7 : index
 // CHECK-NEXT: scf.if %[[IN_K]] {
 // CHECK-NEXT: %[[REFILL:.+]] = arith.cmpi uge, %[[FILL]], %c4 : index
 // CHECK-NEXT: scf.if %[[REFILL]] {
-// CHECK: qmat.barrier_sync %{{.+}}, 384
-// CHECK: qmat.async_copy %arg0[{{.+}}], %[[ACT]][{{.+}}], 8
-// CHECK: qmat.async_commit
+// CHECK-NEXT: %[[FILL_ROUND:.+]] = arith.divui %[[FILL]], %c4 : index
+// CHECK-NEXT: %[[ROUND_BEFORE:.+]] = arith.subi %[[FILL_ROUND]], %c1 : index
+// CHECK-NEXT: %[[ODD_BEFORE:.+]] = arith.andi %[[ROUND_BEFORE]], %c1 : index
+// CHECK-NEXT: %[[EMPTY_PARITY:.+]] = arith.index_castui %[[ODD_BEFORE]] : index to i32
+// CHECK-NEXT: %[[FILL_STAGE:.+]] = arith.remui %[[FILL]], %c4 : index
+// CHECK-NEXT: %[[FILL_EMPTY:.+]] = arith.addi %[[FILL_STAGE]], %c4 : index
+// CHECK-NEXT: qmat.mbarrier_wait %[[BARS]][%[[FILL_EMPTY]]], %[[EMPTY_PARITY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if %[[FIRST_DECODER]] {
+// CHECK-NEXT: %[[FILL_FULL:.+]] = arith.remui %[[FILL]], %c4 : index
+// CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%[[FILL_FULL]]] expect 4096
+// CHECK-NEXT: %[[FILL_AT:.+]] = arith.muli %[[FILL_FULL]], %c2048 : index
+// CHECK-NEXT: %[[FILL_K:.+]] = arith.muli %[[FILL]], %c64 : index
+// CHECK-NEXT: qmat.tensor_load %[[KMAP]][%[[FILL_K]], %[[FIRST_M]]] box [64, 32], %[[ACT]][%[[FILL_AT]]], %[[BARS]][%[[FILL_FULL]]]
 // CHECK: qmat.decode_tile <nvfp4, block = 16> %[[ODD]]
-// CHECK: qmat.barrier_arrive %{{.+}}, 384
-// CHECK: qmat.async_commit
+// CHECK: qmat.mbarrier_arrive
+// CHECK: qmat.tensor_load
 // CHECK: scf.yield
+// CHECK-NOT: qmat.async_copy
 func.func @specialized(%a: memref<?x512xbf16>, %w: memref<128x256xi8>, %s: memref<128x32xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x128xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<128x256xi8>, memref<128x32xf8E4M3FN>)

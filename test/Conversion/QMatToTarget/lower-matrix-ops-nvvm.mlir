@@ -83,20 +83,56 @@ func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.
 
 // With A in workgroup memory too, wgmma takes two descriptors: the sums are
 // $0-$3, their tied inputs $4-$7, A's descriptor $8, B's $9 and the
-// accumulate flag $10, both tiles K-major (the two transpose flags 0). The
-// numbered barriers: bar.arrive as PTX text (its id and count in
-// registers), bar.sync as NVVM's barrier.
+// accumulate flag $10, both tiles K-major (the two transpose flags 0).
 // CHECK-LABEL: func.func @warpgroup_shared(
-// CHECK-SAME: %[[DA:[a-z0-9_]+]]: i64, %[[DB:[a-z0-9_]+]]: i64, %[[C:[a-z0-9_]+]]: f32, %[[ID:[a-z0-9_]+]]: i32)
+// CHECK-SAME: %[[DA:[a-z0-9_]+]]: i64, %[[DB:[a-z0-9_]+]]: i64, %[[C:[a-z0-9_]+]]: f32)
 // CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i32
-// CHECK-DAG: %[[THREADS:.+]] = arith.constant 384 : i32
-// CHECK-DAG: %[[SYNC:.+]] = arith.constant 256 : i32
 // CHECK: %[[MMA:.+]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $10, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1, $2, $3}, $8, $9, p, 1, 1, 0, 0;\0A}", "=f,=f,=f,=f,0,1,2,3,l,l,r,~{memory}" %[[C]], %[[C]], %[[C]], %[[C]], %[[DA]], %[[DB]], %[[ONE]] : (f32, f32, f32, f32, i64, i64, i32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK: llvm.inline_asm has_side_effects "bar.arrive $0, $1;", "r,r,~{memory}" %[[ID]], %[[THREADS]] : (i32, i32) -> ()
-// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %[[SYNC]]
-func.func @warpgroup_shared(%descA: i64, %descB: i64, %c: f32, %id: i32) -> f32 {
+func.func @warpgroup_shared(%descA: i64, %descB: i64, %c: f32) -> f32 {
   %d:4 = qmat.warpgroup_mma_shared %descA * %descB + [%c, %c, %c, %c] : f16, f32
-  qmat.barrier_arrive %id, 384
-  qmat.barrier_sync %id, 256
   return %d#0 : f32
+}
+
+// -----
+
+// The barrier objects and the tensor load as PTX text, each on the 32-bit
+// workgroup-memory address of its element (the memref's aligned pointer
+// plus index x element bytes): mbarrier.init with the count, arrive with
+// its state discarded (`_`), arrive.expect_tx with the bytes, a try-wait
+// loop on the parity (its label local to the braces), and the 2-D tensor
+// load into this block's memory with the map's generic address, the inner
+// coordinate first and the barrier that counts its bytes.
+// CHECK-LABEL: func.func @stage_barriers(
+// CHECK-SAME: %[[BARS:[a-z0-9_]+]]: memref<8xi64, #gpu.address_space<workgroup>>, %[[I:[a-z0-9_]+]]: index, %[[PARITY:[a-z0-9_]+]]: i32, %[[MAP:[a-z0-9_]+]]: !llvm.ptr, %[[DST:[a-z0-9_]+]]: memref<32768xbf16, #gpu.address_space<workgroup>>, %[[K:[a-z0-9_]+]]: index, %[[M:[a-z0-9_]+]]: index, %[[AT:[a-z0-9_]+]]: index)
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[BYTES:.+]] = arith.constant 16384 : i32
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[COUNT:.+]] = arith.constant 129 : i32
+// CHECK: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[BARS]]
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.muli %[[I]], %[[C8]] : index
+// CHECK-NEXT: %[[ADDRESS:.+]] = arith.addi %[[BASE]], %[[OFFSET]] : index
+// CHECK-NEXT: %[[BAR:.+]] = arith.index_cast %[[ADDRESS]] : index to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}" %[[BAR]], %[[COUNT]] : (i32, i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}" %{{.+}} : (i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}" %{{.+}}, %[[BYTES]] : (i32, i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred done;\0Aretry:\0Ambarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\0A@!done bra retry;\0A}", "r,r,~{memory}" %{{.+}}, %[[PARITY]] : (i32, i32) -> ()
+// CHECK: %[[MAP64:.+]] = llvm.ptrtoint %[[MAP]] : !llvm.ptr to i64
+// CHECK-NEXT: %[[DST_BASE:.+]] = memref.extract_aligned_pointer_as_index %[[DST]]
+// CHECK-NEXT: %[[DST_OFFSET:.+]] = arith.muli %[[AT]], %[[C2]] : index
+// CHECK-NEXT: %[[DST_ADDRESS:.+]] = arith.addi %[[DST_BASE]], %[[DST_OFFSET]] : index
+// CHECK-NEXT: %[[TILE:.+]] = arith.index_cast %[[DST_ADDRESS]] : index to i32
+// CHECK-NEXT: %[[K32:.+]] = arith.index_cast %[[K]] : index to i32
+// CHECK-NEXT: %[[M32:.+]] = arith.index_cast %[[M]] : index to i32
+// CHECK: %[[LOAD_BAR:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,~{memory}" %[[TILE]], %[[MAP64]], %[[K32]], %[[M32]], %[[LOAD_BAR]] : (i32, i64, i32, i32, i32) -> ()
+func.func @stage_barriers(%bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index, %parity: i32,
+                          %map: !llvm.ptr, %dst: memref<32768xbf16, #gpu.address_space<workgroup>>,
+                          %k: index, %m: index, %at: index) {
+  qmat.mbarrier_init %bars[%i], 129 : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_arrive %bars[%i] : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_arrive %bars[%i] expect 16384 : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_wait %bars[%i], %parity : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.tensor_load %map[%k, %m] box [64, 128], %dst[%at], %bars[%i]
+      : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
 }

@@ -311,14 +311,28 @@ func.func @specialized_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
 
 // -----
 
-// Rule: each decoding thread copies whole chunks of the activations.
+// Rule: the multiplying lanes hold at most 128 accumulators (m_tile 256
+// is the specialized form's only; with one column tile it is legal).
 func.func @specialized_m_tile(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
                               %g: memref<f32>, %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{specialized needs m_tile >= 16 x col_tiles (each decoding thread copies whole 16-byte chunks of activations), got m_tile = 16, col_tiles = 2}}
+  // expected-error @+1 {{specialized needs col_tiles x m_tile <= 256 (the multiplying lanes hold col_tiles x m_tile / 2 accumulators, at most 128), got m_tile = 256, col_tiles = 2}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
-      m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+      m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+  return
+}
+
+// -----
+
+// Rule: m_tile 256 is the specialized form's only.
+func.func @m_tile_256_warpgroup(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
+                                %g: memref<f32>, %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{m_tile must be one of 16, 32, 64, 128, got 256}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
+      m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup
   return
 }
 

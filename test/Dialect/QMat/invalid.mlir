@@ -1041,17 +1041,87 @@ func.func @warpgroup_mma_shared_type(%desc: i64, %c: f32) {
 
 // -----
 
-// Rule: a numbered barrier counts whole warps of one block.
-func.func @barrier_arrive_threads(%id: i32) {
-  // expected-error @+1 {{'qmat.barrier_arrive' op threads must be a multiple of 32 from 32 to 1024 (whole warps of one block), got 48}}
-  qmat.barrier_arrive %id, 48
+// Rule: a barrier object's arrival count is a 20-bit field.
+func.func @mbarrier_init_count(%bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.mbarrier_init' op count must be from 1 to 1048575 arrivals, got 0}}
+  qmat.mbarrier_init %bars[%i], 0 : memref<8xi64, #gpu.address_space<workgroup>>
   return
 }
 
 // -----
 
-func.func @barrier_sync_threads(%id: i32) {
-  // expected-error @+1 {{'qmat.barrier_sync' op threads must be a multiple of 32 from 32 to 1024 (whole warps of one block), got 2048}}
-  qmat.barrier_sync %id, 2048
+// Rule: so is the count of bytes an arrival announces.
+func.func @mbarrier_arrive_expect(%bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.mbarrier_arrive' op expect must be from 1 to 1048575 bytes, got 1048576}}
+  qmat.mbarrier_arrive %bars[%i] expect 1048576 : memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: barrier objects live in workgroup memory.
+func.func @mbarrier_wait_global(%bars: memref<8xi64>, %i: index, %parity: i32) {
+  // expected-error @+1 {{'qmat.mbarrier_wait' op barrier objects live in workgroup memory, got 'memref<8xi64>'}}
+  qmat.mbarrier_wait %bars[%i], %parity : memref<8xi64>
+  return
+}
+
+// -----
+
+// Rule: barrier objects are i64 elements of a 1-D memref.
+func.func @mbarrier_wait_i32(%bars: memref<8xi32, #gpu.address_space<workgroup>>, %i: index, %parity: i32) {
+  // expected-error @+1 {{'qmat.mbarrier_wait' op operand #0 must be 1D memref of 64-bit signless integer values, but got 'memref<8xi32, #gpu.address_space<workgroup>>'}}
+  qmat.mbarrier_wait %bars[%i], %parity : memref<8xi32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: a tensor load's box is two extents of at most 256.
+func.func @tensor_load_box(%map: !llvm.ptr, %dst: memref<65536xbf16, #gpu.address_space<workgroup>>,
+                           %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op box must be two extents from 1 to 256 (inner first), got [64, 512]}}
+  qmat.tensor_load %map[%i, %i] box [64, 512], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<65536xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: it loads into workgroup memory.
+func.func @tensor_load_global(%map: !llvm.ptr, %dst: memref<65536xbf16>,
+                              %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op loads into workgroup memory, got 'memref<65536xbf16>'}}
+  qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<65536xbf16>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: the box fits the destination.
+func.func @tensor_load_fits(%map: !llvm.ptr, %dst: memref<4096xbf16, #gpu.address_space<workgroup>>,
+                            %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op the box of 8192 elements does not fit dst 'memref<4096xbf16, #gpu.address_space<workgroup>>'}}
+  qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<4096xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// Rule: a tensor map's tile rows are 128 bytes (the swizzle's row).
+func.func @tensor_map_box(%a: memref<?x512xf16>) {
+  // expected-error @+1 {{'qmat.tensor_map' op box must be [128 bytes of columns, 1 to 256 rows] (a 128-byte swizzled row per tile row), got [32, 128] of 'f16'}}
+  %map = qmat.tensor_map %a box [32, 128] : memref<?x512xf16>
+  return
+}
+
+// -----
+
+// Rule: its rows are a multiple of 16 bytes apart.
+func.func @tensor_map_stride(%a: memref<?x100xbf16>) {
+  // expected-error @+1 {{'qmat.tensor_map' op rows must be a multiple of 16 bytes apart, got 100 x 2 bytes}}
+  %map = qmat.tensor_map %a box [64, 128] : memref<?x100xbf16>
   return
 }

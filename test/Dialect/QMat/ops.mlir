@@ -299,14 +299,40 @@ func.func @store_tiles(%s0: f32, %s1: f32, %y: memref<?x?xbf16>, %bias: memref<?
 // CHECK-LABEL: func.func @specialized_ops
 // CHECK: %[[S:.+]]:4 = qmat.warpgroup_mma_shared %arg0 * %arg1 + [%arg2, %arg2, %arg2, %arg2] : bf16, f32
 // CHECK: qmat.warpgroup_mma_shared %arg0 * %arg1 + [%[[S]]#0, %[[S]]#1, %[[S]]#2, %[[S]]#3] : f16, f32
-// CHECK: qmat.barrier_arrive %arg3, 384{{$}}
-// CHECK: qmat.barrier_sync %arg3, 256{{$}}
-func.func @specialized_ops(%descA: i64, %descB: i64, %c: f32, %id: i32) -> f32 {
+func.func @specialized_ops(%descA: i64, %descB: i64, %c: f32) -> f32 {
   %s:4 = qmat.warpgroup_mma_shared %descA * %descB + [%c, %c, %c, %c] : bf16, f32
   %t:4 = qmat.warpgroup_mma_shared %descA * %descB + [%s#0, %s#1, %s#2, %s#3] : f16, f32
-  qmat.barrier_arrive %id, 384
-  qmat.barrier_sync %id, 256
   return %t#0 : f32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @stage_barriers_and_tensor_loads
+// CHECK: qmat.mbarrier_init %arg0[%arg1], 129 : memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_arrive %arg0[%arg1] : memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_arrive %arg0[%arg1] expect 16384 : memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_wait %arg0[%arg1], %arg2 : memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.tensor_load %arg3[%arg1, %arg1] box [64, 128], %arg4[%arg1], %arg0[%arg1] : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+func.func @stage_barriers_and_tensor_loads(
+    %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index, %parity: i32,
+    %map: !llvm.ptr, %dst: memref<32768xbf16, #gpu.address_space<workgroup>>) {
+  qmat.mbarrier_init %bars[%i], 129 : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_arrive %bars[%i] : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_arrive %bars[%i] expect 16384 : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_wait %bars[%i], %parity : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tensor_map
+// CHECK: %[[MAP:.+]] = qmat.tensor_map %arg0 box [64, 256] : memref<?x512xbf16>
+// CHECK: return %[[MAP]] : !llvm.ptr
+func.func @tensor_map(%a: memref<?x512xbf16>) -> !llvm.ptr {
+  %map = qmat.tensor_map %a box [64, 256] : memref<?x512xbf16>
+  return %map : !llvm.ptr
 }
 
 // -----

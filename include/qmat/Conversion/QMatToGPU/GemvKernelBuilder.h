@@ -118,8 +118,11 @@ struct GemvBuffers {
   /// activations (FusedGemmOp::getStagedCodeBytes per stage).
   Value stagedCodes;
   /// The specialized form's decoded weights (1-D, the activation type),
-  /// after every stage's activations.
-  Value decodedWeights;
+  /// after every stage's activations; its barrier objects (1-D i64, `full`
+  /// of every stage, then `empty`), after every stage's weights; and the
+  /// tensor map of A it loads the activations through (the kernel's last
+  /// argument).
+  Value decodedWeights, stageBarriers, activationMap;
 };
 
 /// Emits the kernel body at the builder's insertion point (inside a

@@ -149,23 +149,6 @@ LogicalResult WarpgroupMmaSharedOp::verify() {
   return verifyWarpgroupN(*this, getAcc().size());
 }
 
-/// The rule both numbered-barrier ops share.
-static LogicalResult verifyBarrierThreads(Operation *op, int64_t threads) {
-  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
-    return op->emitOpError() << "threads must be a multiple of 32 from 32 to "
-                                "1024 (whole warps of one block), got "
-                             << threads;
-  return success();
-}
-
-LogicalResult BarrierArriveOp::verify() {
-  return verifyBarrierThreads(*this, getThreads());
-}
-
-LogicalResult BarrierSyncOp::verify() {
-  return verifyBarrierThreads(*this, getThreads());
-}
-
 LogicalResult WarpgroupFenceOp::inferReturnTypes(MLIRContext *,
                                                  std::optional<Location>,
                                                  Adaptor adaptor,
@@ -210,4 +193,59 @@ LogicalResult AsyncCopyOp::verify() {
   if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dst))
     return emitOpError() << "copies into workgroup memory, got " << dst;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// mbarrier_init, mbarrier_arrive, mbarrier_wait, tensor_load
+//===----------------------------------------------------------------------===//
+
+/// A barrier object's arrival and byte counts are 20-bit fields.
+constexpr int64_t kMaxBarrierCount = (int64_t(1) << 20) - 1;
+
+/// The rule every op on barrier objects shares.
+static LogicalResult verifyBarriers(Operation *op, Value barriers) {
+  auto type = cast<MemRefType>(barriers.getType());
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type))
+    return op->emitOpError()
+           << "barrier objects live in workgroup memory, got " << type;
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  if (getCount() < 1 || getCount() > kMaxBarrierCount)
+    return emitOpError() << "count must be from 1 to " << kMaxBarrierCount
+                         << " arrivals, got " << getCount();
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (std::optional<int64_t> bytes = getExpect();
+      bytes && (*bytes < 1 || *bytes > kMaxBarrierCount))
+    return emitOpError() << "expect must be from 1 to " << kMaxBarrierCount
+                         << " bytes, got " << *bytes;
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult TensorLoadOp::verify() {
+  ArrayRef<int64_t> box = getBox();
+  if (box.size() != 2 || llvm::any_of(box, [](int64_t extent) {
+        return extent < 1 || extent > 256;
+      }))
+    return emitOpError() << "box must be two extents from 1 to 256 (inner "
+                            "first), got ["
+                         << box << "]";
+  auto dst = cast<MemRefType>(getDst().getType());
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dst))
+    return emitOpError() << "loads into workgroup memory, got " << dst;
+  if (!dst.getElementType().isIntOrFloat())
+    return emitOpError() << "loads integer or float elements, got "
+                         << dst.getElementType();
+  if (!dst.isDynamicDim(0) && dst.getDimSize(0) < box[0] * box[1])
+    return emitOpError() << "the box of " << box[0] * box[1]
+                         << " elements does not fit dst " << dst;
+  return verifyBarriers(*this, getBarriers());
 }

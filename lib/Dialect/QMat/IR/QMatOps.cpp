@@ -474,7 +474,8 @@ LogicalResult FusedGemmOp::verify() {
                          << ", block = " << getScheme().getBlockSize();
   int64_t mTile = getMTile(), warpsN = getWarpsN(), splitK = getSplitK(),
           colTiles = getColTiles(), stages = getStages();
-  if (!llvm::is_contained(getMTileChoices(), mTile))
+  if (!llvm::is_contained(getMTileChoices(), mTile) &&
+      !(getSpecialized() && mTile == kMaxSpecializedMTile))
     return emitNotAmong(*this, "m_tile", getMTileChoices(), mTile);
   if (!llvm::is_contained(getWarpsNChoices(), warpsN))
     return emitNotAmong(*this, "warps_n", getWarpsNChoices(), warpsN);
@@ -639,13 +640,11 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                             "being multiplied, one being decoded, one "
                             "being copied), got "
                          << stages;
-  if (mTile < 16 * colTiles)
-    return emitOpError() << "specialized needs m_tile >= 16 x col_tiles (each "
-                            "decoding thread copies whole 16-byte chunks of "
-                            "activations), got m_tile = "
+  if (!isSpecializedTiling(mTile, colTiles))
+    return emitOpError() << "specialized needs col_tiles x m_tile <= 256 "
+                            "(the multiplying lanes hold col_tiles x m_tile "
+                            "/ 2 accumulators, at most 128), got m_tile = "
                          << mTile << ", col_tiles = " << colTiles;
-  // m_tile <= 128 and col_tiles <= 2 keep the multiplying lanes at 128
-  // accumulators and 4 stages at 128 KB, within a multiprocessor's 227.
   if (getPreparedWeights())
     return emitOpError() << "specialized reads the codes in the checkpoint's "
                             "layout; prepared_weights is not taken";
@@ -657,10 +656,19 @@ int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t colTiles) {
   return (rowsPerColTile * colTiles + mTile) * kSpecializedStageK * actBytes;
 }
 
+bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles) {
+  return (llvm::is_contained(getMTileChoices(), mTile) ||
+          mTile == kMaxSpecializedMTile) &&
+         (colTiles == 1 || colTiles == 2) &&
+         colTiles * mTile <= kMaxSpecializedMTile;
+}
+
 int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile,
                                                   int64_t colTiles,
                                                   int64_t stages) {
-  return stages * getSpecializedStageBytes(mTile, colTiles);
+  int64_t barrierBytes = 8;
+  return stages *
+         (getSpecializedStageBytes(mTile, colTiles) + 2 * barrierBytes);
 }
 
 int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t colTiles) {
@@ -673,6 +681,27 @@ int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t colTiles) {
 
 int64_t FusedGemmOp::getSpecializedThreads(int64_t colTiles) {
   return 128 * (1 + colTiles);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorMapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorMapOp::verify() {
+  ArrayRef<int64_t> box = getBox();
+  auto source = getSource().getType();
+  int64_t elementBytes = source.getElementTypeBitWidth() / 8;
+  if (box.size() != 2 || box[1] < 1 || box[1] > 256 ||
+      box[0] * elementBytes != 128)
+    return emitOpError() << "box must be [128 bytes of columns, 1 to 256 "
+                            "rows] (a 128-byte swizzled row per tile row), "
+                            "got ["
+                         << box << "] of " << source.getElementType();
+  if (!source.isDynamicDim(1) && (source.getDimSize(1) * elementBytes) % 16)
+    return emitOpError() << "rows must be a multiple of 16 bytes apart, got "
+                         << source.getDimSize(1) << " x " << elementBytes
+                         << " bytes";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,9 @@ constexpr int64_t kMaxWarpgroupSharedBytes = 112 * 1024;
 constexpr int64_t kMaxSpecializedSharedBytes = 227 * 1024;
 /// K elements of one stage of the specialized form.
 constexpr int64_t kSpecializedStageK = 64;
+/// The specialized form's largest m_tile (the widest warpgroup
+/// instruction), and its largest col_tiles x m_tile.
+constexpr int64_t kMaxSpecializedMTile = 256;
 
 } // namespace mlir::qmat
 

@@ -3,6 +3,7 @@
 #ifndef QMAT_DIALECT_QMAT_IR_QMATDIALECT_H
 #define QMAT_DIALECT_QMAT_IR_QMATDIALECT_H
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
