@@ -75,7 +75,8 @@ def test_compile_takes_fused_tilings(qmat_aot, tmp_path):
 def test_compile_takes_specialized_tilings(qmat_aot, tmp_path):
     """The specialized warpgroup form's pairs reach qmat-aot: its kernel
     (name ending in _wg_ws) launches one multiplying and one decoding
-    warpgroup with 4 stages of (32 + 64) rows x 128 bytes."""
+    warpgroup with 4 stages of (32 + 64) rows x 128 bytes and two 8-byte
+    barrier objects per stage."""
     b = qmat.compile(qmat.Layer("x", "nvfp4", 64, 256), targets="sm_90a", out_dir=tmp_path,
                      fused_max_m=64, fused_variants=[(16, 2, 2, 2, 2)],
                      fused_specialized_variants=[(32, 1)], qmat_aot=qmat_aot)
@@ -85,7 +86,7 @@ def test_compile_takes_specialized_tilings(qmat_aot, tmp_path):
         [(16, 2, 2, 2, 2, False, False), (32, 4, 1, 1, 4, True, True)]
     kernel = fused[1]["kernels"]["sm_90a"]
     assert kernel["symbol"].endswith("_mt32_w4_s1_c1_p4_wg_ws")
-    assert kernel["block"][0] == 256 and kernel["dynamic_shared_bytes"] == 49152
+    assert kernel["block"][0] == 256 and kernel["dynamic_shared_bytes"] == 49152 + 64
 
 
 def test_open_finds_the_manifest(small_bundle, tmp_path):

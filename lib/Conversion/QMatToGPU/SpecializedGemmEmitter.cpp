@@ -66,16 +66,16 @@ private:
   RowChunk loadChunk(Value iteration);
   /// Decodes `chunk` and stores its 32 weights in stage `stage`.
   void storeDecoded(const RowChunk &chunk, Value stage);
-  /// Emits `body` for the first decoding thread only.
-  void ifFirstDecoder(Value decoder, llvm::function_ref<void()> body) {
-    auto first = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, decoder,
-                              cIdx(0)),
-        false);
+  /// Emits `body` where `condition` holds.
+  void emitIf(Value condition, llvm::function_ref<void()> body) {
+    auto branch = scf::IfOp::create(b, loc, condition, false);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(first.thenBlock());
+    b.setInsertionPointToStart(branch.thenBlock());
     body();
+  }
+  /// `value` `predicate` `bound` (unsigned).
+  Value compare(arith::CmpIPredicate predicate, Value value, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, predicate, value, cIdx(bound));
   }
   /// The i64 matrix descriptor of the K-major, 128-byte-swizzled tile at
   /// byte `offset` of the workgroup memory.
@@ -189,20 +189,16 @@ void SpecializedGemmEmitter::emitMultiply() {
     int64_t lastRelease = iterations() - stages;
     if (lastRelease >= 1) {
       Value released = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, iteration,
-                                cIdx(1)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, iteration,
-                                cIdx(lastRelease)));
-      auto release = scf::IfOp::create(b, loc, released, false);
-      OpBuilder::InsertionGuard armGuard(b);
-      b.setInsertionPointToStart(release.thenBlock());
-      Value previous = arith::RemUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)),
-          cIdx(stages));
-      MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
-                               barrier(previous, /*empty=*/true),
-                               IntegerAttr());
+          b, loc, compare(arith::CmpIPredicate::uge, iteration, 1),
+          compare(arith::CmpIPredicate::ule, iteration, lastRelease));
+      emitIf(released, [&] {
+        Value previous = arith::RemUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)),
+            cIdx(stages));
+        MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
+                                 barrier(previous, /*empty=*/true),
+                                 IntegerAttr());
+      });
     }
     scf::YieldOp::create(b, loc, sums);
   }
@@ -325,30 +321,19 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
   MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
                            barrier(stage, /*empty=*/false), IntegerAttr());
   Value fill = arith::AddIOp::create(b, loc, iteration, cIdx(ahead));
-  auto fills =
-      scf::IfOp::create(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                              fill, cIdx(last)),
-                        false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(fills.thenBlock());
-  auto wait =
-      scf::IfOp::create(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                              fill, cIdx(stages)),
-                        false);
-  {
+  emitIf(compare(arith::CmpIPredicate::ule, fill, last), [&] {
     // Iteration fill - stages released the stage: its round's phase.
-    OpBuilder::InsertionGuard waitGuard(b);
-    b.setInsertionPointToStart(wait.thenBlock());
-    Value round = arith::DivUIOp::create(b, loc, fill, cIdx(stages));
-    MBarrierWaitOp::create(
-        b, loc, buffers.stageBarriers,
-        barrier(arith::RemUIOp::create(b, loc, fill, cIdx(stages)),
-                /*empty=*/true),
-        parity(arith::SubIOp::create(b, loc, round, cIdx(1))));
-  }
-  ifFirstDecoder(decoder, [&] { loadActivations(fill); });
+    emitIf(compare(arith::CmpIPredicate::uge, fill, stages), [&] {
+      Value round = arith::DivUIOp::create(b, loc, fill, cIdx(stages));
+      MBarrierWaitOp::create(
+          b, loc, buffers.stageBarriers,
+          barrier(arith::RemUIOp::create(b, loc, fill, cIdx(stages)),
+                  /*empty=*/true),
+          parity(arith::SubIOp::create(b, loc, round, cIdx(1))));
+    });
+    emitIf(compare(arith::CmpIPredicate::eq, decoder, 0),
+           [&] { loadActivations(fill); });
+  });
 }
 
 void SpecializedGemmEmitter::emitDecode() {
@@ -356,7 +341,7 @@ void SpecializedGemmEmitter::emitDecode() {
   int64_t last = iterations() - 1;
   Value decoder =
       arith::SubIOp::create(b, loc, thread, cIdx(kWarpgroupThreads));
-  ifFirstDecoder(decoder, [&] {
+  emitIf(compare(arith::CmpIPredicate::eq, decoder, 0), [&] {
     for (int64_t i = 0; i < ahead && i <= last; ++i)
       loadActivations(cIdx(i));
   });
@@ -388,13 +373,7 @@ void SpecializedGemmEmitter::emit() {
   // The first thread sets up the barrier objects: `full` counts every
   // decoder and the announcement of the tile's bytes, `empty` every
   // multiplying thread.
-  auto setup = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, cIdx(0)),
-      false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(setup.thenBlock());
+  emitIf(compare(arith::CmpIPredicate::eq, thread, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
       MBarrierInitOp::create(b, loc, buffers.stageBarriers, cIdx(s),
                              kWarpgroupThreads * spec.colTiles + 1);
@@ -403,7 +382,7 @@ void SpecializedGemmEmitter::emit() {
     }
     // The tensor loads (the asynchronous proxy) complete bytes on them.
     AsyncProxyFenceOp::create(b, loc);
-  }
+  });
   gpu::BarrierOp::create(b, loc);
   firstM = arith::MulIOp::create(b, loc, position.block, cIdx(spec.maxM));
   Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
