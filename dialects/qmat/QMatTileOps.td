@@ -121,4 +121,59 @@ def QMat_StoreTileOp : QMat_Op<"store_tile", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def QMat_ReduceSplitKOp : QMat_Op<"reduce_split_k", [
+    AttrSizedOperandSegments, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Add the partial sums of a block's K slices, then run the "
+                "epilogue in the first slice";
+  let description = [{
+    The split-K reduction of the GEMV and fused-GEMM kernels. The block's
+    warps (or wavefronts) form `slices` K slices of `columns` warps each:
+    warp w is column w % columns of slice w / columns. The lane of warp
+    `warp` holds `sums`, its partial sums, and parks sum g at element
+
+        4 * ((warp * G + g) * lane_slots + lane_slot)
+
+    of the workgroup buffer `partials` (G the number of sums); after a
+    barrier, the lanes of slice 0 add those of the warps of slices 1 ..
+    slices - 1 in their column, in slice order, and run the `epilogue`
+    region with the totals as its arguments. Other lanes run nothing after
+    the barrier. Where `live` is given, only lanes where it holds park their
+    sums and run the epilogue (lanes that hold nothing to store). `fenced`
+    puts a barrier before the parking: the buffer overlays memory that
+    other warps may still be reading.
+
+    ```mlir
+    qmat.reduce_split_k %s0, %s1 through %partials warp %w slices 4
+        columns 1 lane %lane of 32 fenced
+        : vector<4xf32>, vector<4xf32>
+        through memref<1024xf32, #gpu.address_space<workgroup>> {
+    ^bb0(%t0: vector<4xf32>, %t1: vector<4xf32>):
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<VectorOfLengthAndType<[4], [F32]>>:$sums,
+                       Arg<MemRefRankOf<[F32], [1]>, "partial sums",
+                           [MemRead, MemWrite]>:$partials,
+                       Index:$warp, Index:$lane_slot, Optional<I1>:$live,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$slices,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$columns,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$lane_slots,
+                       UnitAttr:$fenced);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $sums `through` $partials `warp` $warp `slices` $slices
+    `columns` $columns `lane` $lane_slot `of` $lane_slots
+    (`live` $live^)? (`fenced` $fenced^)?
+    attr-dict `:` type($sums) `through` type($partials) $epilogue
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_YieldOp : QMat_Op<"yield", [Pure, Terminator,
+                                     HasParent<"ReduceSplitKOp">]> {
+  let summary = "Ends the epilogue of qmat.reduce_split_k";
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // QMAT_TILE_OPS_TD

@@ -143,6 +143,7 @@ static void addKernelLowering(OpPassManager &pm,
   QMatExpandDecodeTileOptions tiles;
   tiles.target = options.target;
   kernelPm.addPass(createQMatExpandDecodeTile(tiles));
+  kernelPm.addPass(createQMatExpandReduceSplitK());
   kernelPm.addPass(createQMatExpandStoreTile());
   kernelPm.addPass(createQMatRewriteDecode(decode));
   QMatLowerToTargetOptions toTarget;

@@ -95,6 +95,21 @@ def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
   ];
 }
 
+def QMatExpandReduceSplitK : Pass<"qmat-expand-reduce-split-k"> {
+  let summary = "Expand qmat.reduce_split_k into the exchange of partial sums";
+  let description = [{
+    Rewrites every `qmat.reduce_split_k` into the stores of each lane's
+    partial sums to its warp's slot of workgroup memory, a barrier, and,
+    under the condition that the lane is in the first K slice, the loads
+    and additions of the other slices' sums in slice order followed by the
+    op's epilogue.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def QMatExpandStoreTile : Pass<"qmat-expand-store-tile"> {
   let summary = "Expand qmat.store_tile into the epilogue's guarded stores";
   let description = [{

@@ -143,6 +143,23 @@ void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
   }
 }
 
+SmallVector<Value> GemvEmitterBase::reduceSplitK(ArrayRef<Value> sums,
+                                                 Value warp, Value laneSlot,
+                                                 int64_t laneSlots,
+                                                 Value live) {
+  // The sums reuse the fused GEMM's staged activations' memory: every
+  // warp's last reads come first (`fenced`).
+  auto reduce = ReduceSplitKOp::create(b, loc, sums, buffers.partials, warp,
+                                       laneSlot, live, spec.splitK, spec.warpsN,
+                                       laneSlots, /*fenced=*/spec.mTiled);
+  SmallVector<Location> locs(sums.size(), loc);
+  Block *epilogue =
+      b.createBlock(&reduce.getEpilogue(), {}, TypeRange(sums), locs);
+  qmat::YieldOp::create(b, loc);
+  b.setInsertionPointToStart(epilogue);
+  return SmallVector<Value>(epilogue->getArguments());
+}
+
 GemvEmitterBase::RowChunk
 GemvEmitterBase::loadRowChunk(Value row, Value kc, ArrayRef<Value> blocks) {
   RowChunk chunk;

@@ -99,6 +99,16 @@ protected:
                         numN, factor, buffers.bias, owner);
   }
 
+  /// The split-K reduction (qmat.reduce_split_k) of the lane's `sums`
+  /// (vectors of 4) over the block's spec.splitK K slices of warps (the
+  /// fused GEMM's of spec.warpsN each): the lane is in warp `warp`, its
+  /// sums take lane slot `laneSlot` of `laneSlots`, where `live` (if given)
+  /// holds. The insertion point moves into the epilogue, which runs in the
+  /// first slice; returns the totals there.
+  SmallVector<Value> reduceSplitK(ArrayRef<Value> sums, Value warp,
+                                  Value laneSlot, int64_t laneSlots,
+                                  Value live = {});
+
   /// What one lane loads of one weight row for a 32-element K chunk (loads
   /// only: the arithmetic comes after every load of a step is issued).
   struct RowChunk {

@@ -117,7 +117,7 @@ struct QMatLowerGemvToGPUPass
       if (spec.specialized) {
         int64_t weightsFirst = spec.stages * spec.maxM * kSpecializedStageK * 2;
         int64_t barriers = 2 * spec.stages,
-                barriersFirst = bytes - 8 * barriers;
+                barriersFirst = bytes - kBarrierObjectBytes * barriers;
         buffers.decodedWeights = memref::ViewOp::create(
             b, loc,
             workgroupMemRef((barriersFirst - weightsFirst) / 2, spec.actType),

@@ -224,7 +224,8 @@ void TensorCoreGemvEmitter::setUpLanes() {
     tile = blockTile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     if (spec.warpsN > 1) {
       kWarp = arith::DivUIOp::create(b, loc, position.warp, cIdx(spec.warpsN));
-      nWarp = arith::RemUIOp::create(b, loc, position.warp, cIdx(spec.warpsN));
+      Value nWarp =
+          arith::RemUIOp::create(b, loc, position.warp, cIdx(spec.warpsN));
       tile = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, tile, cIdx(spec.warpsN)),
           nWarp);
@@ -532,58 +533,21 @@ void TensorCoreGemvEmitter::addWholeLineHalves(MutableArrayRef<Value> sums) {
                                     .getShuffleResult());
 }
 
-// Split-K: every warp parks its partial sums, the first warp of each
-// weight tile adds them up in order.
+// Split-K: the first warp of each weight tile adds the others' sums.
 void TensorCoreGemvEmitter::reduceSplitK(MutableArrayRef<Value> sums) {
-  int64_t groups = getMmaTiles() * spec.getRowGroups();
-  Value isFirstWarp =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kWarp, cIdx(0));
-  // The slot of the warp of K slice `other` on this warp's weight tile.
-  auto warpOfSlice = [&](int64_t other) -> Value {
-    if (!nWarp)
-      return cIdx(other);
-    return arith::AddIOp::create(b, loc, cIdx(other * spec.warpsN), nWarp);
-  };
   if (spec.splitK == 1)
     return;
-  // The sums reuse the staged activations' memory: every warp's last
-  // reads come first.
-  if (spec.mTiled)
-    gpu::BarrierOp::create(b, loc);
   auto quad = VectorType::get({4}, f32);
-  auto slot = [&](Value warpIndex, int64_t group) {
-    Value groupBase = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, warpIndex, cIdx(groups)),
-            cIdx(group)),
-        cIdx(kMmaLanes * 4));
-    return arith::AddIOp::create(
-        b, loc, groupBase,
-        arith::MulIOp::create(b, loc, position.lane, cIdx(4)));
-  };
-  for (int64_t group = 0; group < groups; ++group) {
-    Value packedSums =
-        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4));
-    vector::StoreOp::create(b, loc, packedSums, buffers.partials,
-                            ValueRange{slot(position.warp, group)});
-  }
-  gpu::BarrierOp::create(b, loc);
-  // The epilogue that follows runs in the first warp only.
-  auto onlyFirst = scf::IfOp::create(b, loc, isFirstWarp, false);
-  b.setInsertionPointToStart(onlyFirst.thenBlock());
-  for (int64_t group = 0; group < groups; ++group) {
-    Value total =
-        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4));
-    for (int64_t other = 1; other < spec.splitK; ++other)
-      total = arith::AddFOp::create(
-          b, loc, total,
-          vector::LoadOp::create(b, loc, quad, buffers.partials,
-                                 ValueRange{slot(warpOfSlice(other), group)}));
+  SmallVector<Value> packed;
+  for (int64_t group = 0; group < int64_t(sums.size()) / 4; ++group)
+    packed.push_back(
+        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4)));
+  SmallVector<Value> totals = GemvEmitterBase::reduceSplitK(
+      packed, position.warp, position.lane, kMmaLanes);
+  for (auto [group, total] : llvm::enumerate(totals))
     for (int64_t i = 0; i < 4; ++i)
       sums[4 * group + i] =
           vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
-  }
 }
 
 void TensorCoreGemvEmitter::storeSums(ArrayRef<Value> sums) {

@@ -61,11 +61,11 @@ private:
   Value stepOf(Value iteration);
 
   LaunchPosition position;
-  /// The warp's K slice and weight tile within the block (the fused GEMM
-  /// with warps_n > 1), the block's first activation row and its weight
-  /// tile (the fused GEMM), lane (g, t) = (lane / 4, lane % 4), the block's
-  /// and the lane's first weight row.
-  Value kWarp, nWarp, firstM, blockTile, g, t, blockFirst, firstRow;
+  /// The warp's K slice within the block (the fused GEMM with warps_n > 1
+  /// has several warps per slice), the block's first activation row and its
+  /// weight tile (the fused GEMM), lane (g, t) = (lane / 4, lane % 4), the
+  /// block's and the lane's first weight row.
+  Value kWarp, firstM, blockTile, g, t, blockFirst, firstRow;
   /// The lane's activation rows, one per row group (clamped to M - 1).
   SmallVector<Value> activationRows;
   /// The factor of the epilogue (the global scale, with the packed decode's

@@ -157,53 +157,15 @@ void WaveMmaGemvEmitter::emit() {
   SmallVector<Value> sums(loop.getResults());
 
   Value column = r;
-  std::optional<OpBuilder::InsertionGuard> epilogueGuard;
+  OpBuilder::InsertionGuard epilogueGuard(b);
   if (spec.splitK > 1) {
-    // Every wavefront parks its live partial sums, the first of each weight
-    // tile's K slices adds them. The fused GEMM's partial sums overlay its
-    // staged tile, which the other wavefronts may still be reading.
-    if (spec.mTiled)
-      gpu::BarrierOp::create(b, loc);
+    // Only the columns that hold a live activation row take part; a lane's
+    // slot is its column of its quarter.
     Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        column, cIdx(liveColumns));
     Value laneSlot = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, q, cIdx(liveColumns)), column);
-    auto slot = [&](Value kSlice, int64_t group) {
-      Value wave = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, kSlice, cIdx(spec.warpsN)),
-          nWave);
-      Value base = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, wave, cIdx(colTiles * groups)),
-          cIdx(group));
-      return arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(b, loc, base, cIdx(4 * liveColumns)),
-              laneSlot),
-          cIdx(4));
-    };
-    auto park = scf::IfOp::create(b, loc, live, /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(park.thenBlock());
-      for (int64_t group = 0; group < colTiles * groups; ++group)
-        vector::StoreOp::create(b, loc, sums[group], buffers.partials,
-                                ValueRange{slot(kWave, group)});
-    }
-    gpu::BarrierOp::create(b, loc);
-    Value isFirstSlice =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kWave, cIdx(0));
-    auto onlyFirst = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, isFirstSlice, live), false);
-    epilogueGuard.emplace(b);
-    b.setInsertionPointToStart(onlyFirst.thenBlock());
-    for (int64_t group = 0; group < colTiles * groups; ++group)
-      for (int64_t other = 1; other < spec.splitK; ++other)
-        sums[group] = arith::AddFOp::create(
-            b, loc, sums[group],
-            vector::LoadOp::create(b, loc, quad, buffers.partials,
-                                   ValueRange{slot(cIdx(other), group)}));
+    sums = reduceSplitK(sums, warp, laneSlot, 4 * liveColumns, live);
   }
 
   // The 16x16 accumulator: element i of a tile holds row 4q + i and

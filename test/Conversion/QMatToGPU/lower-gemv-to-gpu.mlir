@@ -15,17 +15,19 @@
 // GFX: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
 // GFX-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>)
 // GFX: %[[LANE:.+]] = arith.remui %thread_id_x, %c64 : index
-// GFX: arith.divui %thread_id_x, %c64{{.*}} : index
-// GFX: arith.remui %[[LANE]], %c16 : index
-// GFX: arith.divui %[[LANE]], %c16{{.*}} : index
+// GFX: %[[WAVE:.+]] = arith.divui %thread_id_x, %c64{{.*}} : index
+// GFX: %[[R:.+]] = arith.remui %[[LANE]], %c16 : index
+// GFX: %[[Q:.+]] = arith.divui %[[LANE]], %c16{{.*}} : index
 // GFX: scf.for %{{.+}} = %{{.+}} to %c2 step %c4 iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>) {
 // GFX: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
 // GFX: vector.load %{{.+}} : memref<?x256xbf16, strided<[256, 1], offset: ?>>, vector<8xbf16>
 // GFX: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
 // GFX-COUNT-16: qmat.wave_mma %{{.+}} * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
 // GFX-NOT: qmat.wave_mma
-// GFX: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// GFX: gpu.barrier
+// GFX: %[[LIVE:.+]] = arith.cmpi ult, %[[R]], %c8{{.*}} : index
+// GFX: %[[QUARTER:.+]] = arith.muli %[[Q]], %c8{{.*}} : index
+// GFX: %[[SLOT:.+]] = arith.addi %[[QUARTER]], %[[R]] : index
+// GFX: qmat.reduce_split_k %{{.+}}, %{{.+}} through %{{.+}} warp %[[WAVE]] slices 4 columns 1 lane %[[SLOT]] of 32 live %[[LIVE]] : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
 // The 16x16 accumulator's epilogue: element i of column tile c is row
 // 4q + 16c + i of the lane's column.
 // GFX: qmat.store_tile %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} to %{{.+}}[%{{.+}}, %{{.+}}] offsets m [0, 0, 0, 0, 0, 0, 0, 0] n [0, 1, 2, 3, 16, 17, 18, 19] bounds %{{.+}}, %{{.+}} bias %{{.+}} : f32, f32, f32, f32, f32, f32, f32, f32 to memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<?xbf16, strided<[1], offset: ?>>
@@ -39,7 +41,9 @@
 // CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2 blocks in (%[[BLOCKS]], %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK-SAME: memref<f32>, %{{.+}} : memref<?xbf16, strided<[1], offset: ?>>, %{{.+}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_bias_m8_s4_c2(
-// CHECK-SAME: workgroup(%{{.+}} : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK-SAME: workgroup(%[[PARTIALS:.+]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: %[[LANE:.+]] = arith.remui %thread_id_x, %c32 : index
+// CHECK: %[[WARP:.+]] = arith.divui %thread_id_x, %c32{{.*}} : index
 // The codes, read once per block, stream (L1 bypassed, whole lines into
 // L2): their loads take byte
 // addresses from the aligned pointer plus the descriptor's offset, and
@@ -92,11 +96,14 @@
 // CHECK: scf.for
 // CHECK-COUNT-16: qmat.warp_mma
 // CHECK-NOT: qmat.warp_mma
-// Split-K: park, barrier, warp 0 adds and stores with 2^7 x global and bias.
-// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK: gpu.barrier
-// CHECK: scf.if
-// CHECK: vector.load %{{.+}}[%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// Split-K: the 8 sums as two groups of 4 through the workgroup memory,
+// each warp a K slice (of 4) and the lane its slot (of 32); the epilogue,
+// in warp 0, stores with 2^7 x global and bias.
+// CHECK: %[[G0:.+]] = vector.from_elements %{{.+}}#0, %{{.+}}#1, %{{.+}}#2, %{{.+}}#3 : vector<4xf32>
+// CHECK-NEXT: %[[G1:.+]] = vector.from_elements %{{.+}}#4, %{{.+}}#5, %{{.+}}#6, %{{.+}}#7 : vector<4xf32>
+// CHECK-NEXT: qmat.reduce_split_k %[[G0]], %[[G1]] through %[[PARTIALS]] warp %[[WARP]] slices 4 columns 1 lane %[[LANE]] of 32 : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+// CHECK-NEXT: ^bb0(%[[T0:.+]]: vector<4xf32>, %[[T1:.+]]: vector<4xf32>):
+// CHECK-NEXT: vector.extract %[[T0]][0] : f32 from vector<4xf32>
 // The 16x8 accumulators of the two column tiles: rows g, g + 8, g + 16,
 // g + 24 and columns 2t, 2t + 1.
 // CHECK: qmat.store_tile %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} to %{{.+}}[%{{.+}}, %{{.+}}] offsets m [0, 1, 0, 1, 0, 1, 0, 1] n [0, 0, 8, 8, 16, 16, 24, 24] bounds %{{.+}}, %{{.+}} factor %{{.+}} bias %{{.+}} : f32, f32, f32, f32, f32, f32, f32, f32 to memref<?x?xbf16, strided<[?, 1], offset: ?>>, memref<?xbf16, strided<[1], offset: ?>>
@@ -150,8 +157,7 @@ func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref
 // CHECK-COUNT-16: qmat.warp_mma
 // CHECK-NOT: qmat.warp_mma
 // CHECK-COUNT-8: gpu.shuffle  xor %{{.+}}, %c18_i32, %c32_i32 : f32
-// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK: gpu.barrier
+// CHECK: qmat.reduce_split_k %{{.+}}, %{{.+}} through %{{.+}} warp %{{.+}} slices 2 columns 1 lane %[[LANE]] of 32 : vector<4xf32>, vector<4xf32> through memref<512xf32, #gpu.address_space<workgroup>> {
 // CHECK: %[[LOWG:.+]] = arith.cmpi ult, %[[G]], %c4{{.*}} : index
 // CHECK: %[[LOWT:.+]] = arith.cmpi ult, %[[T]], %c2{{.*}} : index
 // CHECK: %[[OWNER:.+]] = arith.andi %[[LOWG]], %[[LOWT]] : i1
@@ -430,5 +436,27 @@ func.func @fused_small_tile(%a: memref<?x256xbf16>, %w: memref<256x128xi8>, %s: 
                             %g: memref<f32>, %y: memref<?x256xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<256x128xi8>, memref<256x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x256xbf16>) m_tile = 16 warps_n = 8 split_k = 1 col_tiles = 1
+  return
+}
+
+// -----
+
+// Split-K over two warps per K slice (warps_n = 2): the warp's sums meet
+// those of its column's other slice; the partial sums overlay the staged
+// activations, so the exchange is fenced. On gfx942 the wavefront's live
+// columns (m_tile 16: all 16) take lane slots 16q + column.
+// CHECK-LABEL: func.func @fused_split_k(
+// CHECK: gpu.func @fused_nvfp4_bs16_k256_bf16_magic_bias_mt16_w2_s2_c1(
+// CHECK: %[[LANE:.+]] = arith.remui %thread_id_x, %c32 : index
+// CHECK: %[[WARP:.+]] = arith.divui %thread_id_x, %c32{{.*}} : index
+// CHECK: qmat.reduce_split_k %{{.+}}, %{{.+}} through %{{.+}} warp %[[WARP]] slices 2 columns 2 lane %[[LANE]] of 32 fenced : vector<4xf32>, vector<4xf32> through memref<2048xf32, #gpu.address_space<workgroup>> {
+// CHECK: qmat.store_tile
+// GFX-LABEL: func.func @fused_split_k(
+// GFX: %[[WAVE:.+]] = arith.divui %thread_id_x, %c64{{.*}} : index
+// GFX: qmat.reduce_split_k %{{.+}} through %{{.+}} warp %[[WAVE]] slices 2 columns 2 lane %{{.+}} of 64 live %{{.+}} fenced : vector<4xf32> through memref<2048xf32, #gpu.address_space<workgroup>> {
+func.func @fused_split_k(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 16 warps_n = 2 split_k = 2 col_tiles = 1
   return
 }

@@ -1125,3 +1125,81 @@ func.func @tensor_map_stride(%a: memref<?x100xbf16>) {
   %map = qmat.tensor_map %a box [64, 128] : memref<?x100xbf16>
   return
 }
+
+// -----
+
+// Rule: at least two K slices.
+func.func @reduce_split_k_one_slice(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op attribute 'slices' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2}}
+  qmat.reduce_split_k %s through %p warp %i slices 1 columns 1 lane %i of 32 : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// Rule: the sums are parked in workgroup memory.
+func.func @reduce_split_k_global(%s: vector<4xf32>, %p: memref<1024xf32>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op parks the sums in workgroup memory, got 'memref<1024xf32>'}}
+  qmat.reduce_split_k %s through %p warp %i slices 2 columns 1 lane %i of 32 : vector<4xf32> through memref<1024xf32> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// Rule: the buffer holds every slice's, column's and lane's sums.
+func.func @reduce_split_k_small(%s: vector<4xf32>, %p: memref<512xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op needs 1024 elements of partials (4 slices x 2 columns x 1 sums x 32 lane slots x 4), got 512}}
+  qmat.reduce_split_k %s through %p warp %i slices 4 columns 2 lane %i of 32 : vector<4xf32> through memref<512xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// Rule: the epilogue takes the totals.
+func.func @reduce_split_k_arguments(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op expects the epilogue to take one argument per sum, of its type (2), got 1}}
+  qmat.reduce_split_k %s, %s through %p warp %i slices 2 columns 1 lane %i of 32 : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// Rule: at least one sum.
+func.func @reduce_split_k_empty(%p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op expects at least one sum}}
+  "qmat.reduce_split_k"(%p, %i, %i) <{columns = 1 : i64, lane_slots = 32 : i64, slices = 2 : i64, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0>}> ({
+  ^bb0:
+    qmat.yield
+  }) : (memref<1024xf32, #gpu.address_space<workgroup>>, index, index) -> ()
+  return
+}
+
+// -----
+
+// Rule: the buffer's size is checked without overflowing.
+func.func @reduce_split_k_huge(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op needs more than 2^63 elements of partials (2 slices x 1 columns x 1 sums x 4611686018427387904 lane slots x 4), got 1024}}
+  qmat.reduce_split_k %s through %p warp %i slices 2 columns 1 lane %i of 4611686018427387904 : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// Rule: at most 1024 warps in the block.
+func.func @reduce_split_k_warps(%s: vector<4xf32>, %p: memref<?xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_split_k' op expects at most 1024 warps (slices x columns), got 512 x 4}}
+  qmat.reduce_split_k %s through %p warp %i slices 512 columns 4 lane %i of 32 : vector<4xf32> through memref<?xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t: vector<4xf32>):
+  }
+  return
+}

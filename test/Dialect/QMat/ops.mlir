@@ -296,6 +296,32 @@ func.func @store_tiles(%s0: f32, %s1: f32, %y: memref<?x?xbf16>, %bias: memref<?
 
 // -----
 
+// CHECK-LABEL: func.func @reduce_split_k
+// CHECK: qmat.reduce_split_k %arg0, %arg1 through %arg2 warp %arg3 slices 4 columns 1 lane %arg4 of 32 fenced : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+// CHECK-NEXT: ^bb0(%[[T0:.+]]: vector<4xf32>, %[[T1:.+]]: vector<4xf32>):
+// CHECK-NEXT: vector.store %[[T1]], %arg6[%arg4] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: }
+// CHECK: qmat.reduce_split_k %arg0 through %arg2 warp %arg3 slices 2 columns 2 lane %arg4 of 64 live %arg5 : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+// CHECK-NEXT: ^bb0(%{{.+}}: vector<4xf32>):
+// CHECK-NEXT: }
+func.func @reduce_split_k(%s0: vector<4xf32>, %s1: vector<4xf32>,
+                          %p: memref<1024xf32, #gpu.address_space<workgroup>>,
+                          %warp: index, %lane: index, %live: i1,
+                          %out: memref<?xf32>) {
+  qmat.reduce_split_k %s0, %s1 through %p warp %warp slices 4 columns 1 lane %lane of 32 fenced
+      : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t0: vector<4xf32>, %t1: vector<4xf32>):
+    vector.store %t1, %out[%lane] : memref<?xf32>, vector<4xf32>
+  }
+  qmat.reduce_split_k %s0 through %p warp %warp slices 2 columns 2 lane %lane of 64 live %live
+      : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> {
+  ^bb0(%t0: vector<4xf32>):
+  }
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @specialized_ops
 // CHECK: %[[S:.+]]:4 = qmat.warpgroup_mma_shared %arg0 * %arg1 + [%arg2, %arg2, %arg2, %arg2] : bf16, f32
 // CHECK: qmat.warpgroup_mma_shared %arg0 * %arg1 + [%[[S]]#0, %[[S]]#1, %[[S]]#2, %[[S]]#3] : f16, f32

@@ -666,9 +666,8 @@ bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles) {
 int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile,
                                                   int64_t colTiles,
                                                   int64_t stages) {
-  int64_t barrierBytes = 8;
   return stages *
-         (getSpecializedStageBytes(mTile, colTiles) + 2 * barrierBytes);
+         (getSpecializedStageBytes(mTile, colTiles) + 2 * kBarrierObjectBytes);
 }
 
 int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t colTiles) {

@@ -2,6 +2,9 @@
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace mlir::qmat;
 
@@ -86,5 +89,50 @@ LogicalResult StoreTileOp::verify() {
     return emitOpError() << "expects the bias of y's element type ("
                          << getY().getType().getElementType() << "), got "
                          << getBias().getType().getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce_split_k
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceSplitKOp::verify() {
+  int64_t sums = getSums().size();
+  if (sums == 0)
+    return emitOpError() << "expects at least one sum";
+  // A block has at most 1024 threads, hence at most 1024 warps; the
+  // expansion unrolls over the slices.
+  if (getSlices() > 1024 || getColumns() > 1024 ||
+      getSlices() * getColumns() > 1024)
+    return emitOpError() << "expects at most 1024 warps (slices x columns), "
+                            "got "
+                         << getSlices() << " x " << getColumns();
+  MemRefType partials = getPartials().getType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(partials))
+    return emitOpError() << "parks the sums in workgroup memory, got "
+                         << partials;
+  // The attributes are verified positive; their product may overflow.
+  std::optional<int64_t> needed = int64_t(4);
+  for (uint64_t factor :
+       {getSlices(), getColumns(), getLaneSlots(), static_cast<uint64_t>(sums)})
+    if (needed)
+      needed = llvm::checkedMul<int64_t>(*needed, static_cast<int64_t>(factor));
+  if (partials.hasStaticShape() &&
+      (!needed || partials.getNumElements() < *needed)) {
+    InFlightDiagnostic diag = emitOpError() << "needs ";
+    if (needed)
+      diag << *needed;
+    else
+      diag << "more than 2^63";
+    return diag << " elements of partials (" << getSlices() << " slices x "
+                << getColumns() << " columns x " << sums << " sums x "
+                << getLaneSlots() << " lane slots x 4), got "
+                << partials.getNumElements();
+  }
+  Block &epilogue = getEpilogue().front();
+  if (!llvm::equal(epilogue.getArgumentTypes(), getSums().getTypes()))
+    return emitOpError() << "expects the epilogue to take one argument per "
+                            "sum, of its type ("
+                         << sums << "), got " << epilogue.getNumArguments();
   return success();
 }

@@ -34,6 +34,9 @@ constexpr int64_t kSpecializedStageK = 64;
 /// The specialized form's largest m_tile (the widest warpgroup
 /// instruction), and its largest col_tiles x m_tile.
 constexpr int64_t kMaxSpecializedMTile = 256;
+/// Bytes of one barrier object (an mbarrier's 64-bit state); the
+/// specialized form keeps two per stage after its decoded weights.
+constexpr int64_t kBarrierObjectBytes = 8;
 
 } // namespace mlir::qmat
 
