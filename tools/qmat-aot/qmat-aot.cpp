@@ -12,6 +12,7 @@
 #include "qmat/AOT/Targets.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/InitAll.h"
+#include "qmat/Pipelines/DecisionLog.h"
 #include "qmat/Support/InputNesting.h"
 #include "qmat/Target/TargetInfo.h"
 #include "qmat/Version.h"
@@ -147,19 +148,17 @@ cl::opt<bool> quiet("quiet",
 
 /// What QMAT_LOG asks of the progress lines: none (off), a line per target
 /// and layer (info, and the default), those and a line per kernel with the
-/// stages' times (debug: true). Another value is reported and taken as
-/// info.
+/// stages' times (debug: true).
 std::optional<bool> getProgressDetail() {
-  const char *value = std::getenv("QMAT_LOG");
-  StringRef level = value ? value : "";
-  if (level == "off")
+  switch (getLogLevel("qmat-aot", LogLevel::info)) {
+  case LogLevel::off:
     return std::nullopt;
-  if (level == "debug")
+  case LogLevel::info:
+    return false;
+  case LogLevel::debug:
     return true;
-  if (!level.empty() && level != "info")
-    llvm::errs() << "qmat-aot: QMAT_LOG=" << level
-                 << " is not off, info or debug; logging at info\n";
-  return false;
+  }
+  llvm_unreachable("unknown log level");
 }
 
 /// `option`'s value is outside [min, max]: reports it, naming the option.

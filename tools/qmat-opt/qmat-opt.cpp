@@ -3,11 +3,14 @@
 // mlir-opt with the qmat dialect, passes and named pipelines registered, so
 // that every pass and pipeline stage can be run and lit-tested on its own.
 // An input nested deeper than the parser can recurse is refused first
-// (qmat/Support/InputNesting.h).
+// (qmat/Support/InputNesting.h). QMAT_LOG=info logs the strategy passes'
+// decisions to stderr, debug also every pass as it starts
+// (qmat/Pipelines/DecisionLog.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "qmat/InitAll.h"
+#include "qmat/Pipelines/DecisionLog.h"
 #include "qmat/Support/InputNesting.h"
 #include "qmat/Version.h"
 
@@ -43,6 +46,17 @@ int main(int argc, char **argv) {
       registry);
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::qmat::LogLevel level =
+      mlir::qmat::getLogLevel("qmat-opt", mlir::qmat::LogLevel::off);
+  if (level != mlir::qmat::LogLevel::off) {
+    mlir::MlirOptMainConfig passes = config;
+    config.setPassPipelineSetupFn([passes, level](mlir::PassManager &pm) {
+      if (mlir::failed(passes.setupPassPipeline(pm)))
+        return mlir::failure();
+      mlir::qmat::addDecisionLog(pm, level, "qmat-opt", llvm::errs());
+      return mlir::success();
+    });
+  }
   // Listings read no input.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
