@@ -54,6 +54,15 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// layer timed, nvfp4, mxfp4 and int4 at M = 16 .. 256 (17408 x 5120 at M =
 /// 128: 160 against 101 us). They run where they are the only variants
 /// compiled, or pinned (<prefix>_set_fused_override).
+///
+/// Specialized variants (sm_90a) are taken over every other from this M on:
+/// measured on the H100 (bench/README.md, "The specialized warpgroup
+/// form"), the best specialized tiling took 0.70-0.98 of the time of the
+/// warp tiling the rules below choose at M = 128 and 0.56-0.77 at M = 256
+/// .. 1024, on every layer of the example model and the lm_head, nvfp4,
+/// mxfp4 and int4; at M = 64 the warp tiling the rules choose was within 3 %
+/// of the best of all.
+constexpr int64_t kSpecializedFromM = 128;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -71,8 +80,10 @@ constexpr double kWaveFillRatio = 1.5;
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
 /// holds (the driver's occupancy).
 ///
-/// Among the warp variants (all variants where none is one), the largest M
-/// tile (up to the one that
+/// From kSpecializedFromM on, the specialized variant of the smallest M
+/// tile that holds m (else of the largest), of the fewest column tiles,
+/// where one is compiled. Otherwise, among the warp variants (all variants
+/// where none is one), the largest M tile (up to the one that
 /// holds m) whose grid has enough blocks per SM (the thresholds above; the
 /// 16-row tile always qualifies), and within it the variant of the most
 /// warps over N that qualifies, then the one of most weight rows per block,
@@ -84,6 +95,28 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               const int *residentWarps = nullptr) {
   if (count <= 0 || n <= 0 || k <= 0 || m <= 0)
     return -1;
+  if (m >= kSpecializedFromM) {
+    int specialized = -1;
+    for (int i = 0; i < count; ++i) {
+      const FusedVariantDesc &v = variants[i];
+      if (v.warpgroup != kSpecializedForm)
+        continue;
+      if (specialized < 0) {
+        specialized = i;
+        continue;
+      }
+      const FusedVariantDesc &c = variants[specialized];
+      bool holds = v.mTile >= m, chosenHolds = c.mTile >= m;
+      bool better = holds != chosenHolds ? holds
+                    : v.mTile != c.mTile
+                        ? (holds ? v.mTile < c.mTile : v.mTile > c.mTile)
+                        : v.colTiles < c.colTiles;
+      if (better)
+        specialized = i;
+    }
+    if (specialized >= 0)
+      return specialized;
+  }
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   auto blocks = [&](const FusedVariantDesc &v) {
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 using qmat_policy::chooseFusedVariant;
@@ -41,7 +42,9 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
   return "mt" + std::to_string(v.mTile) + "_w" + std::to_string(v.warpsN) +
          "_s" + std::to_string(v.splitK) + "_c" + std::to_string(v.colTiles) +
          (v.stages > 1 ? "_p" + std::to_string(v.stages) : "") +
-         (v.warpgroup ? "_wg" : "");
+         (v.warpgroup == qmat_policy::kSpecializedForm ? "_ws"
+          : v.warpgroup                                ? "_wg"
+                                                       : "");
 }
 
 } // namespace
@@ -138,6 +141,40 @@ TEST(FusedGemmPolicy, Warpgroup) {
   // 192 blocks of the 64-row tile: under the 4 per SM it needs.
   EXPECT_EQ(chosen(6144, 5120, 100, onlyGroups), "mt16_w4_s2_c2_p2_wg");
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
+}
+
+// Specialized variants: from M = 128 on, the one of the smallest M tile that
+// holds m (else of the largest), one column tile before two; below 128 the
+// warp variants choose as without them; where only specialized variants
+// are compiled, the rules of the warp variants below 128.
+TEST(FusedGemmPolicy, Specialized) {
+  std::vector<FusedVariantDesc> table = kDefault;
+  for (auto [mTile, colTiles] :
+       {std::pair{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64, 1}, {32, 1}})
+    table.push_back({mTile, 4, 1, colTiles, 4, qmat_policy::kSpecializedForm});
+  for (int64_t m : {16, 64, 127}) {
+    EXPECT_EQ(chosen(248320, 5120, m, table), chosen(248320, 5120, m));
+    EXPECT_EQ(chosen(17408, 5120, m, table), chosen(17408, 5120, m));
+  }
+  EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 129, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 1024, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 4096, table), "mt256_w4_s1_c1_p4_ws");
+  // Without the 256-row tiling, the largest one that remains.
+  std::vector<FusedVariantDesc> upTo128(table.begin(), table.end());
+  upTo128.erase(upTo128.begin() + 4);
+  EXPECT_EQ(chosen(6144, 5120, 1024, upTo128), "mt128_w4_s1_c1_p4_ws");
+  std::vector<FusedVariantDesc> twoColumns = {
+      {128, 4, 1, 2, 4, qmat_policy::kSpecializedForm},
+      {64, 4, 1, 2, 4, qmat_policy::kSpecializedForm}};
+  EXPECT_EQ(chosen(6144, 5120, 200, twoColumns), "mt128_w4_s1_c2_p4_ws");
+  // 6144 x 5120 at M = 100: 192 blocks of the 64-row tile, under the 4 per
+  // SM it needs; the 16-row tile is the smallest.
+  std::vector<FusedVariantDesc> only = {
+      {64, 4, 1, 1, 4, qmat_policy::kSpecializedForm},
+      {32, 4, 1, 1, 4, qmat_policy::kSpecializedForm}};
+  EXPECT_EQ(chosen(6144, 5120, 100, only), "mt32_w4_s1_c1_p4_ws");
 }
 
 // The wave rule: a one-column-tile sibling where its grid fills the last
