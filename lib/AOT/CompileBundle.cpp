@@ -392,6 +392,37 @@ void reportStage(const BundleOptions &options, const std::string &step,
   start = now;
 }
 
+/// Whether `target`'s kernels have the warpgroup matrix instruction (an
+/// unknown name: no; compiling it reports it).
+bool hasWarpgroupMma(StringRef target) {
+  const NvidiaTarget *nvidia = lookupNvidiaTarget(target);
+  std::string error;
+  std::unique_ptr<TargetInfo> info = lookupTargetInfo(
+      nvidia ? stringifyChip(nvidia->kernelClass) : target, error);
+  return info && info->hasWarpgroupMma();
+}
+
+/// Whether two targets' plans of a layer give the launcher the same table:
+/// the M ranges, the scratch tiles and every compiled variant in order.
+bool sameLauncherTable(const Layer &a, const Layer &b) {
+  auto gemv = [](const GemvVariant &v) {
+    return std::make_tuple(v.maxM, v.splitK, v.colTiles, v.tensorCore,
+                           v.wholeLines);
+  };
+  auto fused = [](const FusedGemmVariant &v) {
+    return std::make_tuple(v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
+                           v.warpgroup, v.specialized);
+  };
+  return a.plan.getGemvMaxM() == b.plan.getGemvMaxM() &&
+         a.plan.getFusedMaxM() == b.plan.getFusedMaxM() &&
+         a.plan.getTileRows() == b.plan.getTileRows() &&
+         a.plan.getPreparedWeights() == b.plan.getPreparedWeights() &&
+         llvm::equal(llvm::map_range(a.gemvVariants, gemv),
+                     llvm::map_range(b.gemvVariants, gemv)) &&
+         llvm::equal(llvm::map_range(a.fusedVariants, fused),
+                     llvm::map_range(b.fusedVariants, fused));
+}
+
 } // namespace
 
 FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
@@ -408,6 +439,21 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
       return failure();
     return pm.run(op);
   };
+  // One launcher table serves every target of a bundle: where only some
+  // targets would run the fused GEMM further by default (their specialized
+  // tilings), all keep the range of the others.
+  int64_t fusedMaxM = options.fusedMaxM;
+  if (fusedMaxM < 0 && llvm::any_of(options.targets, hasWarpgroupMma) &&
+      !llvm::all_of(options.targets, hasWarpgroupMma)) {
+    fusedMaxM = kWarpFusedMaxM;
+    report(options, llvm::formatv("fused GEMM up to M = {0} on every target: "
+                                  "one launcher table serves them, and not "
+                                  "all have the specialized warpgroup form "
+                                  "(a bundle of sm_90a alone runs it to M = "
+                                  "{1})",
+                                  kWarpFusedMaxM, kSpecializedFusedMaxM)
+                        .str());
+  }
   // The ptxas runs still going, in target order (NVIDIA targets only).
   std::vector<std::future<PtxasResult>> assembling;
   for (auto [targetIndex, target] : llvm::enumerate(options.targets)) {
@@ -439,7 +485,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     GpuPipelineOptions pipeline;
     pipeline.target = binary.kernelClass;
     pipeline.gemvMaxM = options.gemvMaxM;
-    pipeline.fusedMaxM = options.fusedMaxM;
+    pipeline.fusedMaxM = fusedMaxM;
     pipeline.fusedVariants = ArrayRef<int64_t>(options.fusedVariants);
     pipeline.fusedWarpgroupVariants =
         ArrayRef<int64_t>(options.fusedWarpgroupVariants);
@@ -465,6 +511,17 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
                                    "layer";
     if (bundle.layers.empty())
       bundle.layers = *layers;
+    for (auto [first, layer] : llvm::zip(bundle.layers, *layers)) {
+      if (sameLauncherTable(first, layer))
+        continue;
+      Operation *at = lowered->lookupSymbol(layer.name);
+      return (at ? at : module.getOperation())->emitError()
+             << "qmat-aot: one launcher table serves a bundle's targets, but "
+             << "layer '" << layer.name << "' takes " << describeLayer(first)
+             << " on " << options.targets.front() << " and "
+             << describeLayer(layer) << " on " << target
+             << ": build them as separate bundles";
+    }
     for (const Layer &layer : *layers)
       report(options,
              step + ": layer " + layer.name + ": " + describeLayer(layer));

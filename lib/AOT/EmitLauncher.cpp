@@ -819,9 +819,15 @@ LayerPaths mlir::qmat::getLayerPaths(const Layer &l) {
                       l.gemvVariants.size())
             .str()};
   // SelectStrategy keeps a fused range only above the GEMV's.
-  if (fusedMaxM > 0)
+  if (fusedMaxM > 0) {
+    auto specialized =
+        llvm::count_if(l.fusedVariants,
+                       [](const FusedGemmVariant &v) { return v.specialized; });
     paths.fused = {llvm::formatv("{0}-{1}", gemvMaxM + 1, fusedMaxM).str(),
                    "x" + std::to_string(l.fusedVariants.size())};
+    if (specialized)
+      paths.fused.detail += llvm::formatv(", {0} specialized", specialized);
+  }
   int64_t tiles = tileCount(l);
   paths.dequant = {std::to_string(std::max(gemvMaxM, fusedMaxM) + 1) + "+",
                    llvm::formatv("{0} tile{1} of {2} rows", tiles,

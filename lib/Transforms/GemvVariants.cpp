@@ -108,6 +108,32 @@ ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {
   return values;
 }
 
+bool mlir::qmat::hasDefaultSpecializedTiles(const TargetInfo &target,
+                                            SchemeKind scheme, bool prepared) {
+  return target.hasWarpgroupMma() && scheme != SchemeKind::fp8 && !prepared;
+}
+
+ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedTiles() {
+  // Timed on the H100 against every other specialized tiling (m_tile 64 ..
+  // 256, one and two column tiles) on every layer of the example model and
+  // the lm_head, nvfp4, mxfp4 and int4: 128 x 1 was the fastest at M = 128
+  // (the lm_head's 128 x 2 within 1 %), 256 x 1 at M = 256, 512 and 1024
+  // (bench/README.md, "The specialized warpgroup form").
+  static const int64_t values[] = {128, 1, 256, 1};
+  return values;
+}
+
+int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
+                                        SchemeKind scheme, bool prepared) {
+  // Against the dequantize + cuBLASLt path on every layer of the example
+  // model: the warp tilings within 5 % either way at M = 128 and slower from
+  // M = 256 (H200); the specialized tilings 0.62-0.76 of its time at M = 256
+  // and 0.98-1.28 at M = 512 (H100; bench/README.md).
+  return hasDefaultSpecializedTiles(target, scheme, prepared)
+             ? kSpecializedFusedMaxM
+             : kWarpFusedMaxM;
+}
+
 /// The specialized variants of `pairs` ((m_tile, col_tiles) pairs) for a
 /// `scheme` layer planned as `plan`, appended to `variants`.
 static LogicalResult
@@ -292,6 +318,9 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     if ((k / 128) % v.splitK == 0)
       variants.push_back(v);
   }
+  if (specializedTiles.empty() && plan.getFusedMaxM() > kWarpFusedMaxM &&
+      hasDefaultSpecializedTiles(*target, scheme, plan.getPreparedWeights()))
+    specializedTiles = getDefaultSpecializedTiles();
   if (failed(addSpecializedVariants(plan, scheme, specializedTiles, *target,
                                     variants, error)))
     return failure();

@@ -3,6 +3,7 @@
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/PreparedWeights.h"
 #include "qmat/Target/TargetInfo.h"
+#include "qmat/Transforms/GemvVariants.h"
 #include "qmat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,14 +18,6 @@ using namespace mlir;
 using namespace mlir::qmat;
 
 namespace {
-
-/// Rows up to which the fused dequant-GEMM runs by default; larger M
-/// dequantizes into scratch for the vendor GEMM. On the H200 the fused
-/// kernels were faster than the dequantize + cuBLASLt path for every layer
-/// of the example model up to M = 64, within 5 % either way at M = 128 and
-/// slower from M = 256 (bench/README.md); other chips are not measured and
-/// take the same crossover.
-int64_t getDefaultFusedMaxM(Chip) { return 128; }
 
 struct QMatSelectStrategyPass
     : qmat::impl::QMatSelectStrategyBase<QMatSelectStrategyPass> {
@@ -161,7 +154,9 @@ struct QMatSelectStrategyPass
       // needs the same layout rule and a warp matrix instruction.
       int64_t fused = 0;
       if (scheme.isTensorCoreGemvLegal(k) && info->hasGemvMatrixInstruction())
-        fused = fusedMaxM < 0 ? getDefaultFusedMaxM(*chip) : fusedMaxM;
+        fused = fusedMaxM < 0
+                    ? getDefaultFusedMaxM(*info, scheme.getKind(), prepared)
+                    : fusedMaxM;
       if (fused != 0 && fused <= gemvMaxM)
         fused = 0;
       op.setPlanAttr(PlanAttr::get(context, targetAttr, gemvMaxM, smallM,

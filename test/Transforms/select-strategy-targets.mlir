@@ -18,6 +18,12 @@
 // (v_mfma 16x16x16) GEMV where K % 128 == 0, M up to 128 the fused GEMM on
 // the same instruction.
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=target=gfx942 | FileCheck %s --check-prefix=GFX942
+// sm_90a (the warpgroup instruction): the packed schemes' fused GEMM runs to
+// M = 256 (its specialized tilings); fp8, the prepared code layout and a
+// given fused-max-m keep their range.
+// RUN: qmat-opt %s -split-input-file --qmat-select-strategy=target=sm_90a | FileCheck %s --check-prefix=SM90A
+// RUN: qmat-opt %s -split-input-file --qmat-select-strategy="target=sm_90a prepared-weights=true" | FileCheck %s --check-prefix=SM90A-PREP
+// RUN: qmat-opt %s -split-input-file --qmat-select-strategy="target=sm_90a fused-max-m=128" | FileCheck %s --check-prefix=SM90A-128
 // RUN: qmat-opt %s -split-input-file --qmat-select-strategy=target=gfx950 | FileCheck %s --check-prefix=GFX950
 
 // GFX942-LABEL: func.func @layers
@@ -26,6 +32,27 @@
 // GFX942: qmat.matmul <int4, block = 32> {{.*}} decode = magic_bias,
 // GFX950-LABEL: func.func @layers
 // GFX950: qmat.matmul <nvfp4, block = 16> {{.*}} {plan = #qmat.plan<target = <gfx950>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = magic_bias,
+
+// SM90A-LABEL: func.func @layers
+// SM90A: qmat.matmul <nvfp4, block = 16>
+// SM90A-SAME: {plan = #qmat.plan<target = <sm_90a>, gemv_max_m = 8, small_m = gemv_tensor_core, dequant = vec8, decode = lookup, scratch_cap_mib = 256, tile_rows = 1024, fused_max_m = 256>}
+// SM90A: qmat.matmul <mxfp4, block = 32>
+// SM90A-SAME: tile_rows = 1024, fused_max_m = 256>}
+// SM90A: qmat.matmul <fp8, block = 128>
+// SM90A-SAME: tile_rows = 1024, fused_max_m = 128>}
+// SM90A: qmat.matmul <int4, block = 32>
+// SM90A-SAME: tile_rows = 1024, fused_max_m = 256>}
+// SM90A-PREP-LABEL: func.func @layers
+// SM90A-PREP: qmat.matmul <nvfp4, block = 16>
+// SM90A-PREP-SAME: prepared_weights = true, fused_max_m = 128>}
+// SM90A-PREP: qmat.matmul <mxfp4, block = 32>
+// SM90A-PREP-SAME: prepared_weights = true, fused_max_m = 128>}
+// SM90A-PREP: qmat.matmul <fp8, block = 128>
+// SM90A-PREP-SAME: tile_rows = 1024, fused_max_m = 128>}
+// SM90A-PREP: qmat.matmul <int4, block = 32>
+// SM90A-PREP-SAME: prepared_weights = true, fused_max_m = 128>}
+// SM90A-128-LABEL: func.func @layers
+// SM90A-128-COUNT-4: fused_max_m = 128>}
 
 // Four layers of one model, K = 4096, bf16: 1024 rows fit the 256 MiB cap.
 // SM80-LABEL: func.func @layers

@@ -90,8 +90,9 @@ cl::opt<int64_t>
 cl::opt<int64_t> fusedMaxM(
     "fused-max-m",
     cl::desc("Largest M for the fused dequant-GEMM, in [-1, 2147483647] "
-             "(default -1: the target's default; 0: none, every M above the "
-             "GEMV dequantizes for the vendor GEMM)"),
+             "(default -1: the target's default, 256 on sm_90a for the "
+             "packed schemes without prepared weights, else 128; 0: none, "
+             "every M above the GEMV dequantizes for the vendor GEMM)"),
     cl::value_desc("rows"), cl::init(-1), cl::cat(qmatCategory));
 cl::list<int64_t> fusedVariants(
     "fused-variants", cl::CommaSeparated, cl::value_desc("m,w,s,c,p,..."),
@@ -112,7 +113,8 @@ cl::list<int64_t> fusedSpecializedVariants(
     cl::desc("Fused GEMM tilings of the specialized warpgroup form (one "
              "warpgroup multiplies, col_tiles warpgroups decode into "
              "workgroup memory; sm_90a), as (m_tile, col_tiles) pairs "
-             "(stages: the most of 3-4 that fit in 227 KB; default none)"),
+             "(stages: the most of 3-4 that fit in 227 KB; default "
+             "128,1,256,1 on sm_90a where fused-max-m > 128, else none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),

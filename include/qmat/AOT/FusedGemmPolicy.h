@@ -63,6 +63,23 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// mxfp4 and int4; at M = 64 the warp tiling the rules choose was within 3 %
 /// of the best of all.
 constexpr int64_t kSpecializedFromM = 128;
+/// ... and where their grid has at least one block per this many SMs: a
+/// specialized block runs the whole K range of 64 x col_tiles rows, so a
+/// narrow layer's few blocks leave the GPU idle (40 x 5120 at M = 128 .. 256
+/// on the H100: one block, 3.4-4.3x the time of the best warp tiling;
+/// 5120 x 17408 at M = 128: 80 blocks on 132 SMs, the fastest tiling).
+constexpr int64_t kSMsPerSpecializedBlock = 2;
+/// Among those, the one of the least cost (below); a tile's pass costs as
+/// much as this many rows more than it holds: fitted to the time of one
+/// 256-row tile against two 128-row ones at M = 256 on the H100, a + b x
+/// rows with a / b from 34 to 129 rows on the example model's layers.
+constexpr int64_t kSpecializedTileOverheadRows = 64;
+/// A tensor load past A's last row costs time per row it zero-fills: one
+/// 256-row tile took 1.00 of its time at M = 256 with 16 such rows (M =
+/// 240), 1.3 with 64 (M = 192) and 1.6 with 112 (M = 144) on the H100, so a
+/// tile larger than M is taken only where at most 1 / this of it is past
+/// the edge; tiles up to M end at row M and load none.
+constexpr int64_t kSpecializedEdgeFraction = 16;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -80,48 +97,60 @@ constexpr double kWaveFillRatio = 1.5;
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
 /// holds (the driver's occupancy).
 ///
-/// From kSpecializedFromM on, the specialized variant of the smallest M
-/// tile that holds m (else of the largest), of the fewest column tiles,
-/// where one is compiled. Otherwise, among the warp variants (all variants
-/// where none is one), the largest M tile (up to the one that
-/// holds m) whose grid has enough blocks per SM (the thresholds above; the
-/// 16-row tile always qualifies), and within it the variant of the most
-/// warps over N that qualifies, then the one of most weight rows per block,
-/// then the smaller split, then the deeper pipeline.
-/// `m`, `n` and `k` positive.
+/// From kSpecializedFromM on, the specialized variant of least cost
+/// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction; ties to the
+/// larger M tile, then the fewer column tiles) among those whose grid has a
+/// block per kSMsPerSpecializedBlock SMs, where one is compiled. Otherwise,
+/// among the warp variants (all variants where none is one), the largest M tile
+/// (up to the one that holds m) whose grid has enough blocks per SM (the
+/// thresholds above; the 16-row tile always qualifies), and within it the
+/// variant of the most warps over N that qualifies, then the one of most weight
+/// rows per block, then the smaller split, then the deeper pipeline. `m`, `n`
+/// and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
                               const FusedVariantDesc *variants, int count,
                               const int *residentWarps = nullptr) {
   if (count <= 0 || n <= 0 || k <= 0 || m <= 0)
     return -1;
-  if (m >= kSpecializedFromM) {
-    int specialized = -1;
-    for (int i = 0; i < count; ++i) {
-      const FusedVariantDesc &v = variants[i];
-      if (v.warpgroup != kSpecializedForm)
-        continue;
-      if (specialized < 0) {
-        specialized = i;
-        continue;
-      }
-      const FusedVariantDesc &c = variants[specialized];
-      bool holds = v.mTile >= m, chosenHolds = c.mTile >= m;
-      bool better = holds != chosenHolds ? holds
-                    : v.mTile != c.mTile
-                        ? (holds ? v.mTile < c.mTile : v.mTile > c.mTile)
-                        : v.colTiles < c.colTiles;
-      if (better)
-        specialized = i;
-    }
-    if (specialized >= 0)
-      return specialized;
-  }
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   auto blocks = [&](const FusedVariantDesc &v) {
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
     return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
   };
+  if (m >= kSpecializedFromM) {
+    // A tiling's cost: its tiles' passes over the weights, each of its
+    // rows plus kSpecializedTileOverheadRows. Tiles up to m stay inside A
+    // (the last one ends at row m); a larger tile only where it loads at
+    // most 1 / kSpecializedEdgeFraction of its rows past A's edge.
+    auto cost = [&](const FusedVariantDesc &v) -> int64_t {
+      int64_t tiles = (m + v.mTile - 1) / v.mTile;
+      if (v.mTile > m && (v.mTile - m) * kSpecializedEdgeFraction > v.mTile)
+        return -1;
+      return tiles * (v.mTile + kSpecializedTileOverheadRows);
+    };
+    int specialized = -1;
+    int64_t chosenCost = 0;
+    for (int i = 0; i < count; ++i) {
+      const FusedVariantDesc &v = variants[i];
+      int64_t c = cost(v);
+      if (v.warpgroup != kSpecializedForm || c < 0 ||
+          blocks(v) * kSMsPerSpecializedBlock < sms)
+        continue;
+      if (specialized >= 0) {
+        const FusedVariantDesc &w = variants[specialized];
+        bool better = c != chosenCost      ? c < chosenCost
+                      : v.mTile != w.mTile ? v.mTile > w.mTile
+                                           : v.colTiles < w.colTiles;
+        if (!better)
+          continue;
+      }
+      specialized = i;
+      chosenCost = c;
+    }
+    if (specialized >= 0)
+      return specialized;
+  }
   bool anyWarp = false;
   for (int i = 0; i < count; ++i)
     anyWarp |= !variants[i].warpgroup;

@@ -38,7 +38,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   ListOption<int64_t> fusedSpecializedVariants{
       *this, "fused-specialized-variants",
       llvm::cl::desc("Fused GEMM tilings of the specialized warpgroup form, "
-                     "as (m_tile, col_tiles) pairs")};
+                     "as (m_tile, col_tiles) pairs (default 128,1,256,1 "
+                     "where the target has the warpgroup instruction and "
+                     "fused-max-m > 128)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

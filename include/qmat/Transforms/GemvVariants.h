@@ -13,6 +13,10 @@
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
 namespace mlir::qmat {
+class TargetInfo;
+} // namespace mlir::qmat
+
+namespace mlir::qmat {
 
 struct GemvVariant {
   int64_t maxM = 8, splitK = 1, colTiles = 1;
@@ -82,6 +86,25 @@ getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();
+
+/// Whether a `scheme` layer on `target` compiles specialized warpgroup
+/// tilings when none are listed: the target has the warpgroup instruction,
+/// the decode is a packed one (not fp8) and the codes keep the
+/// checkpoint's layout (not `prepared`).
+bool hasDefaultSpecializedTiles(const TargetInfo &target, SchemeKind scheme,
+                                bool prepared);
+
+/// The specialized (m_tile, col_tiles) pairs compiled when none are listed,
+/// for a plan whose fused GEMM runs beyond M = kWarpFusedMaxM (below that
+/// the warp tilings serve every M).
+ArrayRef<int64_t> getDefaultSpecializedTiles();
+
+/// The largest M of the fused GEMM by default: where the specialized form
+/// is compiled by default, kSpecializedFusedMaxM, else kWarpFusedMaxM.
+constexpr int64_t kWarpFusedMaxM = 128;
+constexpr int64_t kSpecializedFusedMaxM = 256;
+int64_t getDefaultFusedMaxM(const TargetInfo &target, SchemeKind scheme,
+                            bool prepared);
 
 } // namespace mlir::qmat
 

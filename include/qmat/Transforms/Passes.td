@@ -35,8 +35,10 @@ def QMatSelectStrategy : Pass<"qmat-select-strategy"> {
            "layer that can take it">,
     Option<"fusedMaxM", "fused-max-m", "int64_t", /*default=*/"-1",
            "Largest M served by the fused dequant-GEMM (0: none, larger M "
-           "dequantizes into scratch; -1: the target's default, 128 where "
-           "it has the kernel)">,
+           "dequantizes into scratch; -1: the target's default, 256 where "
+           "the specialized warpgroup form is compiled (sm_90a, packed "
+           "schemes, the checkpoint's code layout), else 128 where it has "
+           "the kernel)">,
   ];
 }
 
@@ -87,7 +89,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "int64_t",
                "Fused GEMM tilings of the specialized warpgroup form, as "
                "(m_tile, col_tiles) pairs (stages: the most of 3-4 that fit "
-               "in 227 KB; default none)">,
+               "in 227 KB; default 128,1,256,1 where the target has the "
+               "warpgroup instruction and fused_max_m > 128, else none)">,
   ];
 }
 

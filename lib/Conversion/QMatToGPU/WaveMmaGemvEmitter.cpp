@@ -72,11 +72,11 @@ void WaveMmaGemvEmitter::emit() {
   // weight tile. The fused GEMM (spec.mTiled): block x is the M tile, block
   // y the group of warps_n weight tiles; wavefront w takes weight tile
   // w % warps_n and K slice w / warps_n of each split_k steps.
-  Value kWave = warp, nWave = cIdx(0), tile = block, firstM = cIdx(0);
+  Value kWave = warp, tile = block, firstM = cIdx(0);
   if (spec.mTiled) {
     firstM = arith::MulIOp::create(b, loc, block, cIdx(spec.maxM));
     kWave = arith::DivUIOp::create(b, loc, warp, cIdx(spec.warpsN));
-    nWave = arith::RemUIOp::create(b, loc, warp, cIdx(spec.warpsN));
+    Value nWave = arith::RemUIOp::create(b, loc, warp, cIdx(spec.warpsN));
     tile = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc,

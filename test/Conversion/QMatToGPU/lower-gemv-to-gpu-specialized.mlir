@@ -9,7 +9,9 @@
 // weights' after them, then `full` of each stage and `empty` of each stage.
 // The first thread sets them up (full: the 256 decoders and the tile's
 // announcement; empty: the 128 multiplying threads) and fences them for the
-// tensor loads before the block's barrier.
+// tensor loads before the block's barrier. Block x's rows start at
+// min(32 x, M - 32), so that the last tile's tensor loads stay inside A
+// (M - 32 wraps where M is under one tile, whose only block starts at 0).
 // CHECK-LABEL: func.func @specialized(
 // CHECK: %[[MAP:.+]] = qmat.tensor_map %[[A:.+]] box [64, 32] : memref<?x512xbf16, strided<[512, 1], offset: ?>>
 // CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k512_bf16_magic_bias_mt32_w4_s1_c2_p4_wg_ws blocks in ({{.+}}) threads in (%c384, %c1, %c1)  dynamic_shared_memory_size %c81984_i32 args(%[[A]] : {{.+}}, %[[MAP]] : !llvm.ptr)
@@ -22,6 +24,9 @@
 // CHECK-COUNT-6: qmat.mbarrier_init
 // CHECK-NEXT: qmat.async_proxy_fence
 // CHECK: gpu.barrier
+// CHECK-NEXT: %[[LAST_TILE:.+]] = arith.subi %{{.+}}, %c32 : index
+// CHECK-NEXT: %[[TILE_M:.+]] = arith.muli %block_id_x, %c32 : index
+// CHECK-NEXT: %[[FIRST_M:.+]] = arith.minui %[[TILE_M]], %[[LAST_TILE]] : index
 // CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %{{.+}}, %c128 : index
 // CHECK: scf.if %[[MULTIPLIES]] {
 
@@ -74,7 +79,7 @@
 // CHECK: %[[FIRST_DECODER:.+]] = arith.cmpi eq, %{{.+}}, %c0 : index
 // CHECK-NEXT: scf.if %[[FIRST_DECODER]] {
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c0] expect 4096
-// CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M:.+]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c1] expect 4096
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c64, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c2048], %[[BARS]][%c1]
 // CHECK: %[[CODES0:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>

@@ -143,10 +143,12 @@ TEST(FusedGemmPolicy, Warpgroup) {
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
 }
 
-// Specialized variants: from M = 128 on, the one of the smallest M tile that
-// holds m (else of the largest), one column tile before two; below 128 the
-// warp variants choose as without them; where only specialized variants
-// are compiled, the rules of the warp variants below 128.
+// Specialized variants: from M = 128 on, the one of least cost (passes of
+// its M tile plus 64 rows; a tile larger than M only where at most 1/16 of
+// it is past A's edge), ties to the larger tile and one column tile before
+// two; below 128 the warp variants choose as without them; where only
+// specialized variants are compiled, the rules of the warp variants below
+// 128.
 TEST(FusedGemmPolicy, Specialized) {
   std::vector<FusedVariantDesc> table = kDefault;
   for (auto [mTile, colTiles] :
@@ -158,9 +160,32 @@ TEST(FusedGemmPolicy, Specialized) {
   }
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
-  EXPECT_EQ(chosen(6144, 5120, 129, table), "mt256_w4_s1_c1_p4_ws");
+  // Between tiles: two 128-row tiles (the second ending at row M) where
+  // the 256-row one would load more than 16 rows past A's edge; it serves
+  // from M = 240. Past 256 the least passes of (rows + 64): 3 x 192 against
+  // 2 x 320 at M = 320, 8 x 192 against 4 x 320 at 1000.
+  EXPECT_EQ(chosen(6144, 5120, 129, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 239, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 240, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 320, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 1000, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 1024, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(5120, 17408, 4096, table), "mt256_w4_s1_c1_p4_ws");
+  // A grid of fewer blocks than half the SMs keeps the warp variants (the
+  // specialized tilings sm_90a compiles by default): 40 rows make one
+  // block; 66 blocks of 64 rows on 132 SMs qualify, 65 not.
+  std::vector<FusedVariantDesc> sm90a = kDefault;
+  for (int mTile : {128, 256})
+    sm90a.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
+  EXPECT_EQ(chosen(40, 5120, 256, sm90a), chosen(40, 5120, 256));
+  EXPECT_EQ(chosen(40, 5120, 128, sm90a), chosen(40, 5120, 128));
+  EXPECT_EQ(chosen(64 * 65, 5120, 128, sm90a), chosen(64 * 65, 5120, 128));
+  EXPECT_EQ(chosen(64 * 66, 5120, 128, sm90a), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 128, sm90a), "mt128_w4_s1_c1_p4_ws");
+  // At M = 129 on 33 column tiles: the 256-row grid (33 blocks) does not
+  // qualify, the 128-row one (66) does.
+  EXPECT_EQ(chosen(64 * 33, 5120, 129, sm90a), "mt128_w4_s1_c1_p4_ws");
   // Without the 256-row tiling, the largest one that remains.
   std::vector<FusedVariantDesc> upTo128(table.begin(), table.end());
   upTo128.erase(upTo128.begin() + 4);
