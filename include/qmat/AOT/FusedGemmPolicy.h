@@ -74,12 +74,13 @@ constexpr int64_t kSMsPerSpecializedBlock = 2;
 /// 256-row tile against two 128-row ones at M = 256 on the H100, a + b x
 /// rows with a / b from 34 to 129 rows on the example model's layers.
 constexpr int64_t kSpecializedTileOverheadRows = 64;
-/// A tensor load past A's last row costs time per row it zero-fills: one
-/// 256-row tile took 1.00 of its time at M = 256 with 16 such rows (M =
-/// 240), 1.3 with 64 (M = 192) and 1.6 with 112 (M = 144) on the H100, so a
-/// tile larger than M is taken only where at most 1 / this of it is past
-/// the edge; tiles up to M end at row M and load none.
-constexpr int64_t kSpecializedEdgeFraction = 16;
+/// A tensor load past A's last row costs time per row it zero-fills: on
+/// the H100 one 256-row tile took 0.96-1.03 of its M = 256 time with 16
+/// such rows (M = 240), 0.97-1.29 with 32 (224), 1.19-1.51 with 64 (192)
+/// and 1.39-1.93 with 112 (144), where two 128-row tiles, which load none,
+/// took 1.01-1.33. So a tile larger than M is taken only where at most
+/// 1 / this of it is past the edge.
+constexpr int64_t kSpecializedEdgeFraction = 8;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
