@@ -106,8 +106,10 @@ constexpr double kWaveFillRatio = 1.5;
 /// (up to the one that holds m) whose grid has enough blocks per SM (the
 /// thresholds above; the 16-row tile always qualifies), and within it the
 /// variant of the most warps over N that qualifies, then the one of most weight
-/// rows per block, then the smaller split, then the deeper pipeline. `m`, `n`
-/// and `k` positive.
+/// rows per block, then the smaller split, then the deeper pipeline; where
+/// that one's grid has fewer blocks than SMs, its sibling of the fewest
+/// column tiles, else the wave rule (kWaveFillRatio). `m`, `n` and `k`
+/// positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
                               const FusedVariantDesc *variants, int count,
@@ -202,7 +204,27 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     if (better)
       chosen = i;
   }
-  if (chosen < 0 || !residentWarps)
+  if (chosen < 0)
+    return chosen;
+  const FusedVariantDesc c = variants[chosen];
+  auto isSibling = [&](int i) {
+    const FusedVariantDesc &v = variants[i];
+    return i != chosen && v.mTile == c.mTile && v.warpsN == c.warpsN &&
+           v.splitK == c.splitK && v.stages == c.stages &&
+           v.warpgroup == c.warpgroup;
+  };
+  // A grid of fewer blocks than SMs leaves SMs idle, and its sibling of the
+  // fewest column tiles has the most blocks (40 x 5120 on the H100: 3
+  // one-column blocks took 0.76-0.88 of the time of 2 two-column ones at
+  // every M from 16 to 256).
+  if (blocks(c) < sms) {
+    int best = chosen;
+    for (int i = 0; i < count; ++i)
+      if (isSibling(i) && variants[i].colTiles < variants[best].colTiles)
+        best = i;
+    return best;
+  }
+  if (!residentWarps)
     return chosen;
   // The fill of the last wave: blocks over the slots of every wave.
   auto fill = [&](int i) {
@@ -213,15 +235,11 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     int64_t slots = perSM * sms, grid = blocks(v);
     return double(grid) / double((grid + slots - 1) / slots * slots);
   };
-  const FusedVariantDesc c = variants[chosen];
   // The margin keeps an exact ratio (a fill of 1 against 2/3) a tie.
   double needed = kWaveFillRatio * fill(chosen) + 1e-9, bestFill = needed;
   int best = chosen;
   for (int i = 0; i < count; ++i) {
-    const FusedVariantDesc &v = variants[i];
-    if (i == chosen || v.mTile != c.mTile || v.warpsN != c.warpsN ||
-        v.splitK != c.splitK || v.stages != c.stages ||
-        v.warpgroup != c.warpgroup)
+    if (!isSibling(i))
       continue;
     double f = fill(i);
     if (f > bestFill) {

@@ -223,6 +223,15 @@ TEST(FusedGemmPolicy, WaveFill) {
   EXPECT_EQ(withOccupancy(17408, 5120, 32), "mt32_w2_s2_c2_p2");
   // Without the occupancy, the rules alone.
   EXPECT_EQ(chosen(17408, 5120, 16, kWithSiblings), "mt16_w1_s4_c2_p2");
+  // A grid of fewer blocks than SMs takes the sibling of the most blocks,
+  // with the occupancy or without: 40 rows make 3 one-column blocks
+  // against 2; 4224 rows at M = 16 make 132 two-column blocks, enough.
+  EXPECT_EQ(chosen(40, 5120, 16, kWithSiblings), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(withOccupancy(40, 5120, 16), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(chosen(40, 5120, 256, kWithSiblings), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(chosen(32 * 131, 5120, 16, kWithSiblings), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(chosen(32 * 132, 5120, 16, kWithSiblings), "mt16_w1_s4_c2_p2");
+  EXPECT_EQ(chosen(40, 5120, 16), "mt16_w1_s4_c2");
   // The rules take a sibling that qualifies where the wider one does not:
   // 6144 x 5120 at M = 64, 384 32-row blocks (2.9 per SM) against 192.
   EXPECT_EQ(chosen(6144, 5120, 64, kWithSiblings), "mt32_w2_s2_c1_p2");
