@@ -13,10 +13,8 @@
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
 namespace mlir::qmat {
-class TargetInfo;
-} // namespace mlir::qmat
 
-namespace mlir::qmat {
+class TargetInfo;
 
 struct GemvVariant {
   int64_t maxM = 8, splitK = 1, colTiles = 1;

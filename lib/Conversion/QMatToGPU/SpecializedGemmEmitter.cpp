@@ -385,8 +385,9 @@ void SpecializedGemmEmitter::emit() {
   });
   gpu::BarrierOp::create(b, loc);
   // The last M tile ends at row M where M holds a whole tile: a tensor load
-  // that runs past the matrix's edge took 1.2-1.3x as long on the H100
-  // (bench/README.md, "The specialized warpgroup form"). The rows it shares
+  // that zero-fills rows past the matrix's edge costs time per row (one
+  // 256-row tile at M = 192 took 1.19-1.51x its M = 256 time on the H100;
+  // FusedGemmPolicy.h, kSpecializedEdgeFraction). The rows it shares
   // with the tile before are stored twice with the same bits (the same
   // instructions over the same K order). M - m_tile wraps where M holds
   // less than one tile, whose only block starts at row 0.
