@@ -43,6 +43,8 @@ constexpr int64_t kRowBytes = kSpecializedStageK * 2,
 /// Groups of 8 K elements per stage, and threads of a warpgroup.
 constexpr int64_t kStageGroups = kSpecializedStageK / kGroupK;
 constexpr int64_t kWarpgroupThreads = 128;
+/// Iterations between a decoder's loads of a stage's codes and their use.
+constexpr int64_t kCodeDistance = 4;
 
 class SpecializedGemmEmitter : GemvEmitterBase {
 public:
@@ -56,7 +58,7 @@ private:
   /// The decoding warpgroups: copies, decode and stores of every stage.
   void emitDecode();
   /// One decoding iteration on its loads `own` (flattened, shaped as
-  /// `shape`); `next` receives the loads of iteration + 2.
+  /// `shape`); `next` receives the loads of iteration + codeDistance().
   void emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
                            ArrayRef<RowChunk> shape, SmallVector<Value> &next);
   /// Announces and starts the tensor load of the activations of iteration
@@ -101,6 +103,14 @@ private:
     return toI32(arith::AndIOp::create(b, loc, round, cIdx(1)));
   }
   int64_t iterations() const { return spec.k / kSpecializedStageK; }
+  /// How many iterations ahead a decoder loads its codes and scales: far
+  /// enough that a stage's loads have landed when the decoder reaches it
+  /// although the memory's latency exceeds two stages' multiplying time.
+  /// The loop's trip takes that many iterations, so it divides their count
+  /// (K is a multiple of 128: two always do).
+  int64_t codeDistance() const {
+    return iterations() % kCodeDistance ? 2 : kCodeDistance;
+  }
   /// Elements of one stage's activations, and of one stage's weights.
   int64_t activationElements() const { return spec.maxM * kSpecializedStageK; }
   int64_t weightElements() const {
@@ -290,7 +300,7 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
 }
 
 // A decoder's iteration i: it decodes and stores the codes of iteration i
-// into its stage, loads the codes and scales of iteration i + 2 and
+// into its stage, loads the codes and scales of iteration i + distance and
 // arrives at the stage's `full`; then it waits until the instructions of
 // iteration i + ahead - stages are done (their stage is the one iteration
 // i + ahead fills) and the first decoder starts the tensor load of
@@ -298,7 +308,7 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
 // instructions of one stage run while the next is decoded. The wait comes
 // after the arrival, so that the round trip through the multiplying warps
 // (their wait for the stage, their instructions, their wait for the
-// previous ones) is not on the decoders' path. The loop takes two
+// previous ones) is not on the decoders' path. The loop takes `distance`
 // iterations per trip, each on its own set of loads, issued after that set
 // is decoded: a load lands in the registers it replaces, so no loaded value
 // is moved at the loop's end (a move would wait for the load in the
@@ -316,7 +326,8 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
       arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
   storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
   next = flattenChunks(loadChunk(arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(2)), cIdx(last))));
+      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(codeDistance())),
+      cIdx(last))));
   AsyncProxyFenceOp::create(b, loc);
   MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
                            barrier(stage, /*empty=*/false), IntegerAttr());
@@ -345,25 +356,27 @@ void SpecializedGemmEmitter::emitDecode() {
     for (int64_t i = 0; i < ahead && i <= last; ++i)
       loadActivations(cIdx(i));
   });
-  // The loads of the first two iterations (K is a multiple of 128: the
-  // iterations come in pairs).
+  // The loads of the first `distance` iterations, one set each.
+  int64_t distance = codeDistance();
   RowChunk first = loadChunk(cIdx(0));
   SmallVector<Value> init = flattenChunks(first);
   int64_t setValues = init.size();
-  llvm::append_range(init, flattenChunks(loadChunk(cIdx(1))));
-  auto loop =
-      scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()), cIdx(2), init);
+  for (int64_t i = 1; i < distance; ++i)
+    llvm::append_range(init, flattenChunks(loadChunk(cIdx(i))));
+  auto loop = scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()),
+                                 cIdx(distance), init);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value iteration = loop.getInductionVar();
   ValueRange args = loop.getRegionIterArgs();
-  SmallVector<Value> yielded, odd;
-  emitDecodeIteration(decoder, iteration, args.take_front(setValues), first,
-                      yielded);
-  emitDecodeIteration(decoder,
-                      arith::AddIOp::create(b, loc, iteration, cIdx(1)),
-                      args.drop_front(setValues), first, odd);
-  llvm::append_range(yielded, odd);
+  SmallVector<Value> yielded;
+  for (int64_t i = 0; i < distance; ++i) {
+    SmallVector<Value> next;
+    emitDecodeIteration(decoder,
+                        arith::AddIOp::create(b, loc, iteration, cIdx(i)),
+                        args.slice(i * setValues, setValues), first, next);
+    llvm::append_range(yielded, next);
+  }
   scf::YieldOp::create(b, loc, yielded);
 }
 

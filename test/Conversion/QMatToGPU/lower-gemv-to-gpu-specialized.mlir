@@ -1,4 +1,4 @@
-// RUN: qmat-opt %s --qmat-configure-kernels=target=sm_90a --qmat-lower-gemv-to-gpu=target=sm_90a -canonicalize -cse | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_90a --qmat-lower-gemv-to-gpu=target=sm_90a -canonicalize -cse | FileCheck %s --enable-var-scope
 
 // The fused GEMM's specialized warpgroup form (sm_90a), m_tile 32, two
 // column tiles, four stages of 64 K elements (K = 512: 8 iterations). The
@@ -82,9 +82,14 @@
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c1] expect 4096
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c64, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c2048], %[[BARS]][%c1]
+// The codes and scales of the first four iterations, one set each: a
+// decoder loads each set again four iterations later (8 iterations: four
+// divide them).
 // CHECK: %[[CODES0:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES1:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c2 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[ODD:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
+// CHECK: %[[CODES2:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: %[[CODES3:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c4 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[SECOND:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}, %[[THIRD:.+]] = %[[CODES2]], %{{.+}} = %{{.+}}, %[[FOURTH:.+]] = %[[CODES3]], %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
 // CHECK: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
 // CHECK: %[[S0:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK: %[[S1:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<2xf8E4M3FN>
@@ -98,11 +103,12 @@
 // CHECK: %[[WORD:.+]] = vector.shuffle %[[LOW]], %[[HIGH]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<4xbf16>, vector<4xbf16>
 // CHECK: vector.store %[[WORD]], %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
 // CHECK-COUNT-3: vector.store %{{.+}}, %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
-// CHECK: %[[FILL:.+]] = arith.addi %[[J]], %c2 : index
-// CHECK: %[[NEXT:.+]] = arith.minui %[[FILL]], %c7 : index
+// CHECK: %[[LOAD_AHEAD:.+]] = arith.addi %[[J]], %c4 : index
+// CHECK: %[[NEXT:.+]] = arith.minui %[[LOAD_AHEAD]], %c7 : index
 // CHECK: vector.load %arg1[{{.+}}] {alignment = 16 : i64}
 // CHECK: qmat.async_proxy_fence
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%[[J_STAGE]]] : memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[FILL:.+]] = arith.addi %[[J]], %c2 : index
 // CHECK-NEXT: %[[IN_K:.+]] = arith.cmpi ule, %[[FILL]], %c7 : index
 // CHECK-NEXT: scf.if %[[IN_K]] {
 // CHECK-NEXT: %[[REFILL:.+]] = arith.cmpi uge, %[[FILL]], %c4 : index
@@ -121,8 +127,15 @@
 // CHECK-NEXT: %[[FILL_AT:.+]] = arith.muli %[[FILL_FULL]], %c2048 : index
 // CHECK-NEXT: %[[FILL_K:.+]] = arith.muli %[[FILL]], %c64 : index
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%[[FILL_K]], %[[FIRST_M]]] box [64, 32], %[[ACT]][%[[FILL_AT]]], %[[BARS]][%[[FILL_FULL]]]
-// CHECK: qmat.decode_tile <nvfp4, block = 16> %[[ODD]]
+// CHECK: qmat.decode_tile <nvfp4, block = 16> %[[SECOND]]
+// CHECK: arith.addi %[[J]], %c5 : index
 // CHECK: qmat.mbarrier_arrive
+// CHECK: qmat.tensor_load
+// CHECK: qmat.decode_tile <nvfp4, block = 16> %[[THIRD]]
+// CHECK: arith.addi %[[J]], %c6 : index
+// CHECK: qmat.tensor_load
+// CHECK: qmat.decode_tile <nvfp4, block = 16> %[[FOURTH]]
+// CHECK: arith.addi %[[J]], %c7 : index
 // CHECK: qmat.tensor_load
 // CHECK: scf.yield
 // CHECK-NOT: qmat.async_copy
@@ -130,5 +143,22 @@ func.func @specialized(%a: memref<?x512xbf16>, %w: memref<128x256xi8>, %s: memre
                        %g: memref<f32>, %y: memref<?x128xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x512xbf16>, memref<128x256xi8>, memref<128x32xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>) m_tile = 32 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
+  return
+}
+
+// -----
+
+// K = 640: 10 iterations, which four do not divide: a decoder loads each
+// set again two iterations later, the loop's trip two iterations.
+// CHECK-LABEL: func.func @specialized_two_sets(
+// CHECK: gpu.func @fused_nvfp4_bs16_k640_bf16_magic_bias_mt32_w4_s1_c1_p4_wg_ws(
+// CHECK: } else {
+// CHECK: scf.for %[[J:.+]] = %c0 to %c10 step %c2 iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[J]], %c2 : index
+// CHECK-NEXT: arith.minui %[[AHEAD]], %c9 : index
+func.func @specialized_two_sets(%a: memref<?x640xbf16>, %w: memref<64x320xi8>, %s: memref<64x40xf8E4M3FN>,
+                                %g: memref<f32>, %y: memref<?x64xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x640xbf16>, memref<64x320xi8>, memref<64x40xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 32 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
   return
 }
