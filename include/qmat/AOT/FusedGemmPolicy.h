@@ -79,8 +79,15 @@ constexpr int64_t kSpecializedTileOverheadRows = 64;
 /// such rows (M = 240), 0.97-1.29 with 32 (224), 1.19-1.51 with 64 (192)
 /// and 1.39-1.93 with 112 (144), where two 128-row tiles, which load none,
 /// took 1.01-1.33. So a tile larger than M is taken only where at most
-/// 1 / this of it is past the edge.
+/// 1 / this of it is past the edge,
 constexpr int64_t kSpecializedEdgeFraction = 8;
+/// ... or 1 / this where its grid has no more blocks than SMs: there its
+/// one pass beats the two of the smaller tile, whose grid is more than one
+/// block per SM. At M = 192 on the H100 one 256-row tile with 64 rows past
+/// the edge took 0.82-0.94 of the time of two 128-row tiles on 5120 x 17408
+/// (80 blocks on 132 SMs) and 6144 x 5120 (96), but 1.01-1.23 on
+/// 17408 x 5120 (272 blocks), 8704 x 5120 (136) and the lm_head.
+constexpr int64_t kSpecializedOneWaveEdgeFraction = 4;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -99,7 +106,8 @@ constexpr double kWaveFillRatio = 1.5;
 /// holds (the driver's occupancy).
 ///
 /// From kSpecializedFromM on, the specialized variant of least cost
-/// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction; ties to the
+/// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction,
+/// kSpecializedOneWaveEdgeFraction; ties to the
 /// larger M tile, then the fewer column tiles) among those whose grid has a
 /// block per kSMsPerSpecializedBlock SMs, where one is compiled. Otherwise,
 /// among the warp variants (all variants where none is one), the largest M tile
@@ -125,10 +133,13 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     // A tiling's cost: its tiles' passes over the weights, each of its
     // rows plus kSpecializedTileOverheadRows. Tiles up to m stay inside A
     // (the last one ends at row m); a larger tile only where it loads at
-    // most 1 / kSpecializedEdgeFraction of its rows past A's edge.
+    // most 1 / kSpecializedEdgeFraction of its rows past A's edge
+    // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs).
     auto cost = [&](const FusedVariantDesc &v) -> int64_t {
       int64_t tiles = (m + v.mTile - 1) / v.mTile;
-      if (v.mTile > m && (v.mTile - m) * kSpecializedEdgeFraction > v.mTile)
+      int64_t edgeFraction = blocks(v) <= sms ? kSpecializedOneWaveEdgeFraction
+                                              : kSpecializedEdgeFraction;
+      if (v.mTile > m && (v.mTile - m) * edgeFraction > v.mTile)
         return -1;
       return tiles * (v.mTile + kSpecializedTileOverheadRows);
     };

@@ -145,7 +145,8 @@ TEST(FusedGemmPolicy, Warpgroup) {
 
 // Specialized variants: from M = 128 on, the one of least cost (passes of
 // its M tile plus 64 rows; a tile larger than M only where at most 1/8 of
-// it is past A's edge), ties to the larger tile and one column tile before
+// it is past A's edge, 1/4 where its grid has no more blocks than SMs),
+// ties to the larger tile and one column tile before
 // two; below 128 the warp variants choose as without them; where only
 // specialized variants are compiled, the rules of the warp variants below
 // 128.
@@ -161,12 +162,22 @@ TEST(FusedGemmPolicy, Specialized) {
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   // Between tiles: two 128-row tiles (the second ending at row M) where
-  // the 256-row one would load more than 32 rows past A's edge; it serves
-  // from M = 224. Past 256 the least passes of (rows + 64): 3 x 192 against
-  // 2 x 320 at M = 320, 8 x 192 against 4 x 320 at 1000.
+  // the 256-row one would load more than 32 rows past A's edge, on a grid
+  // of more 256-row blocks than SMs (17408 rows: 272); it serves from
+  // M = 224. Where that grid fits the SMs (6144 rows: 96), from M = 192 (64
+  // rows past the edge). Past 256 the least passes of (rows + 64): 3 x 192
+  // against 2 x 320 at M = 320, 8 x 192 against 4 x 320 at 1000.
+  EXPECT_EQ(chosen(17408, 5120, 192, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 223, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 224, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 129, table), "mt128_w4_s1_c1_p4_ws");
-  EXPECT_EQ(chosen(6144, 5120, 223, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 191, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 192, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 223, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 224, table), "mt256_w4_s1_c1_p4_ws");
+  // 132 blocks of 64 rows fit 132 SMs, 133 do not.
+  EXPECT_EQ(chosen(64 * 132, 5120, 192, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(64 * 133, 5120, 192, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 320, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 1000, table), "mt256_w4_s1_c1_p4_ws");
