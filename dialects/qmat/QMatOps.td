@@ -235,14 +235,15 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     instruction, and fp8, build the same tiling from warp instructions; the
     decoded weights and the fp32 accumulation are the same either way.
     `specialized` (with `warpgroup`, sm_90a, packed decodes) divides the
-    block's warps by role instead: one warpgroup multiplies (one 64-row
-    instruction per column tile, `warps_n` = 4, `split_k` = 1) and one
-    warpgroup per column tile decodes, into workgroup memory, the weights
-    the instructions read from there as their A operand, beside the
-    activations it copies in; `stages` (3 or 4) such tiles of 64 K
-    elements circulate between them through numbered barriers, so that the
-    decode of later stages runs while the instructions multiply earlier
-    ones. Its memory is dynamic, up to a multiprocessor's 227 KB.
+    block's warps by role instead: one warpgroup per column tile multiplies
+    (its 64-row instructions, `warps_n` = 4, `split_k` = 1, the column
+    tiles sharing the activations) and one warpgroup decodes, into
+    workgroup memory, the weights the instructions read from there as their
+    A operand, beside the activations it brings in through A's tensor map;
+    `stages` (3 or 4) such tiles of 64 K elements circulate between them
+    through barrier objects, so that the decode of later stages runs while
+    the instructions multiply earlier ones. Its memory is dynamic, up to a
+    multiprocessor's 227 KB.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -325,15 +326,15 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     /// multiprocessor's workgroup memory (below 3: none).
     static int64_t getSpecializedStageBytes(int64_t mTile, int64_t colTiles);
     /// `specialized`: whether it takes that tiling: m_tile one of 16 .. 256
-    /// and col_tiles 1 or 2 with col_tiles x m_tile <= 256 (the multiplying
-    /// lanes hold col_tiles x m_tile / 2 accumulators).
+    /// (the multiplying lanes hold m_tile / 2 accumulators) and col_tiles
+    /// 1 or 2 (a multiplying warpgroup per column tile).
     static bool isSpecializedTiling(int64_t mTile, int64_t colTiles);
     static int64_t getSpecializedWorkgroupBytes(int64_t mTile,
                                                 int64_t colTiles,
                                                 int64_t stages);
     static int64_t getSpecializedStages(int64_t mTile, int64_t colTiles);
-    /// `specialized`: threads per block, the multiplying warpgroup and one
-    /// decoding warpgroup per column tile.
+    /// `specialized`: threads per block, one multiplying warpgroup per
+    /// column tile and the decoding warpgroup.
     static int64_t getSpecializedThreads(int64_t colTiles);
     /// The verifier's rules of the specialized form.
     LogicalResult verifySpecializedTiling();

@@ -174,8 +174,7 @@ addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
       error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                             "col_tiles = {1}) is not a legal qmat.fused_gemm "
                             "tiling (m_tile one of 16, 32, 64, 128, 256, "
-                            "col_tiles 1 or 2, col_tiles x m_tile at most "
-                            "256)",
+                            "col_tiles 1 or 2)",
                             v.mTile, v.colTiles)
                   .str();
       return failure();

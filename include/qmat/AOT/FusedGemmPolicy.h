@@ -19,8 +19,8 @@ namespace qmat_policy {
 /// tile's K range; `stages` tiles of activations are in its pipeline;
 /// `warpgroup` kWarpgroupForm where its four warps multiply through the
 /// warpgroup matrix instruction, kSpecializedForm for the specialized
-/// warpgroup form (one warpgroup multiplies, colTiles warpgroups decode;
-/// its kernel takes A's tensor map after its other arguments).
+/// warpgroup form (colTiles warpgroups multiply, one decodes; its kernel
+/// takes A's tensor map after its other arguments).
 enum FusedForm : int {
   kWarpForm = 0,
   kWarpgroupForm = 1,
@@ -88,6 +88,19 @@ constexpr int64_t kSpecializedEdgeFraction = 8;
 /// (80 blocks on 132 SMs) and 6144 x 5120 (96), but 1.01-1.23 on
 /// 17408 x 5120 (272 blocks), 8704 x 5120 (136) and the lm_head.
 constexpr int64_t kSpecializedOneWaveEdgeFraction = 4;
+/// Of two 256-row tilings of equal cost, the one of two column tiles (two
+/// multiplying warpgroups sharing each stage's activations, which halves
+/// the activation bytes each weight row costs) from this M on, where the
+/// one-column grid has at least kSpecializedWideBlocksPerSM blocks per SM;
+/// else the one of one column tile. Measured on the H100 (nvfp4 and int4
+/// bf16): two columns took 0.75-0.82 of one column's time on the lm_head at
+/// M = 512 and 1024 (58-118 blocks per SM) and 0.97-0.99 on 17408 x 5120 at
+/// 1024 (8.2), but 1.12-1.17 on 17408 x 5120 at 512 (4.1), 1.15-1.25 on
+/// 5120 x 17408 and 6144 x 5120 at 1024 (2.4, 2.9), and 0.93-1.09 on the
+/// lm_head at M = 256.
+constexpr int64_t kSpecializedWideFromM = 512;
+constexpr int64_t kSpecializedWideMTile = 256;
+constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -108,7 +121,9 @@ constexpr double kWaveFillRatio = 1.5;
 /// From kSpecializedFromM on, the specialized variant of least cost
 /// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction,
 /// kSpecializedOneWaveEdgeFraction; ties to the
-/// larger M tile, then the fewer column tiles) among those whose grid has a
+/// larger M tile, then the fewer column tiles but where
+/// kSpecializedWideFromM and kSpecializedWideBlocksPerSM take the more)
+/// among those whose grid has a
 /// block per kSMsPerSpecializedBlock SMs, where one is compiled. Otherwise,
 /// among the warp variants (all variants where none is one), the largest M tile
 /// (up to the one that holds m) whose grid has enough blocks per SM (the
@@ -153,8 +168,13 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
         continue;
       if (specialized >= 0) {
         const FusedVariantDesc &w = variants[specialized];
+        int64_t oneColumnBlocks = (m + v.mTile - 1) / v.mTile * ((n + 63) / 64);
+        bool wide = v.mTile == kSpecializedWideMTile &&
+                    m >= kSpecializedWideFromM &&
+                    oneColumnBlocks >= kSpecializedWideBlocksPerSM * sms;
         bool better = c != chosenCost      ? c < chosenCost
                       : v.mTile != w.mTile ? v.mTile > w.mTile
+                      : wide               ? v.colTiles > w.colTiles
                                            : v.colTiles < w.colTiles;
         if (!better)
           continue;

@@ -1,8 +1,10 @@
 //===- SpecializedGemmEmitter.cpp - The fused GEMM's specialized form -----===//
 //
 // qmat.fused_gemm's `specialized` form (docs/design.md, "The specialized
-// warpgroup form"): the block's first warpgroup only multiplies, its other
-// col_tiles warpgroups only decode. Stage s of the workgroup memory holds
+// warpgroup form"): the block's first col_tiles warpgroups only multiply,
+// warpgroup c the 64 weight rows of column tile c by the m_tile activation
+// rows, which they share; its last warpgroup only decodes, the weights of
+// every column tile. Stage s of the workgroup memory holds
 // one 64-element K step: the activations of the block's m_tile rows, which
 // one decoding thread loads as a tile through A's tensor map, and the
 // weights of its 64 x col_tiles rows, which the decoders decode and store
@@ -16,8 +18,9 @@
 // completes once the tile's bytes have landed and every decoder has
 // stored, `empty` once the instructions that read it are done.
 //
-// A decoding thread takes one weight row and 32 K elements of each stage:
-// lanes 8q .. 8q + 7 of a warp take 8 consecutive rows and one K half.
+// A decoding thread takes one weight row of each column tile and 32 K
+// elements of each stage: lanes 8q .. 8q + 7 of a warp take 8 consecutive
+// rows and one K half.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,10 +55,10 @@ public:
   void emit();
 
 private:
-  /// The multiplying warpgroup: the instructions of every stage, then the
-  /// epilogue.
-  void emitMultiply();
-  /// The decoding warpgroups: copies, decode and stores of every stage.
+  /// Multiplying warpgroup `consumer`: the instructions of every stage on
+  /// its column tile, then the epilogue.
+  void emitMultiply(Value consumer);
+  /// The decoding warpgroup: loads, decode and stores of every stage.
   void emitDecode();
   /// One decoding iteration on its loads `own` (flattened, shaped as
   /// `shape`); `next` receives the loads of iteration + codeDistance().
@@ -64,10 +67,12 @@ private:
   /// Announces and starts the tensor load of the activations of iteration
   /// `iteration` into its stage (rows firstM .., zeros past M).
   void loadActivations(Value iteration);
-  /// This thread's codes and scales of iteration `iteration`.
-  RowChunk loadChunk(Value iteration);
-  /// Decodes `chunk` and stores its 32 weights in stage `stage`.
-  void storeDecoded(const RowChunk &chunk, Value stage);
+  /// This thread's codes and scales of iteration `iteration`, one chunk
+  /// per column tile.
+  SmallVector<RowChunk> loadChunks(Value iteration);
+  /// Decodes `chunk` of column tile `c` and stores its 32 weights in stage
+  /// `stage`.
+  void storeDecoded(const RowChunk &chunk, int64_t c, Value stage);
   /// Emits `body` where `condition` holds.
   void emitIf(Value condition, llvm::function_ref<void()> body) {
     auto branch = scf::IfOp::create(b, loc, condition, false);
@@ -121,10 +126,12 @@ private:
   /// The workgroup memory's address (i64), where the descriptors start.
   Value sharedBase;
   Value firstM, blockFirst, thread;
-  /// The decoding thread's weight row (clamped to N - 1), its K half, and
-  /// the element of a stage's weights where the chunk of each of its 4
-  /// words goes.
-  Value row, half;
+  /// The decoding thread's weight row of each column tile (clamped to
+  /// N - 1), its K half, and the element of a stage's weights where the
+  /// chunk of each of its 4 words goes in column tile 0 (the column tiles'
+  /// weights follow each other).
+  SmallVector<Value, 2> rows;
+  Value half;
   SmallVector<Value, 4> wordStores;
 };
 
@@ -148,11 +155,13 @@ Value SpecializedGemmEmitter::descriptor(Value offset) {
           (int64_t(1) << 16) | ((kAtomBytes / 16) << 32) | (int64_t(1) << 62)));
 }
 
-void SpecializedGemmEmitter::emitMultiply() {
-  int64_t colTiles = spec.colTiles, stages = spec.stages;
+void SpecializedGemmEmitter::emitMultiply(Value consumer) {
+  int64_t stages = spec.stages;
   int64_t tileSums = spec.maxM / 2;
   int64_t weightsFirstByte = stages * activationElements() * 2;
-  SmallVector<Value> zeros(colTiles * tileSums, cF32(0.0f));
+  SmallVector<Value> zeros(tileSums, cF32(0.0f));
+  Value tileBytes =
+      arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows * kRowBytes));
   sharedBase = arith::IndexCastUIOp::create(
       b, loc, b.getI64Type(),
       memref::ExtractAlignedPointerAsIndexOp::create(
@@ -176,20 +185,19 @@ void SpecializedGemmEmitter::emitMultiply() {
         arith::MulIOp::create(b, loc, stage, cIdx(activationElements() * 2));
     Value weights = arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(b, loc, stage, cIdx(weightElements() * 2)),
-        cIdx(weightsFirstByte));
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, stage, cIdx(weightElements() * 2)),
+            cIdx(weightsFirstByte)),
+        tileBytes);
     for (int64_t kk = 0; kk < kStageGroups / 2; ++kk) {
       Value bDesc =
           descriptor(arith::AddIOp::create(b, loc, activations, cIdx(32 * kk)));
-      for (int64_t c = 0; c < colTiles; ++c) {
-        Value aDesc = descriptor(arith::AddIOp::create(
-            b, loc, weights, cIdx(c * kTileRows * kRowBytes + 32 * kk)));
-        auto mma = WarpgroupMmaSharedOp::create(
-            b, loc, aDesc, bDesc,
-            ArrayRef<Value>(sums).slice(c * tileSums, tileSums),
-            TypeAttr::get(act));
-        llvm::copy(mma.getSums(), sums.begin() + c * tileSums);
-      }
+      Value aDesc =
+          descriptor(arith::AddIOp::create(b, loc, weights, cIdx(32 * kk)));
+      auto mma = WarpgroupMmaSharedOp::create(b, loc, aDesc, bDesc, sums,
+                                              TypeAttr::get(act));
+      llvm::copy(mma.getSums(), sums.begin());
     }
     WarpgroupCommitOp::create(b, loc);
     // The previous iteration's instructions are done: its stage is free,
@@ -215,22 +223,26 @@ void SpecializedGemmEmitter::emitMultiply() {
   SmallVector<Value> sums(
       WarpgroupWaitOp::create(b, loc, 0, loop.getResults()).getReady());
 
-  // Warp w of the warpgroup holds, per column tile c, A rows 16w + g (+ 8)
-  // of that tile and, per 8 columns j, tokens 8j + 2t (+ 1).
+  // Warp w of the warpgroup holds A rows 16w + g (+ 8) of its column tile
+  // and, per 8 columns j, tokens 8j + 2t (+ 1).
   Value lane = position.lane, warp = position.warp;
+  if (spec.colTiles > 1)
+    warp = arith::RemUIOp::create(b, loc, warp, cIdx(kWarpgroupThreads / 32));
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
   SmallVector<int64_t> mOffsets, nOffsets;
-  for (int64_t c = 0; c < colTiles; ++c)
-    for (int64_t j = 0; j < tileSums / 4; ++j)
-      for (int64_t e = 0; e < 4; ++e) {
-        mOffsets.push_back(8 * j + e % 2);
-        nOffsets.push_back(kTileRows * c + 8 * (e / 2));
-      }
+  for (int64_t j = 0; j < tileSums / 4; ++j)
+    for (int64_t e = 0; e < 4; ++e) {
+      mOffsets.push_back(8 * j + e % 2);
+      nOffsets.push_back(8 * (e / 2));
+    }
   Value m = arith::AddIOp::create(b, loc, firstM,
                                   arith::MulIOp::create(b, loc, t, cIdx(2)));
   Value n = arith::AddIOp::create(
-      b, loc, blockFirst,
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, blockFirst,
+          arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows))),
       arith::AddIOp::create(b, loc,
                             arith::MulIOp::create(b, loc, warp, cIdx(16)), g));
   Value factor;
@@ -256,15 +268,21 @@ void SpecializedGemmEmitter::loadActivations(Value iteration) {
       buffers.stageBarriers, full);
 }
 
-GemvEmitterBase::RowChunk SpecializedGemmEmitter::loadChunk(Value iteration) {
+SmallVector<GemvEmitterBase::RowChunk>
+SpecializedGemmEmitter::loadChunks(Value iteration) {
   Value kc = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
       arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
-  return loadRowChunk(row, kc, wordBlocks(kc));
+  SmallVector<Value> blocks = wordBlocks(kc);
+  SmallVector<RowChunk> chunks;
+  for (Value row : rows)
+    chunks.push_back(loadRowChunk(row, kc, blocks));
+  return chunks;
 }
 
-void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
+void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, int64_t c,
+                                          Value stage) {
   SmallVector<Value> zeroPoints, blocks;
   if (spec.hasZeroPoints) {
     zeroPoints = chunk.rawZeroPoints;
@@ -280,8 +298,9 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, Value stage) {
     return vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{0, p})
         .getResult();
   };
-  Value stageBase =
-      arith::MulIOp::create(b, loc, stage, cIdx(weightElements()));
+  Value stageBase = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, cIdx(weightElements())),
+      cIdx(c * kTileRows * kSpecializedStageK));
   // Pair 4w + j holds K elements 8w + j and 8w + j + 4: two shuffles bring
   // the word's 8 elements into K order, the order the instruction reads.
   for (int64_t w = 0; w < DecodeTileOp::kWordsPerRow; ++w) {
@@ -324,8 +343,10 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
       b, loc,
       arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
       arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
-  storeDecoded(unflattenChunks(shape, own, wordBlocks(kc)).front(), stage);
-  next = flattenChunks(loadChunk(arith::MinUIOp::create(
+  for (auto [c, chunk] :
+       llvm::enumerate(unflattenChunks(shape, own, wordBlocks(kc))))
+    storeDecoded(chunk, c, stage);
+  next = flattenChunks(loadChunks(arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(codeDistance())),
       cIdx(last))));
   AsyncProxyFenceOp::create(b, loc);
@@ -350,19 +371,19 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
 void SpecializedGemmEmitter::emitDecode() {
   int64_t ahead = spec.stages - 2;
   int64_t last = iterations() - 1;
-  Value decoder =
-      arith::SubIOp::create(b, loc, thread, cIdx(kWarpgroupThreads));
+  Value decoder = arith::SubIOp::create(
+      b, loc, thread, cIdx(kWarpgroupThreads * spec.colTiles));
   emitIf(compare(arith::CmpIPredicate::eq, decoder, 0), [&] {
     for (int64_t i = 0; i < ahead && i <= last; ++i)
       loadActivations(cIdx(i));
   });
   // The loads of the first `distance` iterations, one set each.
   int64_t distance = codeDistance();
-  RowChunk first = loadChunk(cIdx(0));
+  SmallVector<RowChunk> first = loadChunks(cIdx(0));
   SmallVector<Value> init = flattenChunks(first);
   int64_t setValues = init.size();
   for (int64_t i = 1; i < distance; ++i)
-    llvm::append_range(init, flattenChunks(loadChunk(cIdx(i))));
+    llvm::append_range(init, flattenChunks(loadChunks(cIdx(i))));
   auto loop = scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()),
                                  cIdx(distance), init);
   OpBuilder::InsertionGuard guard(b);
@@ -386,12 +407,13 @@ void SpecializedGemmEmitter::emit() {
   // The first thread sets up the barrier objects: `full` counts every
   // decoder and the announcement of the tile's bytes, `empty` every
   // multiplying thread.
+  int64_t multipliers = kWarpgroupThreads * spec.colTiles;
   emitIf(compare(arith::CmpIPredicate::eq, thread, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
       MBarrierInitOp::create(b, loc, buffers.stageBarriers, cIdx(s),
-                             kWarpgroupThreads * spec.colTiles + 1);
+                             kWarpgroupThreads + 1);
       MBarrierInitOp::create(b, loc, buffers.stageBarriers,
-                             cIdx(spec.stages + s), kWarpgroupThreads);
+                             cIdx(spec.stages + s), multipliers);
     }
     // The tensor loads (the asynchronous proxy) complete bytes on them.
     AsyncProxyFenceOp::create(b, loc);
@@ -411,20 +433,23 @@ void SpecializedGemmEmitter::emit() {
   blockFirst =
       arith::MulIOp::create(b, loc, tile, cIdx(kTileRows * spec.colTiles));
   Value multiplies = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           thread, cIdx(kWarpgroupThreads));
+                                           thread, cIdx(multipliers));
   auto roles = scf::IfOp::create(b, loc, multiplies, true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    emitMultiply();
+    emitMultiply(spec.colTiles > 1
+                     ? Value(arith::DivUIOp::create(b, loc, thread,
+                                                    cIdx(kWarpgroupThreads)))
+                     : cIdx(0));
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(roles.elseBlock());
-  // Decoder warp d (of 4 x col_tiles) takes rows 16d .. 16d + 15 of the
-  // block: lane l row 16d + l % 8 + 8 ((l / 8) % 2), K half l / 16.
+  // Decoder warp d (of 4) takes rows 16d .. 16d + 15 of each column tile:
+  // lane l row 16d + l % 8 + 8 ((l / 8) % 2), K half l / 16.
   Value lane = position.lane;
-  Value decoderWarp = arith::SubIOp::create(b, loc, position.warp,
-                                            cIdx(kWarpgroupThreads / 32));
+  Value decoderWarp =
+      arith::SubIOp::create(b, loc, position.warp, cIdx(multipliers / 32));
   Value localRow = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, decoderWarp, cIdx(16)),
       arith::AddIOp::create(
@@ -436,11 +461,15 @@ void SpecializedGemmEmitter::emit() {
                   cIdx(2)),
               cIdx(kCoreRows))));
   half = arith::DivUIOp::create(b, loc, lane, cIdx(16));
-  row = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, blockFirst, localRow),
-      position.lastN);
-  // Word w of the thread's K half is chunk 4 half + w of its row; the
-  // column tiles' weights follow each other (the row's tile is row / 64).
+  Value firstRow = arith::AddIOp::create(b, loc, blockFirst, localRow);
+  for (int64_t c = 0; c < spec.colTiles; ++c)
+    rows.push_back(arith::MinUIOp::create(
+        b, loc,
+        c ? arith::AddIOp::create(b, loc, firstRow, cIdx(c * kTileRows))
+          : firstRow,
+        position.lastN));
+  // Word w of the thread's K half is chunk 4 half + w of its row in column
+  // tile 0 (storeDecoded adds the tile's place).
   for (int64_t w = 0; w < DecodeTileOp::kWordsPerRow; ++w)
     wordStores.push_back(swizzledChunk(
         localRow,

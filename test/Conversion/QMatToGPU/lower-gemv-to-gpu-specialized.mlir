@@ -2,13 +2,14 @@
 
 // The fused GEMM's specialized warpgroup form (sm_90a), m_tile 32, two
 // column tiles, four stages of 64 K elements (K = 512: 8 iterations). The
-// launch takes A's tensor map (tiles of 64 columns by 32 rows) after Y, one
-// multiplying and two decoding warpgroups (384 threads) and 4 x (32
+// launch takes A's tensor map (tiles of 64 columns by 32 rows) after Y, two
+// multiplying warpgroups (one per column tile) and one decoding warpgroup
+// (384 threads) and 4 x (32
 // activation rows + 128 weight rows) x 64 x 2 bytes of dynamic workgroup
 // memory plus 8 barrier objects: the activations' stages first, the decoded
 // weights' after them, then `full` of each stage and `empty` of each stage.
-// The first thread sets them up (full: the 256 decoders and the tile's
-// announcement; empty: the 128 multiplying threads) and fences them for the
+// The first thread sets them up (full: the 128 decoders and the tile's
+// announcement; empty: the 256 multiplying threads) and fences them for the
 // tensor loads before the block's barrier. Block x's rows start at
 // min(32 x, M - 32), so that the last tile's tensor loads stay inside A
 // (M - 32 wraps where M is under one tile, whose only block starts at 0).
@@ -19,26 +20,29 @@
 // CHECK: %[[ACT:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<40992xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[WEIGHTS:.+]] = memref.view %{{.+}}[%c16384][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32768xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[BARS:.+]] = memref.view %{{.+}}[%c81920][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xi64, #gpu.address_space<workgroup>>
-// CHECK: qmat.mbarrier_init %[[BARS]][%c0], 257
-// CHECK-NEXT: qmat.mbarrier_init %[[BARS]][%c4], 128
+// CHECK: qmat.mbarrier_init %[[BARS]][%c0], 129
+// CHECK-NEXT: qmat.mbarrier_init %[[BARS]][%c4], 256
 // CHECK-COUNT-6: qmat.mbarrier_init
 // CHECK-NEXT: qmat.async_proxy_fence
 // CHECK: gpu.barrier
 // CHECK-NEXT: %[[LAST_TILE:.+]] = arith.subi %{{.+}}, %c32 : index
 // CHECK-NEXT: %[[TILE_M:.+]] = arith.muli %block_id_x, %c32 : index
 // CHECK-NEXT: %[[FIRST_M:.+]] = arith.minui %[[TILE_M]], %[[LAST_TILE]] : index
-// CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %{{.+}}, %c128 : index
-// CHECK: scf.if %[[MULTIPLIES]] {
+// CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %[[THREAD:.+]], %c256 : index
+// CHECK-NEXT: scf.if %[[MULTIPLIES]] {
+// CHECK-NEXT: %[[CONSUMER:.+]] = arith.divui %[[THREAD]], %c128 : index
+// CHECK-NEXT: %[[TILE_BYTES:.+]] = arith.muli %[[CONSUMER]], %c8192 : index
 
-// The multiplying warpgroup: iteration i waits for its stage's `full`
+// Multiplying warpgroup c: iteration i waits for its stage's `full`
 // (object i % 4) to complete the phase of round i / 4 (parity (i / 4) & 1),
-// then per K16 step one instruction per column tile, A and B both through
-// descriptors of K-major tiles with the 128-byte swizzle (bit 62; the
-// 8-row atoms 1024 bytes apart, bits 32-45 = 64; the unused leading offset
-// 1), one commit, a wait for all but this iteration's batch, and from
-// iteration 1 to 8 - 4 every multiplying thread arrives at the `empty` of
-// the iteration before's stage (object 4 + (i - 1) % 4). The epilogue
-// stores the 16x8 pieces of both tiles (rows 64 apart).
+// then per K16 step one instruction on its column tile's weights (8192
+// bytes after the other's), A and B both through descriptors of K-major
+// tiles with the 128-byte swizzle (bit 62; the 8-row atoms 1024 bytes
+// apart, bits 32-45 = 64; the unused leading offset 1), one commit, a wait
+// for all but this iteration's batch, and from iteration 1 to 8 - 4 every
+// multiplying thread arrives at the `empty` of the iteration before's
+// stage (object 4 + (i - 1) % 4). The epilogue stores the 16x8 pieces of
+// its tile (rows from 64 c).
 // CHECK: scf.for %[[I:.+]] = %c0 to %c8 step %c1 iter_args(
 // CHECK: %[[STAGE:.+]] = arith.remui %[[I]], %c4 : index
 // CHECK: %[[ROUND:.+]] = arith.divui %[[I]], %c4 : index
@@ -46,10 +50,12 @@
 // CHECK: %[[PARITY:.+]] = arith.index_castui %[[ODD_ROUND]] : index to i32
 // CHECK: qmat.mbarrier_wait %[[BARS]][%[[STAGE]]], %[[PARITY]]
 // CHECK: qmat.warpgroup_fence
+// CHECK: %[[STAGE_WEIGHTS:.+]] = arith.addi %{{.+}}, %c16384 : index
+// CHECK-NEXT: %[[TILE_WEIGHTS:.+]] = arith.addi %[[STAGE_WEIGHTS]], %[[TILE_BYTES]] : index
 // CHECK: arith.addi %{{.+}}, %c4611686293305360384_i64 : i64
-// CHECK-COUNT-8: qmat.warpgroup_mma_shared %{{.+}} * %{{.+}} + [{{.+}}] : bf16, f32
+// CHECK-COUNT-4: qmat.warpgroup_mma_shared %{{.+}} * %{{.+}} + [{{.+}}] : bf16, f32
 // CHECK-NEXT: qmat.warpgroup_commit
-// CHECK-NEXT: %[[READY:.+]]:32 = qmat.warpgroup_wait 1,
+// CHECK-NEXT: %[[READY:.+]]:16 = qmat.warpgroup_wait 1,
 // CHECK: %[[LAST:.+]] = arith.cmpi ule, %[[I]], %c4 : index
 // CHECK: %[[FIRST:.+]] = arith.cmpi uge, %[[I]], %c1 : index
 // CHECK: %[[RELEASE:.+]] = arith.andi %[[FIRST]], %[[LAST]] : i1
@@ -59,9 +65,15 @@
 // CHECK: %[[EMPTY:.+]] = arith.addi %[[BEFORE_STAGE]], %c4 : index
 // CHECK: qmat.mbarrier_arrive %[[BARS]][%[[EMPTY]]] : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: qmat.warpgroup_wait 0,
-// CHECK: qmat.store_tile {{.+}} offsets m [0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25, 0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25] n [0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 64, 64, 72, 72, 64, 64, 72, 72, 64, 64, 72, 72, 64, 64, 72, 72] bounds
+// CHECK: %[[WARP_IN_GROUP:.+]] = arith.remui %{{.+}}, %c4 : index
+// CHECK: %[[WARP_ROWS:.+]] = arith.muli %[[WARP_IN_GROUP]], %c16 : index
+// CHECK: %[[TILE_ROWS:.+]] = arith.muli %[[CONSUMER]], %c64 : index
+// CHECK-NEXT: %[[TILE_FIRST:.+]] = arith.addi %{{.+}}, %[[TILE_ROWS]] : index
+// CHECK-NEXT: %[[N:.+]] = arith.addi %[[TILE_FIRST]], %{{.+}} : index
+// CHECK: qmat.store_tile {{.+}} to %{{.+}}[%{{.+}}, %[[N]]] offsets m [0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25] n [0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8] bounds
 
-// The decoding warpgroups: the first decoder announces the 4096 bytes of
+// The decoding warpgroup (threads 256 .. 383), a row of each column tile
+// per thread (64 rows apart): the first decoder announces the 4096 bytes of
 // the first two stages' activation tiles and starts their tensor loads (K
 // columns 0 and 64, the block's first row), then every decoder loads the
 // codes and scales of the first two iterations, and the loop takes two
@@ -74,25 +86,33 @@
 // on), it waits for the `empty` of fill's stage in the round before, and
 // the first decoder announces and loads fill's activations.
 // CHECK: } else {
+// CHECK: %[[HALF:.+]] = arith.divui %{{.+}}, %c16 : index
+// CHECK-NEXT: %[[FIRST_ROW:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// CHECK-NEXT: %[[ROW0:.+]] = arith.minui %[[FIRST_ROW]], %[[LAST_N:.+]] : index
+// CHECK-NEXT: %[[SECOND_ROW:.+]] = arith.addi %[[FIRST_ROW]], %c64 : index
+// CHECK-NEXT: %[[ROW1:.+]] = arith.minui %[[SECOND_ROW]], %[[LAST_N]] : index
 // CHECK: %[[ATOM_ROW:.+]] = arith.andi %{{.+}}, %c7 : index
 // CHECK-COUNT-4: arith.xori %{{.+}}, %[[ATOM_ROW]] : index
-// CHECK: %[[FIRST_DECODER:.+]] = arith.cmpi eq, %{{.+}}, %c0 : index
+// CHECK: %[[DECODER:.+]] = arith.subi %[[THREAD]], %c256 : index
+// CHECK-NEXT: %[[FIRST_DECODER:.+]] = arith.cmpi eq, %[[DECODER]], %c0 : index
 // CHECK-NEXT: scf.if %[[FIRST_DECODER]] {
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c0] expect 4096
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c1] expect 4096
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c64, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c2048], %[[BARS]][%c1]
-// The codes and scales of the first four iterations, one set each: a
-// decoder loads each set again four iterations later (8 iterations: four
-// divide them).
-// CHECK: %[[CODES0:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: %[[CODES1:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: %[[CODES2:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: %[[CODES3:.+]] = vector.load %arg1[{{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c4 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[SECOND:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}, %[[THIRD:.+]] = %[[CODES2]], %{{.+}} = %{{.+}}, %[[FOURTH:.+]] = %[[CODES3]], %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
+// The codes and scales of the first four iterations, one set each (both
+// rows' codes, then both rows' scales): a decoder loads each set again four
+// iterations later (8 iterations: four divide them).
+// CHECK: %[[CODES0:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: %[[CODES0_1:.+]] = vector.load %arg1[%[[ROW1]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: %[[CODES1:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: %[[CODES2:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: %[[CODES3:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
+// CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c4 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_1:.+]] = %[[CODES0_1]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[OWN_SCALES_1:.+]] = %{{.+}}, %[[SECOND:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[THIRD:.+]] = %[[CODES2]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[FOURTH:.+]] = %[[CODES3]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>) {
 // CHECK: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
 // CHECK: %[[S0:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK: %[[S1:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<2xf8E4M3FN>
+// CHECK: %[[S0_1:.+]] = vector.extract %[[OWN_SCALES_1]][0] : f8E4M3FN from vector<2xf8E4M3FN>
 // CHECK: %[[TILE:.+]] = qmat.decode_tile <nvfp4, block = 16> %[[OWN]] scales %[[S0]], %[[S0]], %[[S1]], %[[S1]] : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
 // CHECK: %[[P1:.+]] = vector.extract %[[TILE]][0, 1]
 // CHECK: %[[P0:.+]] = vector.extract %[[TILE]][0, 0]
@@ -103,6 +123,10 @@
 // CHECK: %[[WORD:.+]] = vector.shuffle %[[LOW]], %[[HIGH]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<4xbf16>, vector<4xbf16>
 // CHECK: vector.store %[[WORD]], %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
 // CHECK-COUNT-3: vector.store %{{.+}}, %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
+// The second row's words go 64 rows further (4096 elements).
+// CHECK: qmat.decode_tile <nvfp4, block = 16> %[[OWN_1]] scales %[[S0_1]], %[[S0_1]],
+// CHECK-NEXT: %[[TILE1_AT:.+]] = arith.addi %{{.+}}, %c4096 : index
+// CHECK-COUNT-4: vector.store %{{.+}}, %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
 // CHECK: %[[LOAD_AHEAD:.+]] = arith.addi %[[J]], %c4 : index
 // CHECK: %[[NEXT:.+]] = arith.minui %[[LOAD_AHEAD]], %c7 : index
 // CHECK: vector.load %arg1[{{.+}}] {alignment = 16 : i64}

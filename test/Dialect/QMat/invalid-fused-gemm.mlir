@@ -288,7 +288,7 @@ func.func @specialized_without_warpgroup(%a: memref<?x256xbf16>, %w: memref<64x1
 // Rule: one multiplying warpgroup, one 64-row instruction per column tile.
 func.func @specialized_tiling(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                               %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{specialized needs warps_n = 4, split_k = 1 and col_tiles = 1 or 2 (one multiplying warpgroup, one 64-row instruction per column tile), got warps_n = 8, split_k = 1, col_tiles = 1}}
+  // expected-error @+1 {{specialized needs warps_n = 4, split_k = 1 and col_tiles = 1 or 2 (one multiplying warpgroup per 64-row column tile), got warps_n = 8, split_k = 1, col_tiles = 1}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
@@ -309,19 +309,6 @@ func.func @specialized_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
   return
 }
 
-// -----
-
-// Rule: the multiplying lanes hold at most 128 accumulators (m_tile 256
-// is the specialized form's only; with one column tile it is legal).
-func.func @specialized_m_tile(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
-                              %g: memref<f32>, %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{specialized needs col_tiles x m_tile <= 256 (the multiplying lanes hold col_tiles x m_tile / 2 accumulators, at most 128), got m_tile = 256, col_tiles = 2}}
-  qmat.fused_gemm <nvfp4, block = 16>
-      ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
-      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
-      m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
-  return
-}
 
 // -----
 

@@ -213,6 +213,31 @@ TEST(FusedGemmPolicy, Specialized) {
   EXPECT_EQ(chosen(6144, 5120, 100, only), "mt32_w4_s1_c1_p4_ws");
 }
 
+// Two column tiles of 256 rows (two multiplying warpgroups sharing the
+// activations) from M = 512 where the one-column grid has at least 8
+// blocks per SM; one column tile elsewhere.
+TEST(FusedGemmPolicy, SpecializedWide) {
+  std::vector<FusedVariantDesc> table = kDefault;
+  for (auto [mTile, colTiles] : {std::pair{128, 1}, {256, 1}, {256, 2}})
+    table.push_back({mTile, 4, 1, colTiles, 4, qmat_policy::kSpecializedForm});
+  EXPECT_EQ(chosen(248320, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 511, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 512, table), "mt256_w4_s1_c2_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 1024, table), "mt256_w4_s1_c2_p4_ws");
+  // 17408 rows: 272 blocks per 256-row tile, 4.1 per SM at M = 512, 8.2 at
+  // 1024.
+  EXPECT_EQ(chosen(17408, 5120, 512, table), "mt256_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 1024, table), "mt256_w4_s1_c2_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 1024, table), "mt256_w4_s1_c1_p4_ws");
+  // 8 x 132 blocks of 64 rows at M = 1024: 264 column tiles, not 263.
+  EXPECT_EQ(chosen(64 * 264, 5120, 1024, table), "mt256_w4_s1_c2_p4_ws");
+  EXPECT_EQ(chosen(64 * 263, 5120, 1024, table), "mt256_w4_s1_c1_p4_ws");
+  // The 128-row tiles keep one column tile.
+  std::vector<FusedVariantDesc> narrow = {
+      {128, 4, 1, 2, 4, qmat_policy::kSpecializedForm},
+      {128, 4, 1, 1, 4, qmat_policy::kSpecializedForm}};
+  EXPECT_EQ(chosen(248320, 5120, 1024, narrow), "mt128_w4_s1_c1_p4_ws");
+}
 // The wave rule: a one-column-tile sibling where its grid fills the last
 // wave of resident blocks more than 1.5 times better.
 TEST(FusedGemmPolicy, WaveFill) {

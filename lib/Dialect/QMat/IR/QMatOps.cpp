@@ -630,8 +630,8 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                             "(warpgroup is not set)";
   if (getWarpsN() != 4 || getSplitK() != 1 || (colTiles != 1 && colTiles != 2))
     return emitOpError() << "specialized needs warps_n = 4, split_k = 1 and "
-                            "col_tiles = 1 or 2 (one multiplying warpgroup, "
-                            "one 64-row instruction per column tile), got "
+                            "col_tiles = 1 or 2 (one multiplying warpgroup "
+                            "per 64-row column tile), got "
                             "warps_n = "
                          << getWarpsN() << ", split_k = " << getSplitK()
                          << ", col_tiles = " << colTiles;
@@ -640,11 +640,6 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                             "being multiplied, one being decoded, one "
                             "being copied), got "
                          << stages;
-  if (!isSpecializedTiling(mTile, colTiles))
-    return emitOpError() << "specialized needs col_tiles x m_tile <= 256 "
-                            "(the multiplying lanes hold col_tiles x m_tile "
-                            "/ 2 accumulators, at most 128), got m_tile = "
-                         << mTile << ", col_tiles = " << colTiles;
   if (getPreparedWeights())
     return emitOpError() << "specialized reads the codes in the checkpoint's "
                             "layout; prepared_weights is not taken";
@@ -659,8 +654,7 @@ int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t colTiles) {
 bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles) {
   return (llvm::is_contained(getMTileChoices(), mTile) ||
           mTile == kMaxSpecializedMTile) &&
-         (colTiles == 1 || colTiles == 2) &&
-         colTiles * mTile <= kMaxSpecializedMTile;
+         (colTiles == 1 || colTiles == 2);
 }
 
 int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile,

@@ -32,7 +32,7 @@ constexpr int64_t kMaxSpecializedSharedBytes = 227 * 1024;
 /// K elements of one stage of the specialized form.
 constexpr int64_t kSpecializedStageK = 64;
 /// The specialized form's largest m_tile (the widest warpgroup
-/// instruction), and its largest col_tiles x m_tile.
+/// instruction; each multiplying lane holds m_tile / 2 accumulators).
 constexpr int64_t kMaxSpecializedMTile = 256;
 /// Bytes of one barrier object (an mbarrier's 64-bit state); the
 /// specialized form keeps two per stage after its decoded weights.
