@@ -1,6 +1,7 @@
 //===- GemvVariants.cpp - The compiled decode-GEMV variants ---------------===//
 
 #include "qmat/Transforms/GemvVariants.h"
+#include "qmat/AOT/FusedGemmPolicy.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Target/TargetInfo.h"
@@ -113,14 +114,18 @@ bool mlir::qmat::hasDefaultSpecializedTiles(const TargetInfo &target,
   return target.hasWarpgroupMma() && scheme != SchemeKind::fp8 && !prepared;
 }
 
-ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedTiles() {
+ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedTiles(int64_t fusedMaxM) {
   // Timed on the H100 against every other specialized tiling (m_tile 64 ..
   // 256, one and two column tiles) on every layer of the example model and
-  // the lm_head, nvfp4, mxfp4 and int4: 128 x 1 was the fastest at M = 128
-  // (the lm_head's 128 x 2 within 1 %), 256 x 1 at M = 256, 512 and 1024
-  // (bench/README.md, "The specialized warpgroup form").
-  static const int64_t values[] = {128, 1, 256, 1};
-  return values;
+  // the lm_head, nvfp4, mxfp4 and int4: 128 x 1 was the fastest at M = 128,
+  // 256 x 1 at M = 256 and on most layers at 512 and 1024, 256 x 2 on the
+  // wide grids from M = 512, where the launcher takes it
+  // (qmat_policy::kSpecializedWideFromM; bench/README.md, "The specialized
+  // warpgroup form").
+  static const int64_t values[] = {128, 1, 256, 1, 256, 2};
+  ArrayRef<int64_t> tiles(values);
+  return fusedMaxM >= qmat_policy::kSpecializedWideFromM ? tiles
+                                                         : tiles.take_front(4);
 }
 
 int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
@@ -319,7 +324,7 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
   }
   if (specializedTiles.empty() && plan.getFusedMaxM() > kWarpFusedMaxM &&
       hasDefaultSpecializedTiles(*target, scheme, plan.getPreparedWeights()))
-    specializedTiles = getDefaultSpecializedTiles();
+    specializedTiles = getDefaultSpecializedTiles(plan.getFusedMaxM());
   if (failed(addSpecializedVariants(plan, scheme, specializedTiles, *target,
                                     variants, error)))
     return failure();

@@ -110,11 +110,12 @@ cl::list<int64_t> fusedWarpgroupVariants(
     cl::cat(qmatCategory));
 cl::list<int64_t> fusedSpecializedVariants(
     "fused-specialized-variants", cl::CommaSeparated, cl::value_desc("m,c,..."),
-    cl::desc("Fused GEMM tilings of the specialized warpgroup form (one "
-             "warpgroup multiplies, col_tiles warpgroups decode into "
-             "workgroup memory; sm_90a), as (m_tile, col_tiles) pairs "
-             "(stages: the most of 3-4 that fit in 227 KB; default "
-             "128,1,256,1 on sm_90a where fused-max-m > 128, else none)"),
+    cl::desc("Fused GEMM tilings of the specialized warpgroup form "
+             "(col_tiles warpgroups multiply, one decodes into workgroup "
+             "memory; sm_90a), as (m_tile, col_tiles) pairs (stages: the "
+             "most of 3-4 that fit in 227 KB; default 128,1,256,1 on sm_90a "
+             "where fused-max-m > 128, and 256,2 where it is 512 or more; "
+             "else none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),

@@ -94,8 +94,8 @@ bool hasDefaultSpecializedTiles(const TargetInfo &target, SchemeKind scheme,
 
 /// The specialized (m_tile, col_tiles) pairs compiled when none are listed,
 /// for a plan whose fused GEMM runs beyond M = kWarpFusedMaxM (below that
-/// the warp tilings serve every M).
-ArrayRef<int64_t> getDefaultSpecializedTiles();
+/// the warp tilings serve every M) up to `fusedMaxM`.
+ArrayRef<int64_t> getDefaultSpecializedTiles(int64_t fusedMaxM);
 
 /// The largest M of the fused GEMM by default: where the specialized form
 /// is compiled by default, kSpecializedFusedMaxM, else kWarpFusedMaxM.

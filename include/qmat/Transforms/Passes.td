@@ -90,7 +90,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "Fused GEMM tilings of the specialized warpgroup form, as "
                "(m_tile, col_tiles) pairs (stages: the most of 3-4 that fit "
                "in 227 KB; default 128,1,256,1 where the target has the "
-               "warpgroup instruction and fused_max_m > 128, else none)">,
+               "warpgroup instruction and fused_max_m > 128, and 256,2 "
+               "where fused_max_m >= 512; else none)">,
   ];
 }
 
