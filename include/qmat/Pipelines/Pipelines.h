@@ -40,7 +40,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Fused GEMM tilings of the specialized warpgroup form, "
                      "as (m_tile, col_tiles) pairs (default 128,1,256,1 "
                      "where the target has the warpgroup instruction and "
-                     "fused-max-m > 128)")};
+                     "fused-max-m > 128, and 256,2 where it is 512 or "
+                     "more)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

@@ -67,6 +67,13 @@ private:
   /// Announces and starts the tensor load of the activations of iteration
   /// `iteration` into its stage (rows firstM .., zeros past M).
   void loadActivations(Value iteration);
+  /// The first K element of this thread's half of iteration `iteration`.
+  Value laneK(Value iteration) {
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+        arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  }
   /// This thread's codes and scales of iteration `iteration`, one chunk
   /// per column tile.
   SmallVector<RowChunk> loadChunks(Value iteration);
@@ -270,10 +277,7 @@ void SpecializedGemmEmitter::loadActivations(Value iteration) {
 
 SmallVector<GemvEmitterBase::RowChunk>
 SpecializedGemmEmitter::loadChunks(Value iteration) {
-  Value kc = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
-      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  Value kc = laneK(iteration);
   SmallVector<Value> blocks = wordBlocks(kc);
   SmallVector<RowChunk> chunks;
   for (Value row : rows)
@@ -339,10 +343,7 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
   int64_t stages = spec.stages, ahead = stages - 2;
   int64_t last = iterations() - 1;
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
-  Value kc = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
-      arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
+  Value kc = laneK(iteration);
   for (auto [c, chunk] :
        llvm::enumerate(unflattenChunks(shape, own, wordBlocks(kc))))
     storeDecoded(chunk, c, stage);
