@@ -244,6 +244,13 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     through barrier objects, so that the decode of later stages runs while
     the instructions multiply earlier ones. Its memory is dynamic, up to a
     multiprocessor's 227 KB.
+    `weights_as_b` (with `specialized`) swaps the instruction's operands:
+    the activations are A (one warpgroup per 64 of the `m_tile` tokens,
+    one 64-token instruction each) and the decoded weights B, whose N runs
+    over the block's 16 x `col_tiles` weight rows (`warps_n` = 1, col_tiles
+    1 .. 16), so that a block's rows are any multiple of 16 up to 256 and
+    the grid can be sized to the multiprocessors rather than to 64-row
+    steps.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -267,7 +274,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       DefaultValuedAttr<I64Attr, "1">:$stages,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
-      OptionalAttr<QMat_KernelConfigAttr>:$config);
+      UnitAttr:$weights_as_b, OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -279,6 +286,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
     (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
+    (`weights_as_b` $weights_as_b^)?
     (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -319,23 +327,35 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     /// memory for the warp form; the warpgroup form's is dynamic, as much as
     /// lets two blocks share an sm_90 multiprocessor.
     static int64_t getMaxWorkgroupBytes(bool warpgroup);
-    /// `specialized`: bytes of one stage (the decoded weights of 64 x
-    /// col_tiles rows and m_tile activation rows, 64 K elements each), the
-    /// whole pipeline's (its stages, then two 8-byte barrier objects per
-    /// stage), and the stages built: the most, up to 4, that fit a
-    /// multiprocessor's workgroup memory (below 3: none).
-    static int64_t getSpecializedStageBytes(int64_t mTile, int64_t colTiles);
-    /// `specialized`: whether it takes that tiling: m_tile one of 16 .. 256
-    /// (the multiplying lanes hold m_tile / 2 accumulators) and col_tiles
-    /// 1 or 2 (a multiplying warpgroup per column tile).
-    static bool isSpecializedTiling(int64_t mTile, int64_t colTiles);
-    static int64_t getSpecializedWorkgroupBytes(int64_t mTile,
-                                                int64_t colTiles,
+    /// `specialized`: bytes of one stage (the decoded weights of `rows`
+    /// weight rows, 16 x warps_n x col_tiles, and m_tile activation rows, 64
+    /// K elements each), the whole pipeline's (its stages, then two 8-byte
+    /// barrier objects per stage), and the stages built: the most, up to 4,
+    /// that fit a multiprocessor's workgroup memory (below 3: none).
+    static int64_t getSpecializedStageBytes(int64_t mTile, int64_t rows);
+    /// `specialized`: whether it takes that tiling. Weights as A: m_tile
+    /// one of 16 .. 256 (the multiplying lanes hold m_tile / 2
+    /// accumulators) and col_tiles 1 or 2 (a multiplying warpgroup per
+    /// 64-row column tile). `weightsAsB`: m_tile 64 or 128 (a
+    /// multiplying warpgroup per 64 tokens) and col_tiles 1 .. 16 (the
+    /// instruction's N, 16 x col_tiles weight rows, at most 256).
+    static bool isSpecializedTiling(int64_t mTile, int64_t colTiles,
+                                    bool weightsAsB = false);
+    static int64_t getSpecializedWorkgroupBytes(int64_t mTile, int64_t rows,
                                                 int64_t stages);
-    static int64_t getSpecializedStages(int64_t mTile, int64_t colTiles);
-    /// `specialized`: threads per block, one multiplying warpgroup per
-    /// column tile and the decoding warpgroup.
-    static int64_t getSpecializedThreads(int64_t colTiles);
+    static int64_t getSpecializedStages(int64_t mTile, int64_t rows);
+    /// `specialized`: threads per block, the multiplying warpgroups (one per
+    /// column tile, or with `weightsAsB` one per 64 tokens) and the
+    /// decoding warpgroup.
+    static int64_t getSpecializedThreads(int64_t mTile, int64_t colTiles,
+                                         bool weightsAsB, int64_t decoders);
+    /// `specialized`: decoding warpgroups, which take alternate stages.
+    static int64_t getSpecializedDecoders(int64_t mTile, int64_t colTiles,
+                                          bool weightsAsB);
+    /// `specialized`: weight rows per block (16 x warps_n x col_tiles).
+    static int64_t getSpecializedRows(int64_t colTiles, bool weightsAsB) {
+      return (weightsAsB ? 16 : 64) * colTiles;
+    }
     /// The verifier's rules of the specialized form.
     LogicalResult verifySpecializedTiling();
   }];

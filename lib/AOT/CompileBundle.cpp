@@ -142,7 +142,7 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
         layer.plan, layer.scheme, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
-        error);
+        options.fusedSpecializedBVariants, error);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -491,6 +491,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedWarpgroupVariants);
     pipeline.fusedSpecializedVariants =
         ArrayRef<int64_t>(options.fusedSpecializedVariants);
+    pipeline.fusedSpecializedBVariants =
+        ArrayRef<int64_t>(options.fusedSpecializedBVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

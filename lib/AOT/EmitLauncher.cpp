@@ -754,6 +754,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"stages", variant.stages},
                                          {"warpgroup", variant.warpgroup},
                                          {"specialized", variant.specialized},
+                                         {"weights_as_b", variant.weightsAsB},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);

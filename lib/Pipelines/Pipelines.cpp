@@ -95,6 +95,9 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
                                      options.fusedWarpgroupVariants.end());
   gemv.fusedSpecializedVariants.assign(options.fusedSpecializedVariants.begin(),
                                        options.fusedSpecializedVariants.end());
+  gemv.fusedSpecializedBVariants.assign(
+      options.fusedSpecializedBVariants.begin(),
+      options.fusedSpecializedBVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

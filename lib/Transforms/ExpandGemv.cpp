@@ -109,6 +109,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                                         fusedWarpgroupVariants.end());
     SmallVector<int64_t> specializedTiles(fusedSpecializedVariants.begin(),
                                           fusedSpecializedVariants.end());
+    SmallVector<int64_t> specializedBTiles(fusedSpecializedBVariants.begin(),
+                                           fusedSpecializedBVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -122,7 +124,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       std::string error;
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getK(), fusedTiles, warpgroupTiles,
-          specializedTiles, error);
+          specializedTiles, specializedBTiles, error);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -184,7 +186,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, DecodeMethodAttr(),
                   plan.getPreparedWeights(), v.warpgroup, v.specialized,
-                  KernelConfigAttr());
+                  v.weightsAsB, KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();

@@ -128,6 +128,15 @@ ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedTiles(int64_t fusedMaxM) {
                                                          : tiles.take_front(4);
 }
 
+ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedBTiles() {
+  // 144-row blocks: 17408 rows (the example model's gate and up
+  // projections) make 121 of them, one wave on 132 SMs, and 8704 rows 61
+  // per 64-token tile; the launcher takes them only for such grids
+  // (qmat_policy::kSpecializedBUpToM; bench/README.md, "Weights as B").
+  static const int64_t values[] = {64, 9, 128, 9};
+  return values;
+}
+
 int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
                                         SchemeKind scheme, bool prepared) {
   // Against the dequantize + cuBLASLt path on every layer of the example
@@ -139,48 +148,57 @@ int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
              : kWarpFusedMaxM;
 }
 
-/// The specialized variants of `pairs` ((m_tile, col_tiles) pairs) for a
-/// `scheme` layer planned as `plan`, appended to `variants`.
-static LogicalResult
-addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
-                       ArrayRef<int64_t> pairs, const TargetInfo &target,
-                       SmallVector<FusedGemmVariant> &variants,
-                       std::string &error) {
+/// The specialized variants of `pairs` ((m_tile, col_tiles) pairs; with
+/// `weightsAsB` the form whose weights are the instruction's B operand) for
+/// a `scheme` layer planned as `plan`, appended to `variants`.
+static LogicalResult addSpecializedVariants(
+    PlanAttr plan, SchemeKind scheme, ArrayRef<int64_t> pairs, bool weightsAsB,
+    const TargetInfo &target, SmallVector<FusedGemmVariant> &variants,
+    std::string &error) {
+  StringRef option = weightsAsB ? "fused-specialized-b-variants"
+                                : "fused-specialized-variants";
   if (pairs.size() % 2 != 0) {
-    error = "fused-specialized-variants takes (m_tile, col_tiles) pairs, "
-            "got " +
-            std::to_string(pairs.size()) + " numbers";
+    error = llvm::formatv("{0} takes (m_tile, col_tiles) pairs, got {1} "
+                          "numbers",
+                          option, pairs.size())
+                .str();
     return failure();
   }
   if (pairs.empty())
     return success();
   if (!target.hasWarpgroupMma()) {
-    error = llvm::formatv("fused-specialized-variants needs the warpgroup "
-                          "matrix instruction, which {0} lacks (sm_90a has it)",
-                          stringifyChip(plan.getTarget().getChip()))
+    error = llvm::formatv("{0} needs the warpgroup matrix instruction, which "
+                          "{1} lacks (sm_90a has it)",
+                          option, stringifyChip(plan.getTarget().getChip()))
                 .str();
     return failure();
   }
   if (plan.getPreparedWeights()) {
-    error = "fused-specialized-variants read the codes in the checkpoint's "
-            "layout; they are not compiled with prepared weights";
+    error = llvm::formatv("{0} read the codes in the checkpoint's layout; "
+                          "they are not compiled with prepared weights",
+                          option)
+                .str();
     return failure();
   }
   for (size_t i = 0; i < pairs.size(); i += 2) {
-    FusedGemmVariant v{
-        pairs[i],
-        4,
-        1,
-        pairs[i + 1],
-        FusedGemmOp::getSpecializedStages(pairs[i], pairs[i + 1]),
-        /*warpgroup=*/true,
-        /*specialized=*/true};
-    if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles)) {
-      error = llvm::formatv("fused specialized variant (m_tile = {0}, "
-                            "col_tiles = {1}) is not a legal qmat.fused_gemm "
-                            "tiling (m_tile one of 16, 32, 64, 128, 256, "
-                            "col_tiles 1 or 2)",
-                            v.mTile, v.colTiles)
+    int64_t rows = FusedGemmOp::getSpecializedRows(pairs[i + 1], weightsAsB);
+    FusedGemmVariant v{pairs[i],
+                       weightsAsB ? 1 : 4,
+                       1,
+                       pairs[i + 1],
+                       FusedGemmOp::getSpecializedStages(pairs[i], rows),
+                       /*warpgroup=*/true,
+                       /*specialized=*/true,
+                       weightsAsB};
+    if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles, weightsAsB)) {
+      error = llvm::formatv(
+                  "fused specialized variant (m_tile = {0}, col_tiles = {1}) "
+                  "is not a legal qmat.fused_gemm tiling ({2})",
+                  v.mTile, v.colTiles,
+                  weightsAsB ? "with the weights as B: m_tile 64 or 128, "
+                               "col_tiles 1 to 16"
+                             : "m_tile one of 16, 32, 64, 128, 256, col_tiles "
+                               "1 or 2")
                   .str();
       return failure();
     }
@@ -190,9 +208,9 @@ addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
           other.stages == v.stages) {
         error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                               "col_tiles = {1}) has the tiling of a listed "
-                              "warp or warpgroup variant (warps_n = 4, "
+                              "warp or warpgroup variant (warps_n = {3}, "
                               "split_k = 1, stages = {2})",
-                              v.mTile, v.colTiles, v.stages)
+                              v.mTile, v.colTiles, v.stages, v.warpsN)
                     .str();
         return failure();
       }
@@ -206,7 +224,7 @@ addSpecializedVariants(PlanAttr plan, SchemeKind scheme,
 FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t k, ArrayRef<int64_t> tiles,
     ArrayRef<int64_t> warpgroupTiles, ArrayRef<int64_t> specializedTiles,
-    std::string &error) {
+    ArrayRef<int64_t> specializedBTiles, std::string &error) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -322,11 +340,20 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     if ((k / 128) % v.splitK == 0)
       variants.push_back(v);
   }
-  if (specializedTiles.empty() && plan.getFusedMaxM() > kWarpFusedMaxM &&
-      hasDefaultSpecializedTiles(*target, scheme, plan.getPreparedWeights()))
+  bool defaults =
+      plan.getFusedMaxM() > kWarpFusedMaxM &&
+      hasDefaultSpecializedTiles(*target, scheme, plan.getPreparedWeights());
+  // A listed tiling of either form replaces both default lists.
+  if (specializedTiles.empty() && specializedBTiles.empty() && defaults) {
     specializedTiles = getDefaultSpecializedTiles(plan.getFusedMaxM());
-  if (failed(addSpecializedVariants(plan, scheme, specializedTiles, *target,
-                                    variants, error)))
+    specializedBTiles = getDefaultSpecializedBTiles();
+  }
+  if (failed(addSpecializedVariants(plan, scheme, specializedTiles,
+                                    /*weightsAsB=*/false, *target, variants,
+                                    error)) ||
+      failed(addSpecializedVariants(plan, scheme, specializedBTiles,
+                                    /*weightsAsB=*/true, *target, variants,
+                                    error)))
     return failure();
   return variants;
 }

@@ -89,6 +89,23 @@ def test_compile_takes_specialized_tilings(qmat_aot, tmp_path):
     assert kernel["block"][0] == 256 and kernel["dynamic_shared_bytes"] == 49152 + 64
 
 
+def test_compile_takes_weights_as_b_tilings(qmat_aot, tmp_path):
+    """Tilings with the weights as B reach qmat-aot, replacing both default
+    specialized lists: 64 x 3 launches one multiplying warpgroup (64 tokens)
+    and two decoding ones, blocks of 48 weight rows, 4 stages of (64 + 48)
+    rows x 128 bytes and two 8-byte barrier objects per stage."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 96, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_variants=[(16, 2, 2, 2, 2)],
+                     fused_specialized_b_variants=[(64, 3)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["warps_n"], v["col_tiles"], v["specialized"], v["weights_as_b"])
+            for v in fused] == [(16, 2, 2, False, False), (64, 1, 3, True, True)]
+    kernel = fused[1]["kernels"]["sm_90a"]
+    assert kernel["symbol"].endswith("_mt64_w1_s1_c3_p4_wg_wsb")
+    assert kernel["block"][0] == 384 and kernel["rows_per_block"] == 48
+    assert kernel["dynamic_shared_bytes"] == 4 * (112 * 128 + 16)
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -118,6 +135,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_specialized_variants=[(64, 1, 1)]), qmat.ArgumentError,
      "fused_specialized_variants takes (m_tile, col_tiles) tuples of positive integers, "
      "got (64, 1, 1)"),
+    (dict(fused_specialized_b_variants=[(64,)]), qmat.ArgumentError,
+     "fused_specialized_b_variants takes (m_tile, col_tiles) tuples of positive integers, "
+     "got (64,)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

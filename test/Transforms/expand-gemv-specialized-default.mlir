@@ -1,8 +1,10 @@
 // qmat-expand-gemv's specialized tilings when none are listed: a plan whose
 // fused GEMM runs beyond M = 128 on a target with the warpgroup instruction
 // takes 128 x 1 and 256 x 1 after the warp tilings (and 256 x 2 where it
-// runs to M = 512 or more), unless its codes are prepared or its decode is
-// fp8's; up to M = 128 the warp tilings serve every M.
+// runs to M = 512 or more), then 144-row blocks with the weights as B at
+// m_tile 64 and 128 (9 column tiles of 16 rows), unless its codes are
+// prepared or its decode is fp8's; up to M = 128 the warp tilings serve
+// every M.
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1" | FileCheck %s
 
 // CHECK-LABEL: func.func @nvfp4(
@@ -13,7 +15,11 @@
 // CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized{{$}}
 // CHECK: case 2 {
 // CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized{{$}}
-// CHECK-NOT: case 3
+// CHECK: case 3 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b{{$}}
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b{{$}}
+// CHECK-NOT: case 5
 func.func @nvfp4(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
                  %g: memref<f32>, %y: memref<?x128xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
@@ -27,7 +33,11 @@ func.func @nvfp4(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x
 // CHECK-LABEL: func.func @nvfp4_to_511(
 // CHECK: case 2 {
 // CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized{{$}}
-// CHECK-NOT: case 3
+// CHECK: case 3 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} weights_as_b{{$}}
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} weights_as_b{{$}}
+// CHECK-NOT: case 5
 func.func @nvfp4_to_511(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
                         %g: memref<f32>, %y: memref<?x128xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)
@@ -43,7 +53,11 @@ func.func @nvfp4_to_511(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memr
 // CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized{{$}}
 // CHECK: case 3 {
 // CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized{{$}}
-// CHECK-NOT: case 4
+// CHECK: case 4 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b{{$}}
+// CHECK: case 5 {
+// CHECK-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b{{$}}
+// CHECK-NOT: case 6
 func.func @nvfp4_to_512(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s: memref<128x16xf8E4M3FN>,
                         %g: memref<f32>, %y: memref<?x128xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<128x128xi8>, memref<128x16xf8E4M3FN>)

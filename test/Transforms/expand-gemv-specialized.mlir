@@ -7,10 +7,27 @@
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-variants=128" 2>&1 | FileCheck %s --check-prefix=ODD
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-variants=128,4" 2>&1 | FileCheck %s --check-prefix=ILLEGAL
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-variants=32,4,1,1,4 fused-specialized-variants=32,1" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1 fused-specialized-b-variants=128,16,64,3" | FileCheck %s --check-prefix=WSB
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-b-variants=256,9" 2>&1 | FileCheck %s --check-prefix=WSB-ILLEGAL
+// RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-b-variants=64,9,128" 2>&1 | FileCheck %s --check-prefix=WSB-ODD
 
 // ODD: error: 'qmat.matmul' op fused-specialized-variants takes (m_tile, col_tiles) pairs, got 1 numbers
 // ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 128, col_tiles = 4) is not a legal qmat.fused_gemm tiling (m_tile one of 16, 32, 64, 128, 256, col_tiles 1 or 2)
 // TWICE: error: 'qmat.matmul' op fused specialized variant (m_tile = 32, col_tiles = 1) has the tiling of a listed warp or warpgroup variant (warps_n = 4, split_k = 1, stages = 4)
+// WSB-ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 256, col_tiles = 9) is not a legal qmat.fused_gemm tiling (with the weights as B: m_tile 64 or 128, col_tiles 1 to 16)
+// WSB-ODD: error: 'qmat.matmul' op fused-specialized-b-variants takes (m_tile, col_tiles) pairs, got 3 numbers
+
+// A list of tilings with the weights as B (warps_n = 1) replaces the
+// defaults of both forms: 128 x 16 takes 4 stages of 48 KB (128 activation
+// rows, 256 weight rows), 64 x 3 4 stages of 14 KB.
+// WSB-LABEL: func.func @nvfp4(
+// WSB: case 1 {
+// WSB-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 16 stages = 4 warpgroup specialized weights_as_b{{$}}
+// WSB: case 2 {
+// WSB-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 3 stages = 4 warpgroup specialized weights_as_b{{$}}
+// WSB-NOT: case 3
+// WSB-LABEL: func.func @fp8(
+// WSB-NOT: weights_as_b
 
 // 128 x 2 takes 4 stages of 32 KB (16 KB of decoded weights, 16 KB of
 // activations), 64 x 1 4 stages of 16 KB, 256 x 1 4 stages of 40 KB,

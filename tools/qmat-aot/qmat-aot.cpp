@@ -110,12 +110,22 @@ cl::list<int64_t> fusedWarpgroupVariants(
     cl::cat(qmatCategory));
 cl::list<int64_t> fusedSpecializedVariants(
     "fused-specialized-variants", cl::CommaSeparated, cl::value_desc("m,c,..."),
-    cl::desc("Fused GEMM tilings of the specialized warpgroup form "
-             "(col_tiles warpgroups multiply, one decodes into workgroup "
-             "memory; sm_90a), as (m_tile, col_tiles) pairs (stages: the "
-             "most of 3-4 that fit in 227 KB; default 128,1,256,1 on sm_90a "
-             "where fused-max-m > 128, and 256,2 where it is 512 or more; "
-             "else none)"),
+    cl::desc(
+        "Fused GEMM tilings of the specialized warpgroup form "
+        "(col_tiles warpgroups multiply, one decodes into workgroup "
+        "memory; sm_90a), as (m_tile, col_tiles) pairs (stages: the "
+        "most of 3-4 that fit in 227 KB; default 128,1,256,1 on sm_90a "
+        "where fused-max-m > 128, and 256,2 where it is 512 or more; "
+        "else none; a list of either specialized form replaces both defaults)"),
+    cl::cat(qmatCategory));
+cl::list<int64_t> fusedSpecializedBVariants(
+    "fused-specialized-b-variants", cl::CommaSeparated,
+    cl::value_desc("m,c,..."),
+    cl::desc("Fused GEMM tilings of the specialized form with the weights "
+             "as the warpgroup instruction's B operand (a warpgroup "
+             "multiplies per 64 tokens, 16 x col_tiles weight rows per "
+             "block; sm_90a), as (m_tile, col_tiles) pairs (default 64,9,128,9 "
+             "with the other specialized defaults; else none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
@@ -221,7 +231,8 @@ bool hasBadOption() {
                  "quintuples (m_tile, warps_n, split_k, col_tiles, stages)") ||
       badTilings(fusedWarpgroupVariants, 4,
                  "quadruples (m_tile, warps_n, split_k, col_tiles)") ||
-      badTilings(fusedSpecializedVariants, 2, "pairs (m_tile, col_tiles)"))
+      badTilings(fusedSpecializedVariants, 2, "pairs (m_tile, col_tiles)") ||
+      badTilings(fusedSpecializedBVariants, 2, "pairs (m_tile, col_tiles)"))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -400,6 +411,8 @@ int main(int argc, char **argv) {
                                         fusedWarpgroupVariants.end());
   options.fusedSpecializedVariants.assign(fusedSpecializedVariants.begin(),
                                           fusedSpecializedVariants.end());
+  options.fusedSpecializedBVariants.assign(fusedSpecializedBVariants.begin(),
+                                           fusedSpecializedBVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.emitPtx = emit == EmitKind::ptx;

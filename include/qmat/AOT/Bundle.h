@@ -113,8 +113,9 @@ struct BundleOptions {
   std::vector<int64_t> fusedVariants;
   /// Warpgroup tilings, (m_tile, split_k) pairs (empty: none).
   std::vector<int64_t> fusedWarpgroupVariants;
-  /// (m_tile, col_tiles) pairs of the specialized warpgroup form.
-  std::vector<int64_t> fusedSpecializedVariants;
+  /// (m_tile, col_tiles) pairs of the specialized warpgroup form, and of
+  /// its form with the weights as the instruction's B operand.
+  std::vector<int64_t> fusedSpecializedVariants, fusedSpecializedBVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   bool emitPtx = false;

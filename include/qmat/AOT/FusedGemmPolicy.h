@@ -102,6 +102,17 @@ constexpr int64_t kSpecializedWideFromM = 512;
 constexpr int64_t kSpecializedWideMTile = 256;
 constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 
+/// The specialized form with the weights as the instruction's B operand
+/// (warpsN 1: a block of any multiple of 16 rows) is taken up to this M
+/// where its grid is one wave that fills at least kSpecializedBFillEighths
+/// eighths of the SMs: measured on the H100 (bench/README.md, "Weights as
+/// B"), 144-row blocks on 17408 x 5120 (121 blocks on 132 SMs) took
+/// 0.75-0.94 of the best other tiling's time at M = 48 to 128, where grids
+/// of fewer rows per block (48 and 80 rows on 5120 and 6144 rows) or of
+/// many waves (the lm_head) were slower than the others.
+constexpr int64_t kSpecializedBUpToM = 128;
+constexpr int64_t kSpecializedBFillEighths = 7;
+
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
 /// its last wave of resident blocks more than this many times better (a
@@ -118,6 +129,10 @@ constexpr double kWaveFillRatio = 1.5;
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
 /// holds (the driver's occupancy).
 ///
+/// Up to kSpecializedBUpToM, a variant with the weights as B whose grid is
+/// one wave filling kSpecializedBFillEighths of the SMs (the least passes
+/// over the weights; a tile past A's edge as below where the grid fits the
+/// SMs), where one is compiled.
 /// From kSpecializedFromM on, the specialized variant of least cost
 /// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction,
 /// kSpecializedOneWaveEdgeFraction; ties to the
@@ -144,6 +159,31 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
     return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
   };
+  auto weightsAsB = [](const FusedVariantDesc &v) {
+    return v.warpgroup == kSpecializedForm && v.warpsN == 1;
+  };
+  if (m <= kSpecializedBUpToM) {
+    // A tile larger than m only within the one-wave edge fraction; the
+    // least passes over the weights.
+    int chosen = -1;
+    int64_t chosenCost = 0;
+    for (int i = 0; i < count; ++i) {
+      const FusedVariantDesc &v = variants[i];
+      if (!weightsAsB(v) || blocks(v) > sms ||
+          8 * blocks(v) < kSpecializedBFillEighths * sms ||
+          (v.mTile > m &&
+           (v.mTile - m) * kSpecializedOneWaveEdgeFraction > v.mTile))
+        continue;
+      int64_t c = (m + v.mTile - 1) / v.mTile *
+                  (v.mTile + kSpecializedTileOverheadRows);
+      if (chosen < 0 || c < chosenCost) {
+        chosen = i;
+        chosenCost = c;
+      }
+    }
+    if (chosen >= 0)
+      return chosen;
+  }
   if (m >= kSpecializedFromM) {
     // A tiling's cost: its tiles' passes over the weights, each of its
     // rows plus kSpecializedTileOverheadRows. Tiles up to m stay inside A
@@ -163,7 +203,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     for (int i = 0; i < count; ++i) {
       const FusedVariantDesc &v = variants[i];
       int64_t c = cost(v);
-      if (v.warpgroup != kSpecializedForm || c < 0 ||
+      if (v.warpgroup != kSpecializedForm || weightsAsB(v) || c < 0 ||
           blocks(v) * kSMsPerSpecializedBlock < sms)
         continue;
       if (specialized >= 0) {

@@ -42,6 +42,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "where the target has the warpgroup instruction and "
                      "fused-max-m > 128, and 256,2 where it is 512 or "
                      "more)")};
+  ListOption<int64_t> fusedSpecializedBVariants{
+      *this, "fused-specialized-b-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized form with the "
+                     "weights as the warpgroup instruction's B operand, as "
+                     "(m_tile, col_tiles) pairs of 16-row column tiles "
+                     "(default 64,9,128,9 with the other specialized "
+                     "defaults)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

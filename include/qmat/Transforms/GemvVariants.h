@@ -59,6 +59,8 @@ struct FusedGemmVariant {
   bool warpgroup = false;
   /// qmat.fused_gemm's `specialized` (with warpgroup: warps_n 4, split_k 1).
   bool specialized = false;
+  /// qmat.fused_gemm's `weights_as_b` (with specialized: warps_n 1).
+  bool weightsAsB = false;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -77,10 +79,14 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// specialized warpgroup variants, as (m_tile, col_tiles) pairs (stages 3
 /// or 4), for the packed decodes only (an fp8 layer takes none); they need
 /// the warpgroup instruction and the checkpoint's layout of the codes.
+/// `specializedBTiles` adds specialized variants with the weights as the
+/// instruction's B operand (`weights_as_b`), as (m_tile, col_tiles) pairs
+/// of 16-row column tiles, under the same rules.
 FailureOr<SmallVector<FusedGemmVariant>>
 getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
                      ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
-                     ArrayRef<int64_t> specializedTiles, std::string &error);
+                     ArrayRef<int64_t> specializedTiles,
+                     ArrayRef<int64_t> specializedBTiles, std::string &error);
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();
@@ -96,6 +102,10 @@ bool hasDefaultSpecializedTiles(const TargetInfo &target, SchemeKind scheme,
 /// for a plan whose fused GEMM runs beyond M = kWarpFusedMaxM (below that
 /// the warp tilings serve every M) up to `fusedMaxM`.
 ArrayRef<int64_t> getDefaultSpecializedTiles(int64_t fusedMaxM);
+
+/// The (m_tile, col_tiles) pairs with the weights as B compiled when none
+/// are listed, where getDefaultSpecializedTiles' are.
+ArrayRef<int64_t> getDefaultSpecializedBTiles();
 
 /// The largest M of the fused GEMM by default: where the specialized form
 /// is compiled by default, kSpecializedFusedMaxM, else kWarpFusedMaxM.

@@ -91,7 +91,14 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "(m_tile, col_tiles) pairs (stages: the most of 3-4 that fit "
                "in 227 KB; default 128,1,256,1 where the target has the "
                "warpgroup instruction and fused_max_m > 128, and 256,2 "
-               "where fused_max_m >= 512; else none)">,
+               "where fused_max_m >= 512; else none; a list of either "
+               "specialized form replaces both defaults)">,
+    ListOption<"fusedSpecializedBVariants", "fused-specialized-b-variants",
+               "int64_t",
+               "Fused GEMM tilings of the specialized form with the weights "
+               "as the warpgroup instruction's B operand, as (m_tile, "
+               "col_tiles) pairs of 16-row column tiles (default 64,9,128,9 "
+               "with the other specialized defaults, else none)">,
   ];
 }
 

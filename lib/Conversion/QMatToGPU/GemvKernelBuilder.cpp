@@ -51,12 +51,17 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
   spec.dynamicShared = op.getWarpgroup();
   spec.specialized = spec.warpgroup && op.getSpecialized();
+  spec.weightsAsB = spec.specialized && op.getWeightsAsB();
+  if (spec.specialized)
+    spec.decoderGroups = FusedGemmOp::getSpecializedDecoders(
+        spec.maxM, spec.colTiles, spec.weightsAsB);
   return spec;
 }
 
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
   if (specialized)
-    return FusedGemmOp::getSpecializedThreads(colTiles);
+    return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB,
+                                              decoderGroups);
   return tensorCore ? warpSize * splitK * warpsN
                     : warpSize * kScalarRowsPerBlock;
 }
@@ -67,7 +72,8 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 
 int64_t GemvKernelSpec::getSharedBytes() const {
   if (specialized)
-    return FusedGemmOp::getSpecializedWorkgroupBytes(maxM, colTiles, stages);
+    return FusedGemmOp::getSpecializedWorkgroupBytes(maxM, getRowsPerBlock(),
+                                                     stages);
   if (mTiled)
     return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles,
                                           stages, warpgroup);
@@ -129,7 +135,8 @@ std::string GemvKernelSpec::getKernelName() const {
                preparedWeights ? "_prepared" : "",
                wholeBlocksOnly ? "_full" : "")
                .str() +
-           (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "");
+           (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "") +
+           (weightsAsB ? "b" : "");
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",

@@ -18,9 +18,14 @@
 // completes once the tile's bytes have landed and every decoder has
 // stored, `empty` once the instructions that read it are done.
 //
-// A decoding thread takes one weight row of each column tile and 32 K
-// elements of each stage: lanes 8q .. 8q + 7 of a warp take 8 consecutive
-// rows and one K half.
+// With `weights_as_b` the operands swap: warpgroup g multiplies tokens
+// 64g .. 64g + 63 (its A tile of the staged activations) by all the
+// block's 16 x col_tiles weight rows (its B tile, the instruction's N), so
+// that a block's rows need not be a multiple of 64.
+//
+// A decoding thread takes one weight row of each 64 rows of the block and
+// 32 K elements of each stage: lanes 8q .. 8q + 7 of a warp take 8
+// consecutive rows and one K half.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,7 +68,9 @@ private:
   /// One decoding iteration on its loads `own` (flattened, shaped as
   /// `shape`); `next` receives the loads of iteration + codeDistance().
   void emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
-                           ArrayRef<RowChunk> shape, SmallVector<Value> &next);
+                           ArrayRef<RowChunk> shape, SmallVector<Value> &next,
+                           ValueRange tripScales = {}, Value group = {},
+                           int64_t j = 0);
   /// Announces and starts the tensor load of the activations of iteration
   /// `iteration` into its stage (rows firstM .., zeros past M).
   void loadActivations(Value iteration);
@@ -75,8 +82,23 @@ private:
         arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
   }
   /// This thread's codes and scales of iteration `iteration`, one chunk
-  /// per column tile.
+  /// per pass (codes only where the scales come per trip).
   SmallVector<RowChunk> loadChunks(Value iteration);
+  /// Iterations of one trip of the decode loop (over every decoding
+  /// warpgroup): a trip's scales are loaded at once where
+  /// tripScaleElements() is not 0.
+  int64_t tripIterations() const { return codeDistance() * spec.decoderGroups; }
+  /// Scale elements of one row in one trip, where one vector load of at
+  /// most 16 bytes holds them and each chunk's words take whole elements
+  /// of it; else 0 (each iteration loads its chunk's scales, as do the
+  /// layers with zero points).
+  int64_t tripScaleElements() const;
+  /// The scales of each pass's row for the trip from iteration
+  /// `tripStart` (a multiple of tripIterations()).
+  SmallVector<Value> loadTripScales(Value tripStart);
+  /// `chunk`'s raw scales taken from its row's trip scales `vector`: the
+  /// chunk is iteration group + groups x j of the trip (group dynamic).
+  void takeTripScales(RowChunk &chunk, Value vector, Value group, int64_t j);
   /// Decodes `chunk` of column tile `c` and stores its 32 weights in stage
   /// `stage`.
   void storeDecoded(const RowChunk &chunk, int64_t c, Value stage);
@@ -119,14 +141,26 @@ private:
   /// enough that a stage's loads have landed when the decoder reaches it
   /// although the memory's latency exceeds two stages' multiplying time.
   /// The loop's trip takes that many iterations, so it divides their count
-  /// (K is a multiple of 128: two always do).
+  /// (K is a multiple of 128: two always do). Counted in a decoding
+  /// warpgroup's own iterations: with two, each takes every other one.
   int64_t codeDistance() const {
-    return iterations() % kCodeDistance ? 2 : kCodeDistance;
+    int64_t groups = spec.decoderGroups;
+    return (iterations() % kCodeDistance ? 2 : kCodeDistance) / groups;
   }
   /// Elements of one stage's activations, and of one stage's weights.
   int64_t activationElements() const { return spec.maxM * kSpecializedStageK; }
   int64_t weightElements() const {
-    return kTileRows * spec.colTiles * kSpecializedStageK;
+    return spec.getRowsPerBlock() * kSpecializedStageK;
+  }
+  /// Multiplying warpgroups: one per column tile, or with the weights as B
+  /// one per 64 tokens.
+  int64_t multiplyingGroups() const {
+    return spec.weightsAsB ? spec.maxM / kTileRows : spec.colTiles;
+  }
+  /// The decoders' passes over the block's rows, 64 rows each (the last
+  /// may be partial with the weights as B).
+  int64_t decodePasses() const {
+    return llvm::divideCeil(spec.getRowsPerBlock(), kTileRows);
   }
 
   LaunchPosition position;
@@ -138,6 +172,9 @@ private:
   /// chunk of each of its 4 words goes in column tile 0 (the column tiles'
   /// weights follow each other).
   SmallVector<Value, 2> rows;
+  /// Where the last pass holds rows of the block for this decoder's warp
+  /// (null where every pass does).
+  Value lastPassLive;
   Value half;
   SmallVector<Value, 4> wordStores;
 };
@@ -164,10 +201,14 @@ Value SpecializedGemmEmitter::descriptor(Value offset) {
 
 void SpecializedGemmEmitter::emitMultiply(Value consumer) {
   int64_t stages = spec.stages;
-  int64_t tileSums = spec.maxM / 2;
+  bool weightsAsB = spec.weightsAsB;
+  // The lane's sums: a 64 x N instruction's N / 2, N the M tile, or with
+  // the weights as B the block's rows.
+  int64_t tileSums = (weightsAsB ? spec.getRowsPerBlock() : spec.maxM) / 2;
   int64_t weightsFirstByte = stages * activationElements() * 2;
   SmallVector<Value> zeros(tileSums, cF32(0.0f));
-  Value tileBytes =
+  // The consumer's own tile: its 64 weight rows, or its 64 tokens.
+  Value ownBytes =
       arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows * kRowBytes));
   sharedBase = arith::IndexCastUIOp::create(
       b, loc, b.getI64Type(),
@@ -192,18 +233,23 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
         arith::MulIOp::create(b, loc, stage, cIdx(activationElements() * 2));
     Value weights = arith::AddIOp::create(
         b, loc,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, stage, cIdx(weightElements() * 2)),
-            cIdx(weightsFirstByte)),
-        tileBytes);
+        arith::MulIOp::create(b, loc, stage, cIdx(weightElements() * 2)),
+        cIdx(weightsFirstByte));
+    if (weightsAsB)
+      activations = arith::AddIOp::create(b, loc, activations, ownBytes);
+    else
+      weights = arith::AddIOp::create(b, loc, weights, ownBytes);
     for (int64_t kk = 0; kk < kStageGroups / 2; ++kk) {
-      Value bDesc =
+      Value activationDesc =
           descriptor(arith::AddIOp::create(b, loc, activations, cIdx(32 * kk)));
-      Value aDesc =
+      Value weightDesc =
           descriptor(arith::AddIOp::create(b, loc, weights, cIdx(32 * kk)));
-      auto mma = WarpgroupMmaSharedOp::create(b, loc, aDesc, bDesc, sums,
-                                              TypeAttr::get(act));
+      auto mma =
+          weightsAsB
+              ? WarpgroupMmaSharedOp::create(b, loc, activationDesc, weightDesc,
+                                             sums, TypeAttr::get(act))
+              : WarpgroupMmaSharedOp::create(b, loc, weightDesc, activationDesc,
+                                             sums, TypeAttr::get(act));
       llvm::copy(mma.getSums(), sums.begin());
     }
     WarpgroupCommitOp::create(b, loc);
@@ -230,35 +276,43 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
   SmallVector<Value> sums(
       WarpgroupWaitOp::create(b, loc, 0, loop.getResults()).getReady());
 
-  // Warp w of the warpgroup holds A rows 16w + g (+ 8) of its column tile
-  // and, per 8 columns j, tokens 8j + 2t (+ 1).
+  // Warp w of the warpgroup holds rows 16w + g (+ 8) of its A tile and, per
+  // 8 columns j, columns 8j + 2t (+ 1): rows are weight rows and columns
+  // tokens, or with the weights as B rows are tokens and columns the
+  // block's weight rows.
   Value lane = position.lane, warp = position.warp;
-  if (spec.colTiles > 1)
+  if (multiplyingGroups() > 1)
     warp = arith::RemUIOp::create(b, loc, warp, cIdx(kWarpgroupThreads / 32));
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
-  SmallVector<int64_t> mOffsets, nOffsets;
+  SmallVector<int64_t> rowOffsets, columnOffsets;
   for (int64_t j = 0; j < tileSums / 4; ++j)
     for (int64_t e = 0; e < 4; ++e) {
-      mOffsets.push_back(8 * j + e % 2);
-      nOffsets.push_back(8 * (e / 2));
+      columnOffsets.push_back(8 * j + e % 2);
+      rowOffsets.push_back(8 * (e / 2));
     }
-  Value m = arith::AddIOp::create(b, loc, firstM,
-                                  arith::MulIOp::create(b, loc, t, cIdx(2)));
-  Value n = arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, blockFirst,
-          arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows))),
-      arith::AddIOp::create(b, loc,
-                            arith::MulIOp::create(b, loc, warp, cIdx(16)), g));
+  Value ownFirst = arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows));
+  Value warpRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, warp, cIdx(16)), g);
+  Value column = arith::MulIOp::create(b, loc, t, cIdx(2));
   Value factor;
   if (buffers.globalScale)
     factor = arith::MulFOp::create(
         b, loc, loadGlobalScale(),
         cF32(std::ldexp(1.0f, kPackedFp4ResidualExponent)));
-  storeTile(sums, factor, m, n, mOffsets, nOffsets, position.numM,
-            position.numN);
+  if (weightsAsB)
+    storeTile(
+        sums, factor,
+        arith::AddIOp::create(b, loc, firstM,
+                              arith::AddIOp::create(b, loc, ownFirst, warpRow)),
+        arith::AddIOp::create(b, loc, blockFirst, column), rowOffsets,
+        columnOffsets, position.numM, position.numN);
+  else
+    storeTile(sums, factor, arith::AddIOp::create(b, loc, firstM, column),
+              arith::AddIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, blockFirst, ownFirst),
+                  warpRow),
+              columnOffsets, rowOffsets, position.numM, position.numN);
 }
 
 void SpecializedGemmEmitter::loadActivations(Value iteration) {
@@ -280,9 +334,87 @@ SpecializedGemmEmitter::loadChunks(Value iteration) {
   Value kc = laneK(iteration);
   SmallVector<Value> blocks = wordBlocks(kc);
   SmallVector<RowChunk> chunks;
-  for (Value row : rows)
-    chunks.push_back(loadRowChunk(row, kc, blocks));
+  for (Value row : rows) {
+    if (tripScaleElements()) {
+      RowChunk chunk;
+      chunk.codes = loadRowCodes(row, kc);
+      chunks.push_back(chunk);
+    } else {
+      chunks.push_back(loadRowChunk(row, kc, blocks));
+    }
+  }
   return chunks;
+}
+
+int64_t SpecializedGemmEmitter::tripScaleElements() const {
+  int64_t bs = spec.scheme.getBlockSize();
+  int64_t tripK = tripIterations() * kSpecializedStageK;
+  auto scales = cast<MemRefType>(buffers.scales.getType());
+  int64_t elementBytes = scales.getElementTypeBitWidth() / 8;
+  if (spec.hasZeroPoints || tripK % bs || kLaneK % bs ||
+      tripK / bs * elementBytes > 16)
+    return 0;
+  return tripK / bs;
+}
+
+SmallVector<Value> SpecializedGemmEmitter::loadTripScales(Value tripStart) {
+  int64_t bs = spec.scheme.getBlockSize();
+  auto scales = cast<MemRefType>(buffers.scales.getType());
+  Type element = scales.getElementType();
+  int64_t elements = tripScaleElements();
+  int64_t bytes = elements * element.getIntOrFloatBitWidth() / 8;
+  // A row's scales start at a multiple of the largest power of 2 dividing
+  // its bytes; the trip's at a multiple of the trip's bytes after that.
+  int64_t rowBytes = spec.k / bs * element.getIntOrFloatBitWidth() / 8;
+  int64_t alignment = std::min(bytes, rowBytes & -rowBytes);
+  Value block = arith::DivUIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, tripStart, cIdx(kSpecializedStageK)),
+      cIdx(bs));
+  SmallVector<Value> vectors;
+  for (Value row : rows)
+    vectors.push_back(vector::LoadOp::create(
+        b, loc, VectorType::get({elements}, element), buffers.scales,
+        ValueRange{row, block}, /*nontemporal=*/false,
+        llvm::MaybeAlign(alignment)));
+  return vectors;
+}
+
+void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
+                                            Value group, int64_t j) {
+  // Word w of the chunk of iteration r of the trip, K half h, has the
+  // trip's element (64 r + 32 h + 8 w) / block, r = group + groups x j:
+  // the group and half are dynamic, so each word selects among its static
+  // candidates.
+  int64_t bs = spec.scheme.getBlockSize(), groups = spec.decoderGroups;
+  auto element = [&](int64_t g, int64_t h, int64_t w) -> Value {
+    int64_t r = g + groups * j;
+    return vector::ExtractOp::create(
+        b, loc, vector,
+        ArrayRef<int64_t>{(kSpecializedStageK * r + kLaneK * h + 8 * w) / bs});
+  };
+  Value upper =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, cIdx(0));
+  Value odd;
+  if (groups > 1)
+    odd =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, group, cIdx(0));
+  int64_t lastBlock = -1;
+  Value raw;
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    if (8 * w / bs != lastBlock) {
+      lastBlock = 8 * w / bs;
+      auto byHalf = [&](int64_t g) -> Value {
+        return arith::SelectOp::create(b, loc, upper, element(g, 1, w),
+                                       element(g, 0, w));
+      };
+      raw = groups > 1 ? Value(arith::SelectOp::create(b, loc, odd, byHalf(1),
+                                                       byHalf(0)))
+                       : byHalf(0);
+    }
+    chunk.rawScales.push_back(raw);
+    chunk.rawZeroPoints.push_back(Value());
+  }
 }
 
 void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, int64_t c,
@@ -336,19 +468,26 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, int64_t c,
 // is decoded: a load lands in the registers it replaces, so no loaded value
 // is moved at the loop's end (a move would wait for the load in the
 // iteration that issued it).
-void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
-                                                 ValueRange own,
-                                                 ArrayRef<RowChunk> shape,
-                                                 SmallVector<Value> &next) {
+void SpecializedGemmEmitter::emitDecodeIteration(
+    Value decoder, Value iteration, ValueRange own, ArrayRef<RowChunk> shape,
+    SmallVector<Value> &next, ValueRange tripScales, Value group, int64_t j) {
   int64_t stages = spec.stages, ahead = stages - 2;
   int64_t last = iterations() - 1;
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
   Value kc = laneK(iteration);
-  for (auto [c, chunk] :
-       llvm::enumerate(unflattenChunks(shape, own, wordBlocks(kc))))
-    storeDecoded(chunk, c, stage);
+  SmallVector<RowChunk> chunks = unflattenChunks(shape, own, wordBlocks(kc));
+  for (auto [chunk, vector] : llvm::zip(chunks, tripScales))
+    takeTripScales(chunk, vector, group, j);
+  for (auto [c, chunk] : llvm::enumerate(chunks)) {
+    if (lastPassLive && int64_t(c) + 1 == decodePasses())
+      emitIf(lastPassLive, [&] { storeDecoded(chunk, c, stage); });
+    else
+      storeDecoded(chunk, c, stage);
+  }
   next = flattenChunks(loadChunks(arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(codeDistance())),
+      b, loc,
+      arith::AddIOp::create(b, loc, iteration,
+                            cIdx(codeDistance() * spec.decoderGroups)),
       cIdx(last))));
   AsyncProxyFenceOp::create(b, loc);
   MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
@@ -372,33 +511,61 @@ void SpecializedGemmEmitter::emitDecodeIteration(Value decoder, Value iteration,
 void SpecializedGemmEmitter::emitDecode() {
   int64_t ahead = spec.stages - 2;
   int64_t last = iterations() - 1;
+  int64_t groups = spec.decoderGroups;
   Value decoder = arith::SubIOp::create(
-      b, loc, thread, cIdx(kWarpgroupThreads * spec.colTiles));
+      b, loc, thread, cIdx(kWarpgroupThreads * multiplyingGroups()));
   emitIf(compare(arith::CmpIPredicate::eq, decoder, 0), [&] {
     for (int64_t i = 0; i < ahead && i <= last; ++i)
       loadActivations(cIdx(i));
   });
-  // The loads of the first `distance` iterations, one set each.
+  // Decoding warpgroup g takes iterations g, g + groups, ...; its first
+  // thread starts the tensor loads of the iterations it fills.
+  Value group = cIdx(0);
+  if (groups > 1) {
+    group = arith::DivUIOp::create(b, loc, decoder, cIdx(kWarpgroupThreads));
+    decoder = arith::RemUIOp::create(b, loc, decoder, cIdx(kWarpgroupThreads));
+  }
+  auto nth = [&](Value start, int64_t i) -> Value {
+    return i ? Value(arith::AddIOp::create(b, loc, start, cIdx(i * groups)))
+             : start;
+  };
+  // The loads of the group's first `distance` iterations, one set each.
   int64_t distance = codeDistance();
-  SmallVector<RowChunk> first = loadChunks(cIdx(0));
+  SmallVector<RowChunk> first = loadChunks(group);
   SmallVector<Value> init = flattenChunks(first);
   int64_t setValues = init.size();
   for (int64_t i = 1; i < distance; ++i)
-    llvm::append_range(init, flattenChunks(loadChunks(cIdx(i))));
-  auto loop = scf::ForOp::create(b, loc, cIdx(0), cIdx(iterations()),
-                                 cIdx(distance), init);
+    llvm::append_range(init, flattenChunks(loadChunks(nth(group, i))));
+  // The first trip's scales, where they come per trip; each trip loads the
+  // next one's first (the last trip reloads its own).
+  bool perTrip = tripScaleElements() != 0;
+  if (perTrip)
+    llvm::append_range(init, loadTripScales(cIdx(0)));
+  int64_t trip = tripIterations();
+  auto loop =
+      scf::ForOp::create(b, loc, group, cIdx(iterations()), cIdx(trip), init);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value iteration = loop.getInductionVar();
   ValueRange args = loop.getRegionIterArgs();
+  SmallVector<Value> nextTrip;
+  ValueRange tripScales;
+  if (perTrip) {
+    tripScales = args.take_back(rows.size());
+    Value start = arith::SubIOp::create(b, loc, iteration, group);
+    nextTrip = loadTripScales(arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, start, cIdx(trip)),
+        cIdx(iterations() - trip)));
+  }
   SmallVector<Value> yielded;
   for (int64_t i = 0; i < distance; ++i) {
     SmallVector<Value> next;
-    emitDecodeIteration(decoder,
-                        arith::AddIOp::create(b, loc, iteration, cIdx(i)),
-                        args.slice(i * setValues, setValues), first, next);
+    emitDecodeIteration(decoder, nth(iteration, i),
+                        args.slice(i * setValues, setValues), first, next,
+                        tripScales, group, i);
     llvm::append_range(yielded, next);
   }
+  llvm::append_range(yielded, nextTrip);
   scf::YieldOp::create(b, loc, yielded);
 }
 
@@ -408,7 +575,7 @@ void SpecializedGemmEmitter::emit() {
   // The first thread sets up the barrier objects: `full` counts every
   // decoder and the announcement of the tile's bytes, `empty` every
   // multiplying thread.
-  int64_t multipliers = kWarpgroupThreads * spec.colTiles;
+  int64_t multipliers = kWarpgroupThreads * multiplyingGroups();
   emitIf(compare(arith::CmpIPredicate::eq, thread, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
       MBarrierInitOp::create(b, loc, buffers.stageBarriers, cIdx(s),
@@ -432,25 +599,28 @@ void SpecializedGemmEmitter::emit() {
       arith::SubIOp::create(b, loc, position.numM, cIdx(spec.maxM)));
   Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   blockFirst =
-      arith::MulIOp::create(b, loc, tile, cIdx(kTileRows * spec.colTiles));
+      arith::MulIOp::create(b, loc, tile, cIdx(spec.getRowsPerBlock()));
   Value multiplies = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            thread, cIdx(multipliers));
   auto roles = scf::IfOp::create(b, loc, multiplies, true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    emitMultiply(spec.colTiles > 1
+    emitMultiply(multiplyingGroups() > 1
                      ? Value(arith::DivUIOp::create(b, loc, thread,
                                                     cIdx(kWarpgroupThreads)))
                      : cIdx(0));
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(roles.elseBlock());
-  // Decoder warp d (of 4) takes rows 16d .. 16d + 15 of each column tile:
+  // Decoder warp d (of 4) takes rows 16d .. 16d + 15 of each 64 rows:
   // lane l row 16d + l % 8 + 8 ((l / 8) % 2), K half l / 16.
   Value lane = position.lane;
   Value decoderWarp =
       arith::SubIOp::create(b, loc, position.warp, cIdx(multipliers / 32));
+  if (spec.decoderGroups > 1)
+    decoderWarp = arith::RemUIOp::create(b, loc, decoderWarp,
+                                         cIdx(kWarpgroupThreads / 32));
   Value localRow = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, decoderWarp, cIdx(16)),
       arith::AddIOp::create(
@@ -463,12 +633,18 @@ void SpecializedGemmEmitter::emit() {
               cIdx(kCoreRows))));
   half = arith::DivUIOp::create(b, loc, lane, cIdx(16));
   Value firstRow = arith::AddIOp::create(b, loc, blockFirst, localRow);
-  for (int64_t c = 0; c < spec.colTiles; ++c)
+  for (int64_t c = 0; c < decodePasses(); ++c)
     rows.push_back(arith::MinUIOp::create(
         b, loc,
         c ? arith::AddIOp::create(b, loc, firstRow, cIdx(c * kTileRows))
           : firstRow,
         position.lastN));
+  // A partial last pass: the warps whose 16 rows lie past the block's.
+  int64_t lastPassRows =
+      spec.getRowsPerBlock() - kTileRows * (decodePasses() - 1);
+  if (lastPassRows < kTileRows)
+    lastPassLive = compare(arith::CmpIPredicate::ult, decoderWarp,
+                           lastPassRows / kCoreRows / 2);
   // Word w of the thread's K half is chunk 4 half + w of its row in column
   // tile 0 (storeDecoded adds the tile's place).
   for (int64_t w = 0; w < DecodeTileOp::kWordsPerRow; ++w)

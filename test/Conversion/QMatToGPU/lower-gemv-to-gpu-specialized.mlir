@@ -66,9 +66,9 @@
 // CHECK: qmat.mbarrier_arrive %[[BARS]][%[[EMPTY]]] : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: qmat.warpgroup_wait 0,
 // CHECK: %[[WARP_IN_GROUP:.+]] = arith.remui %{{.+}}, %c4 : index
-// CHECK: %[[WARP_ROWS:.+]] = arith.muli %[[WARP_IN_GROUP]], %c16 : index
 // CHECK: %[[TILE_ROWS:.+]] = arith.muli %[[CONSUMER]], %c64 : index
-// CHECK-NEXT: %[[TILE_FIRST:.+]] = arith.addi %{{.+}}, %[[TILE_ROWS]] : index
+// CHECK-NEXT: %[[WARP_ROWS:.+]] = arith.muli %[[WARP_IN_GROUP]], %c16 : index
+// CHECK: %[[TILE_FIRST:.+]] = arith.addi %{{.+}}, %[[TILE_ROWS]] : index
 // CHECK-NEXT: %[[N:.+]] = arith.addi %[[TILE_FIRST]], %{{.+}} : index
 // CHECK: qmat.store_tile {{.+}} to %{{.+}}[%{{.+}}, %[[N]]] offsets m [0, 1, 0, 1, 8, 9, 8, 9, 16, 17, 16, 17, 24, 25, 24, 25] n [0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8] bounds
 
@@ -100,19 +100,35 @@
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c0, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c0], %[[BARS]][%c0] : !llvm.ptr, memref<40992xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%c1] expect 4096
 // CHECK-NEXT: qmat.tensor_load %[[KMAP]][%c64, %[[FIRST_M]]] box [64, 32], %[[ACT]][%c2048], %[[BARS]][%c1]
-// The codes and scales of the first four iterations, one set each (both
-// rows' codes, then both rows' scales): a decoder loads each set again four
-// iterations later (8 iterations: four divide them).
+// The codes of the first four iterations, one set each (both rows'), and
+// both rows' scales of the first trip of four iterations (16 bytes each): a
+// decoder loads each set of codes again four iterations later (8
+// iterations: four divide them), and at each trip's start the next trip's
+// scales (the last trip its own). A chunk's two scales are elements 0 and
+// 1 of its iteration's four, or 2 and 3 in the upper K half.
 // CHECK: %[[CODES0:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES0_1:.+]] = vector.load %arg1[%[[ROW1]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES1:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES2:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES3:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
-// CHECK: scf.for %[[J:.+]] = %c0 to %c8 step %c4 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_1:.+]] = %[[CODES0_1]], %[[OWN_SCALES:.+]] = %{{.+}}, %[[OWN_SCALES_1:.+]] = %{{.+}}, %[[SECOND:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[THIRD:.+]] = %[[CODES2]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[FOURTH:.+]] = %[[CODES3]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>, vector<16xi8>, vector<16xi8>, vector<2xf8E4M3FN>, vector<2xf8E4M3FN>) {
-// CHECK: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
-// CHECK: %[[S0:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<2xf8E4M3FN>
-// CHECK: %[[S1:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<2xf8E4M3FN>
-// CHECK: %[[S0_1:.+]] = vector.extract %[[OWN_SCALES_1]][0] : f8E4M3FN from vector<2xf8E4M3FN>
+// CHECK: %[[SCALES0:.+]] = vector.load %arg2[%[[ROW0]], %c0] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[SCALES1:.+]] = vector.load %arg2[%[[ROW1]], %c0] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK-NEXT: scf.for %[[J:.+]] = %c0 to %c8 step %c4 iter_args(%[[OWN:.+]] = %[[CODES0]], %[[OWN_1:.+]] = %[[CODES0_1]], %[[SECOND:.+]] = %[[CODES1]], %{{.+}} = %{{.+}}, %[[THIRD:.+]] = %[[CODES2]], %{{.+}} = %{{.+}}, %[[FOURTH:.+]] = %[[CODES3]], %{{.+}} = %{{.+}}, %[[OWN_SCALES:.+]] = %[[SCALES0]], %[[OWN_SCALES_1:.+]] = %[[SCALES1]]) -> (vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xi8>, vector<16xf8E4M3FN>, vector<16xf8E4M3FN>) {
+// CHECK-NEXT: %[[NEXT_TRIP:.+]] = arith.addi %[[J]], %c4 : index
+// CHECK-NEXT: %[[NEXT_TRIP_START:.+]] = arith.minui %[[NEXT_TRIP]], %c4 : index
+// CHECK: vector.load %arg2[%[[ROW0]], %{{.+}}] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK-NEXT: vector.load %arg2[%[[ROW1]], %{{.+}}] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
+// CHECK-NEXT: %[[UPPER:.+]] = arith.cmpi ne, %[[HALF]], %c0 : index
+// CHECK-NEXT: %[[S0_LOW:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S0_HIGH:.+]] = vector.extract %[[OWN_SCALES]][2] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S0:.+]] = arith.select %[[UPPER]], %[[S0_HIGH]], %[[S0_LOW]] : f8E4M3FN
+// CHECK-NEXT: %[[S1_LOW:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S1_HIGH:.+]] = vector.extract %[[OWN_SCALES]][3] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S1:.+]] = arith.select %[[UPPER]], %[[S1_HIGH]], %[[S1_LOW]] : f8E4M3FN
+// CHECK-NEXT: %[[S0_1_LOW:.+]] = vector.extract %[[OWN_SCALES_1]][0] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S0_1_HIGH:.+]] = vector.extract %[[OWN_SCALES_1]][2] : f8E4M3FN from vector<16xf8E4M3FN>
+// CHECK-NEXT: %[[S0_1:.+]] = arith.select %[[UPPER]], %[[S0_1_HIGH]], %[[S0_1_LOW]] : f8E4M3FN
 // CHECK: %[[TILE:.+]] = qmat.decode_tile <nvfp4, block = 16> %[[OWN]] scales %[[S0]], %[[S0]], %[[S1]], %[[S1]] : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
 // CHECK: %[[P1:.+]] = vector.extract %[[TILE]][0, 1]
 // CHECK: %[[P0:.+]] = vector.extract %[[TILE]][0, 0]
@@ -127,8 +143,7 @@
 // CHECK: qmat.decode_tile <nvfp4, block = 16> %[[OWN_1]] scales %[[S0_1]], %[[S0_1]],
 // CHECK-NEXT: %[[TILE1_AT:.+]] = arith.addi %{{.+}}, %c4096 : index
 // CHECK-COUNT-4: vector.store %{{.+}}, %[[WEIGHTS]][%{{.+}}] {alignment = 16 : i64}
-// CHECK: %[[LOAD_AHEAD:.+]] = arith.addi %[[J]], %c4 : index
-// CHECK: %[[NEXT:.+]] = arith.minui %[[LOAD_AHEAD]], %c7 : index
+// CHECK: %[[NEXT:.+]] = arith.minui %[[NEXT_TRIP]], %c7 : index
 // CHECK: vector.load %arg1[{{.+}}] {alignment = 16 : i64}
 // CHECK: qmat.async_proxy_fence
 // CHECK-NEXT: qmat.mbarrier_arrive %[[BARS]][%[[J_STAGE]]] : memref<8xi64, #gpu.address_space<workgroup>>
@@ -173,16 +188,88 @@ func.func @specialized(%a: memref<?x512xbf16>, %w: memref<128x256xi8>, %s: memre
 // -----
 
 // K = 640: 10 iterations, which four do not divide: a decoder loads each
-// set again two iterations later, the loop's trip two iterations.
+// set of codes again two iterations later, the loop's trip two iterations,
+// and its row's scales once per trip (8 of them, 8-byte aligned: a row's
+// 40 bytes of scales start at multiples of 8).
 // CHECK-LABEL: func.func @specialized_two_sets(
 // CHECK: gpu.func @fused_nvfp4_bs16_k640_bf16_magic_bias_mt32_w4_s1_c1_p4_wg_ws(
 // CHECK: } else {
-// CHECK: scf.for %[[J:.+]] = %c0 to %c10 step %c2 iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<2xf8E4M3FN>, vector<16xi8>, vector<2xf8E4M3FN>) {
+// CHECK: vector.load %arg2[%{{.+}}, %c0] {alignment = 8 : i64} : memref<?x40xf8E4M3FN, strided<[40, 1], offset: ?>>, vector<8xf8E4M3FN>
+// CHECK: scf.for %[[J:.+]] = %c0 to %c10 step %c2 iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (vector<16xi8>, vector<16xi8>, vector<8xf8E4M3FN>) {
 // CHECK: %[[AHEAD:.+]] = arith.addi %[[J]], %c2 : index
-// CHECK-NEXT: arith.minui %[[AHEAD]], %c9 : index
+// CHECK-NEXT: arith.minui %[[AHEAD]], %c8 : index
+// CHECK: arith.minui %[[AHEAD]], %c9 : index
 func.func @specialized_two_sets(%a: memref<?x640xbf16>, %w: memref<64x320xi8>, %s: memref<64x40xf8E4M3FN>,
                                 %g: memref<f32>, %y: memref<?x64xbf16>) {
   qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x640xbf16>, memref<64x320xi8>, memref<64x40xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>) m_tile = 32 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
+  return
+}
+
+// -----
+
+// The weights as B (m_tile 128, 9 column tiles of 16 rows: 144 weight rows
+// per block, 121 blocks over 17408 rows; K = 512). Two multiplying
+// warpgroups, one per 64 tokens, and two decoding warpgroups that take
+// alternate iterations (512 threads); 4 x (128 + 144) x 128 bytes of
+// stages and 8 barrier objects. Warpgroup c's instructions take its 64
+// tokens' activations (8192 bytes after the stage's first) as A and all
+// 144 decoded rows (the stage's weights, 18432 bytes each, after the
+// activations' 65536) as B, so each holds 72 sums: token rows 64 c + 16 w
+// + g (+ 8) and weight columns 8 j + 2 t (+ 1). A decoder takes three
+// passes of 64 rows, the last one only in its first warp (rows 128 ..
+// 143), loads its codes two of its iterations (four of the block's)
+// ahead, and its rows' scales once per trip of four iterations: 16 bytes,
+// each chunk's two scales chosen by its group and K half.
+// CHECK-LABEL: func.func @weights_as_b(
+// CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k512_bf16_magic_bias_mt128_w1_s1_c9_p4_wg_wsb blocks in (%{{.+}}, %c121, %c1) threads in (%c512, %c1, %c1)  dynamic_shared_memory_size %c139328_i32
+// CHECK: gpu.func @fused_nvfp4_bs16_k512_bf16_magic_bias_mt128_w1_s1_c9_p4_wg_wsb(
+// CHECK: %[[ACT:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<69664xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.+}}[%c65536][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<36864xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[BARS:.+]] = memref.view %{{.+}}[%c139264][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_init %[[BARS]][%c0], 129
+// CHECK-NEXT: qmat.mbarrier_init %[[BARS]][%c4], 256
+// CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %[[THREAD:.+]], %c256 : index
+// CHECK-NEXT: scf.if %[[MULTIPLIES]] {
+// CHECK-NEXT: %[[CONSUMER:.+]] = arith.divui %[[THREAD]], %c128 : index
+// CHECK-NEXT: %[[OWN:.+]] = arith.muli %[[CONSUMER]], %c8192 : index
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1 iter_args(
+// CHECK: %[[STAGE:.+]] = arith.remui %{{.+}}, %c4 : index
+// CHECK: %[[STAGE_ACT:.+]] = arith.muli %[[STAGE]], %c16384 : index
+// CHECK-NEXT: %[[STAGE_W:.+]] = arith.muli %[[STAGE]], %c18432 : index
+// CHECK-NEXT: %[[WEIGHTS:.+]] = arith.addi %[[STAGE_W]], %c65536 : index
+// CHECK-NEXT: %[[OWN_ACT:.+]] = arith.addi %[[STAGE_ACT]], %[[OWN]] : index
+// CHECK-NEXT: %[[ACT_I64:.+]] = arith.index_castui %[[OWN_ACT]] : index to i64
+// CHECK-NEXT: %[[ACT_ADDR:.+]] = arith.addi %{{.+}}, %[[ACT_I64]] : i64
+// CHECK-NEXT: %[[ACT_ROW:.+]] = arith.shrui %[[ACT_ADDR]], %c4_i64 : i64
+// CHECK-NEXT: %[[ACT_DESC:.+]] = arith.addi %[[ACT_ROW]], %c4611686293305360384_i64 : i64
+// CHECK-NEXT: %[[W_I64:.+]] = arith.index_castui %[[WEIGHTS]] : index to i64
+// CHECK-NEXT: %[[W_ADDR:.+]] = arith.addi %{{.+}}, %[[W_I64]] : i64
+// CHECK-NEXT: %[[W_ROW:.+]] = arith.shrui %[[W_ADDR]], %c4_i64 : i64
+// CHECK-NEXT: %[[W_DESC:.+]] = arith.addi %[[W_ROW]], %c4611686293305360384_i64 : i64
+// CHECK-NEXT: %{{.+}}:72 = qmat.warpgroup_mma_shared %[[ACT_DESC]] * %[[W_DESC]] + [
+// CHECK-COUNT-3: qmat.warpgroup_mma_shared
+// CHECK: qmat.store_tile {{.+}} offsets m [0, 0, 8, 8, 0, 0, 8, 8, {{.+}}] n [0, 1, 0, 1, 8, 9, 8, 9, {{.+}}, 136, 137, 136, 137] bounds
+
+// The decoders: warp (w - 8) % 4 of its group, rows clamped to N - 1, the
+// last pass live in warp 0 only; the group is (thread - 256) / 128 and
+// starts the loop at its own iteration, two of the block's per step.
+// CHECK: } else {
+// CHECK-NEXT: %[[DWARP:.+]] = arith.subi %{{.+}}, %c8 : index
+// CHECK-NEXT: %[[IN_GROUP:.+]] = arith.remui %[[DWARP]], %c4 : index
+// CHECK: %[[LAST_LIVE:.+]] = arith.cmpi ult, %[[IN_GROUP]], %c1 : index
+// CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c128 : index
+// CHECK: vector.load %arg2[%{{.+}}, %c0] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK: scf.for %{{.+}} = %[[GROUP]] to %c8 step %c4 iter_args(
+// CHECK-COUNT-3: vector.load %arg2[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
+// CHECK: arith.select
+// CHECK: scf.if %[[LAST_LIVE]] {
+// CHECK: qmat.decode_tile
+func.func @weights_as_b(%a: memref<?x512xbf16>, %w: memref<17408x256xi8>, %s: memref<17408x32xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x17408xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x512xbf16>, memref<17408x256xi8>, memref<17408x32xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>)
+      m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
   return
 }

@@ -349,3 +349,56 @@ func.func @specialized_config(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
       config = #qmat.kernel_config<matrix = mma_16x8x16, decode = magic_bias>
   return
 }
+
+// -----
+
+// Rule: the weights as B are a form of the specialized tiling.
+func.func @weights_as_b_without_specialized(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                            %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_as_b is a form of the specialized tiling (specialized is not set)}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 4 stages = 4 warpgroup weights_as_b
+  return
+}
+
+// -----
+
+// Rule: with the weights as B, one block row of warps (warps_n = 1).
+func.func @weights_as_b_warps(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_as_b needs warps_n = 1, split_k = 1, m_tile = 64 or 128 (a multiplying warpgroup per 64 tokens, 512 threads at most) and col_tiles 1 to 16 (the instruction's N, 16 rows per column tile), got warps_n = 4, split_k = 1, m_tile = 64, col_tiles = 1}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
+// Rule: with the weights as B, a multiplying warpgroup per 64 tokens: m_tile
+// 256 would take five warpgroups.
+func.func @weights_as_b_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                               %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{got warps_n = 1, split_k = 1, m_tile = 256, col_tiles = 4}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 256 warps_n = 1 split_k = 1 col_tiles = 4 stages = 4 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
+// Rule: the instruction's N is at most 256: 16 column tiles of 16 rows.
+func.func @weights_as_b_col_tiles(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                  %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{got warps_n = 1, split_k = 1, m_tile = 128, col_tiles = 17}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 17 stages = 4 warpgroup specialized weights_as_b
+  return
+}

@@ -373,3 +373,16 @@ func.func @fused_specialized(%a: memref<?x256xbf16>, %w: memref<128x128xi8>, %s:
       m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @fused_weights_as_b
+// CHECK: m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
+func.func @fused_weights_as_b(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s: memref<144x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x144xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
+      m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
+  return
+}

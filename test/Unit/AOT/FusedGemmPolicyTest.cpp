@@ -274,3 +274,40 @@ TEST(FusedGemmPolicy, WaveFill) {
   // The lm_head at M = 16 takes two warps over N, which has no sibling.
   EXPECT_EQ(withOccupancy(248320, 5120, 16), "mt16_w2_s2_c2_p2");
 }
+
+TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
+  // The sm_90a table: the warp tilings, 128 x 1 and 256 x 1 with the
+  // weights as A, and 144-row blocks (9 column tiles of 16 rows) with the
+  // weights as B at m_tile 64 and 128.
+  std::vector<FusedVariantDesc> table = kDefault;
+  for (int mTile : {128, 256})
+    table.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
+  for (int mTile : {64, 128})
+    table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
+  // 17408 rows make 121 blocks of 144: one wave filling 121 / 132 >= 7/8.
+  EXPECT_EQ(chosen(17408, 5120, 64, table), "mt64_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w1_s1_c9_p4_ws");
+  // At M = 65 two 64-row tiles make 242 blocks; the 128-row tile loads 63
+  // rows past A's edge, more than a quarter: the warp tilings serve until
+  // M = 96 (32 rows past the edge).
+  EXPECT_EQ(chosen(17408, 5120, 65, table), chosen(17408, 5120, 65));
+  EXPECT_EQ(chosen(17408, 5120, 95, table), chosen(17408, 5120, 95));
+  EXPECT_EQ(chosen(17408, 5120, 96, table), "mt128_w1_s1_c9_p4_ws");
+  // Below M = 48 the 64-row tile is more than a quarter past the edge.
+  EXPECT_EQ(chosen(17408, 5120, 47, table), chosen(17408, 5120, 47));
+  EXPECT_EQ(chosen(17408, 5120, 48, table), "mt64_w1_s1_c9_p4_ws");
+  // 8704 rows make 61 blocks: at M = 128 two 64-row tiles fill 122 SMs.
+  EXPECT_EQ(chosen(8704, 5120, 128, table), "mt64_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(8704, 5120, 64, table), chosen(8704, 5120, 64));
+  // Fill: 116 blocks on 132 SMs are under 7/8 (115.5 is the bound), 115
+  // not; more blocks than SMs never.
+  EXPECT_EQ(chosen(144 * 116, 5120, 64, table), "mt64_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(144 * 115, 5120, 64, table), chosen(144 * 115, 5120, 64));
+  EXPECT_EQ(chosen(144 * 132, 5120, 64, table), "mt64_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(144 * 133, 5120, 64, table), chosen(144 * 133, 5120, 64));
+  // Narrow and wide layers keep the other rules; above M = 128 too.
+  EXPECT_EQ(chosen(6144, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 129, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
+}

@@ -77,6 +77,12 @@ struct GemvKernelSpec {
   /// warpgroup multiplies, colTiles warpgroups decode into workgroup
   /// memory; emitSpecializedFusedGemm).
   bool specialized = false;
+  /// specialized with the weights as the instruction's B operand
+  /// (qmat.fused_gemm's `weights_as_b`: a multiplying warpgroup per 64
+  /// tokens, 16 x colTiles weight rows per block).
+  bool weightsAsB = false;
+  /// specialized: decoding warpgroups (FusedGemmOp::getSpecializedDecoders).
+  int64_t decoderGroups = 1;
 
   /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
   static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);

@@ -481,11 +481,15 @@ LogicalResult FusedGemmOp::verify() {
     return emitNotAmong(*this, "warps_n", getWarpsNChoices(), warpsN);
   if (!llvm::is_contained(getSplitKChoices(), splitK))
     return emitNotAmong(*this, "split_k", getSplitKChoices(), splitK);
-  if (!llvm::is_contained(GemvOp::getColTileChoices(), colTiles))
+  if (!getWeightsAsB() &&
+      !llvm::is_contained(GemvOp::getColTileChoices(), colTiles))
     return emitNotAmong(*this, "col_tiles", GemvOp::getColTileChoices(),
                         colTiles);
   if (!llvm::is_contained(getStagesChoices(), stages))
     return emitNotAmong(*this, "stages", getStagesChoices(), stages);
+  if (getWeightsAsB() && !getSpecialized())
+    return emitOpError() << "weights_as_b is a form of the specialized "
+                            "tiling (specialized is not set)";
   if (getSpecialized()) {
     if (failed(verifySpecializedTiling()))
       return failure();
@@ -628,7 +632,20 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
   if (!getWarpgroup())
     return emitOpError() << "specialized is a form of the warpgroup tiling "
                             "(warpgroup is not set)";
-  if (getWarpsN() != 4 || getSplitK() != 1 || (colTiles != 1 && colTiles != 2))
+  if (getWeightsAsB()) {
+    if (getWarpsN() != 1 || getSplitK() != 1 ||
+        !isSpecializedTiling(mTile, colTiles, /*weightsAsB=*/true))
+      return emitOpError()
+             << "weights_as_b needs warps_n = 1, split_k = 1, m_tile = 64 or "
+                "128 (a multiplying warpgroup per 64 tokens, 512 threads at "
+                "most) and col_tiles 1 to "
+             << kMaxSpecializedBColTiles
+             << " (the instruction's N, 16 rows per column tile), got "
+                "warps_n = "
+             << getWarpsN() << ", split_k = " << getSplitK()
+             << ", m_tile = " << mTile << ", col_tiles = " << colTiles;
+  } else if (getWarpsN() != 4 || getSplitK() != 1 ||
+             (colTiles != 1 && colTiles != 2))
     return emitOpError() << "specialized needs warps_n = 4, split_k = 1 and "
                             "col_tiles = 1 or 2 (one multiplying warpgroup "
                             "per 64-row column tile), got "
@@ -646,34 +663,53 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
   return success();
 }
 
-int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t colTiles) {
-  int64_t rowsPerColTile = 64, actBytes = 2;
-  return (rowsPerColTile * colTiles + mTile) * kSpecializedStageK * actBytes;
+int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t rows) {
+  int64_t actBytes = 2;
+  return (rows + mTile) * kSpecializedStageK * actBytes;
 }
 
-bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles) {
+bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles,
+                                      bool weightsAsB) {
+  if (weightsAsB)
+    return (mTile == 64 || mTile == 128) && colTiles >= 1 &&
+           colTiles <= kMaxSpecializedBColTiles;
   return (llvm::is_contained(getMTileChoices(), mTile) ||
           mTile == kMaxSpecializedMTile) &&
          (colTiles == 1 || colTiles == 2);
 }
 
-int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile,
-                                                  int64_t colTiles,
+int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile, int64_t rows,
                                                   int64_t stages) {
   return stages *
-         (getSpecializedStageBytes(mTile, colTiles) + 2 * kBarrierObjectBytes);
+         (getSpecializedStageBytes(mTile, rows) + 2 * kBarrierObjectBytes);
 }
 
-int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t colTiles) {
+int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t rows) {
   for (int64_t stages = 4; stages >= 3; --stages)
-    if (getSpecializedWorkgroupBytes(mTile, colTiles, stages) <=
+    if (getSpecializedWorkgroupBytes(mTile, rows, stages) <=
         kMaxSpecializedSharedBytes)
       return stages;
   return 0;
 }
 
-int64_t FusedGemmOp::getSpecializedThreads(int64_t colTiles) {
-  return 128 * (1 + colTiles);
+int64_t FusedGemmOp::getSpecializedThreads(int64_t mTile, int64_t colTiles,
+                                           bool weightsAsB, int64_t decoders) {
+  return 128 * (decoders + (weightsAsB ? mTile / 64 : colTiles));
+}
+
+int64_t FusedGemmOp::getSpecializedDecoders(int64_t mTile, int64_t colTiles,
+                                            bool weightsAsB) {
+  // Measured on the H100 (bench/README.md, "Weights as B"): with the
+  // weights as B a second decoding warpgroup took 0.91 of the time of one
+  // in the median (0.72-1.06); with the weights as A, 1.10 for 128 x 1
+  // (the default at M = 128) and 0.98 for 256 x 1. It needs the
+  // multiplying lanes' accumulators to fit the registers of one more
+  // warpgroup: 128 x (m_tile / 64 + 2) threads leave 128 registers a lane
+  // at m_tile 128, where 72 accumulators (9 column tiles) fit and 128 do
+  // not.
+  if (!weightsAsB)
+    return 1;
+  return mTile <= 64 || 8 * colTiles <= kMaxTwoDecoderAccumulators ? 2 : 1;
 }
 
 //===----------------------------------------------------------------------===//

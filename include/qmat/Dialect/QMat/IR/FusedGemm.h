@@ -34,6 +34,13 @@ constexpr int64_t kSpecializedStageK = 64;
 /// The specialized form's largest m_tile (the widest warpgroup
 /// instruction; each multiplying lane holds m_tile / 2 accumulators).
 constexpr int64_t kMaxSpecializedMTile = 256;
+/// The `weights_as_b` form's most column tiles: 16 x 16 weight rows, the
+/// widest N of the warpgroup instruction.
+constexpr int64_t kMaxSpecializedBColTiles = 16;
+/// The most accumulators a multiplying lane of the `weights_as_b` form with
+/// m_tile 128 holds where the block has two decoding warpgroups (512
+/// threads: 128 registers a lane).
+constexpr int64_t kMaxTwoDecoderAccumulators = 72;
 /// Bytes of one barrier object (an mbarrier's 64-bit state); the
 /// specialized form keeps two per stage after its decoded weights.
 constexpr int64_t kBarrierObjectBytes = 8;
