@@ -61,8 +61,12 @@ constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
 /// warp tiling the rules below choose at M = 128 and 0.56-0.77 at M = 256
 /// .. 1024, on every layer of the example model and the lm_head, nvfp4,
 /// mxfp4 and int4; at M = 64 the warp tiling the rules choose was within 3 %
-/// of the best of all.
-constexpr int64_t kSpecializedFromM = 128;
+/// of the best of all. From M = 96 since a later run
+/// (`results/2026-12-06-fused-sm90a-ragged-m-h100.json`): at M = 97, 100
+/// and 112 the warp tilings the rules chose (a partial last tile of 32
+/// rows) took 1.18-1.85x the best tiling's time on the 5120- and 6144-row
+/// layers, where 128 x 1 was the best; at M = 96 1.08-1.24x.
+constexpr int64_t kSpecializedFromM = 96;
 /// ... and where their grid has at least one block per this many SMs: a
 /// specialized block runs the whole K range of 64 x col_tiles rows, so a
 /// narrow layer's few blocks leave the GPU idle (40 x 5120 at M = 128 .. 256

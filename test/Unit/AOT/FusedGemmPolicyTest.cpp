@@ -143,22 +143,28 @@ TEST(FusedGemmPolicy, Warpgroup) {
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
 }
 
-// Specialized variants: from M = 128 on, the one of least cost (passes of
+// Specialized variants: from M = 96 on, the one of least cost (passes of
 // its M tile plus 64 rows; a tile larger than M only where at most 1/8 of
 // it is past A's edge, 1/4 where its grid has no more blocks than SMs),
 // ties to the larger tile and one column tile before
-// two; below 128 the warp variants choose as without them; where only
+// two; below 96 the warp variants choose as without them; where only
 // specialized variants are compiled, the rules of the warp variants below
-// 128.
+// 96.
 TEST(FusedGemmPolicy, Specialized) {
   std::vector<FusedVariantDesc> table = kDefault;
   for (auto [mTile, colTiles] :
        {std::pair{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64, 1}, {32, 1}})
     table.push_back({mTile, 4, 1, colTiles, 4, qmat_policy::kSpecializedForm});
-  for (int64_t m : {16, 64, 127}) {
+  for (int64_t m : {16, 64, 95}) {
     EXPECT_EQ(chosen(248320, 5120, m, table), chosen(248320, 5120, m));
     EXPECT_EQ(chosen(17408, 5120, m, table), chosen(17408, 5120, m));
   }
+  // From M = 96: one 128-row tile 32 rows past A's edge where its grid fits
+  // the SMs (6144 rows: 96 blocks), else tiles inside A (17408 rows: two
+  // 64-row tiles, the second ending at row M).
+  EXPECT_EQ(chosen(6144, 5120, 96, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 112, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 96, table), "mt64_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   // Between tiles: two 128-row tiles (the second ending at row M) where
@@ -205,12 +211,15 @@ TEST(FusedGemmPolicy, Specialized) {
       {128, 4, 1, 2, 4, qmat_policy::kSpecializedForm},
       {64, 4, 1, 2, 4, qmat_policy::kSpecializedForm}};
   EXPECT_EQ(chosen(6144, 5120, 200, twoColumns), "mt128_w4_s1_c2_p4_ws");
-  // 6144 x 5120 at M = 100: 192 blocks of the 64-row tile, under the 4 per
-  // SM it needs; the 16-row tile is the smallest.
+  // 6144 x 5120 at M = 90: 192 blocks of the 64-row tile, under the 4 per
+  // SM the warp rules ask; the 32-row tile is the smallest. At M = 100 the
+  // specialized rule: two 64-row tiles pass the weights fewer times than
+  // four 32-row ones.
   std::vector<FusedVariantDesc> only = {
       {64, 4, 1, 1, 4, qmat_policy::kSpecializedForm},
       {32, 4, 1, 1, 4, qmat_policy::kSpecializedForm}};
-  EXPECT_EQ(chosen(6144, 5120, 100, only), "mt32_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 90, only), "mt32_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(6144, 5120, 100, only), "mt64_w4_s1_c1_p4_ws");
 }
 
 // Two column tiles of 256 rows (two multiplying warpgroups sharing the
