@@ -346,9 +346,9 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static int64_t getSpecializedStages(int64_t mTile, int64_t rows);
     /// `specialized`: threads per block, the multiplying warpgroups (one per
     /// column tile, or with `weightsAsB` one per 64 tokens) and the
-    /// decoding warpgroup.
+    /// decoding ones (getSpecializedDecoders).
     static int64_t getSpecializedThreads(int64_t mTile, int64_t colTiles,
-                                         bool weightsAsB, int64_t decoders);
+                                         bool weightsAsB);
     /// `specialized`: decoding warpgroups, which take alternate stages.
     static int64_t getSpecializedDecoders(int64_t mTile, int64_t colTiles,
                                           bool weightsAsB);

@@ -163,23 +163,34 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
     return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
   };
+  // A specialized tiling's cost: its tiles' passes over the weights, each
+  // of its rows plus kSpecializedTileOverheadRows. Tiles up to m stay
+  // inside A (the last one ends at row m); a larger tile only where it
+  // loads at most 1 / kSpecializedEdgeFraction of its rows past A's edge
+  // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs); -1
+  // where it may not serve m.
+  auto cost = [&](const FusedVariantDesc &v) -> int64_t {
+    int64_t tiles = (m + v.mTile - 1) / v.mTile;
+    int64_t edgeFraction = blocks(v) <= sms ? kSpecializedOneWaveEdgeFraction
+                                            : kSpecializedEdgeFraction;
+    if (v.mTile > m && (v.mTile - m) * edgeFraction > v.mTile)
+      return -1;
+    return tiles * (v.mTile + kSpecializedTileOverheadRows);
+  };
   auto weightsAsB = [](const FusedVariantDesc &v) {
     return v.warpgroup == kSpecializedForm && v.warpsN == 1;
   };
   if (m <= kSpecializedBUpToM) {
-    // A tile larger than m only within the one-wave edge fraction; the
-    // least passes over the weights.
+    // Of the grids of one wave that fill kSpecializedBFillEighths of the
+    // SMs, the least cost.
     int chosen = -1;
     int64_t chosenCost = 0;
     for (int i = 0; i < count; ++i) {
       const FusedVariantDesc &v = variants[i];
-      if (!weightsAsB(v) || blocks(v) > sms ||
-          8 * blocks(v) < kSpecializedBFillEighths * sms ||
-          (v.mTile > m &&
-           (v.mTile - m) * kSpecializedOneWaveEdgeFraction > v.mTile))
+      int64_t c = cost(v);
+      if (!weightsAsB(v) || c < 0 || blocks(v) > sms ||
+          8 * blocks(v) < kSpecializedBFillEighths * sms)
         continue;
-      int64_t c = (m + v.mTile - 1) / v.mTile *
-                  (v.mTile + kSpecializedTileOverheadRows);
       if (chosen < 0 || c < chosenCost) {
         chosen = i;
         chosenCost = c;
@@ -189,19 +200,6 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       return chosen;
   }
   if (m >= kSpecializedFromM) {
-    // A tiling's cost: its tiles' passes over the weights, each of its
-    // rows plus kSpecializedTileOverheadRows. Tiles up to m stay inside A
-    // (the last one ends at row m); a larger tile only where it loads at
-    // most 1 / kSpecializedEdgeFraction of its rows past A's edge
-    // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs).
-    auto cost = [&](const FusedVariantDesc &v) -> int64_t {
-      int64_t tiles = (m + v.mTile - 1) / v.mTile;
-      int64_t edgeFraction = blocks(v) <= sms ? kSpecializedOneWaveEdgeFraction
-                                              : kSpecializedEdgeFraction;
-      if (v.mTile > m && (v.mTile - m) * edgeFraction > v.mTile)
-        return -1;
-      return tiles * (v.mTile + kSpecializedTileOverheadRows);
-    };
     int specialized = -1;
     int64_t chosenCost = 0;
     for (int i = 0; i < count; ++i) {

@@ -60,8 +60,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
 
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
   if (specialized)
-    return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB,
-                                              decoderGroups);
+    return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB);
   return tensorCore ? warpSize * splitK * warpsN
                     : warpSize * kScalarRowsPerBlock;
 }

@@ -693,8 +693,9 @@ int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t rows) {
 }
 
 int64_t FusedGemmOp::getSpecializedThreads(int64_t mTile, int64_t colTiles,
-                                           bool weightsAsB, int64_t decoders) {
-  return 128 * (decoders + (weightsAsB ? mTile / 64 : colTiles));
+                                           bool weightsAsB) {
+  return 128 * (getSpecializedDecoders(mTile, colTiles, weightsAsB) +
+                (weightsAsB ? mTile / 64 : colTiles));
 }
 
 int64_t FusedGemmOp::getSpecializedDecoders(int64_t mTile, int64_t colTiles,
