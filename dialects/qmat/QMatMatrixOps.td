@@ -219,7 +219,9 @@ def QMat_AsyncCopyOp : QMat_InstructionOp<"async_copy",
     Starts copying 16 bytes (`elements` elements of the memrefs' element
     type) from `src`[`src_indices`] (global memory) to
     `dst`[`dst_indices`] (workgroup memory), both 16-byte aligned, without
-    keeping them in L1. The copies a thread started since its last
+    keeping them in L1. With `src_elements` (0 to `elements`, at run time),
+    only that many are read and the rest of the 16 bytes are zeros: a copy
+    of 0 elements reads nothing. The copies a thread started since its last
     `qmat.async_commit` form a group; `qmat.async_wait` makes a group's
     bytes visible to the thread. NVIDIA (sm_80 on) lowers it to
     `nvgpu.device_async_copy` with `bypassL1` (cp.async.cg).
@@ -227,14 +229,17 @@ def QMat_AsyncCopyOp : QMat_InstructionOp<"async_copy",
     ```mlir
     qmat.async_copy %a[%m, %k], %staged[%offset], 8
         : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+    qmat.async_copy %a[%m, %k], %staged[%offset], 8, %read
+        : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
     ```
   }];
   let arguments = (ins AnyMemRef:$src, Variadic<Index>:$src_indices,
                        AnyMemRef:$dst, Variadic<Index>:$dst_indices,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$elements);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$elements,
+                       Optional<Index>:$src_elements);
   let assemblyFormat = [{
     $src `[` $src_indices `]` `,` $dst `[` $dst_indices `]` `,` $elements
-    attr-dict `:` type($src) `to` type($dst)
+    (`,` $src_elements^)? attr-dict `:` type($src) `to` type($dst)
   }];
   let hasVerifier = 1;
 }

@@ -265,6 +265,14 @@ Value GemvEmitterBase::getStagedOffset(Value slice, Value row, Value chunk,
       cIdx(8));
 }
 
+Value GemvEmitterBase::getRowReadElements(Value firstM, Value row,
+                                          Value lastM) {
+  Value m = firstM ? Value(arith::AddIOp::create(b, loc, firstM, row)) : row;
+  Value inside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, lastM);
+  return arith::SelectOp::create(b, loc, inside, cIdx(8), cIdx(0));
+}
+
 void GemvEmitterBase::copyActivations(Value firstStep, Value firstM,
                                       Value lastM, Value tileBase, bool async,
                                       StagedSwizzle swizzle) {
@@ -293,7 +301,8 @@ void GemvEmitterBase::copyActivations(Value firstStep, Value firstM,
     if (async) {
       AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
                           buffers.stagedActivations, ValueRange{offset},
-                          /*elements=*/8);
+                          /*elements=*/8,
+                          getRowReadElements(firstM, row, lastM));
       continue;
     }
     Value value =

@@ -187,7 +187,8 @@ protected:
   /// Copies the block's activations of K steps `firstStep` .. + split_k - 1
   /// (rows firstM .., clamped to lastM) into the staged tile at element
   /// `tileBase`. Each thread copies its 16-byte chunks, as asynchronous
-  /// copies (`async`) or as loads followed by stores; no barrier.
+  /// copies (`async`, rows past lastM zeros) or as loads followed by stores
+  /// (rows past lastM repeat it); no barrier.
   void copyActivations(Value firstStep, Value firstM, Value lastM,
                        Value tileBase, bool async, StagedSwizzle swizzle);
   /// The activation (row, column) of 16-byte chunk `chunk` of staged row
@@ -196,6 +197,11 @@ protected:
   std::pair<Value, Value> getActivationChunk(Value firstStep, Value slice,
                                              Value chunk, Value firstM,
                                              Value row, Value lastM);
+  /// The elements an asynchronous copy of activation row firstM + row
+  /// reads: 8 inside A, 0 past its last row, whose 16 bytes the copy then
+  /// fills with zeros. Copies clamped to the last row would read that row
+  /// again for every missing one, in every block of the last M tile.
+  Value getRowReadElements(Value firstM, Value row, Value lastM);
   /// copyActivations into the only tile, between barriers.
   void stageActivations(Value firstStep, Value firstM, Value lastM,
                         StagedSwizzle swizzle);

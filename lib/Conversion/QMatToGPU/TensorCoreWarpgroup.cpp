@@ -106,7 +106,7 @@ void TensorCoreGemvEmitter::copyWarpgroupCodes(Value kc,
     AsyncCopyOp::create(b, loc, buffers.weights, ValueRange{codeRow, codeCol},
                         buffers.stagedCodes,
                         ValueRange{getStagedCodeOffset(slot, i, rows)},
-                        /*elements=*/16);
+                        /*elements=*/16, /*src_elements=*/Value());
   }
 }
 
@@ -186,7 +186,7 @@ void TensorCoreGemvEmitter::copyWarpgroupTile(Value firstStep, Value firstM,
             cIdx(8)));
     AsyncCopyOp::create(b, loc, buffers.a, ValueRange{m, k},
                         buffers.stagedActivations, ValueRange{offset},
-                        /*elements=*/8);
+                        /*elements=*/8, getRowReadElements(firstM, row, lastM));
   }
 }
 

@@ -416,7 +416,7 @@ struct AsyncCopyToNVGPU : OpRewritePattern<AsyncCopyOp> {
     nvgpu::DeviceAsyncCopyOp::create(
         rewriter, op.getLoc(), op.getDst(), op.getDstIndices(), op.getSrc(),
         op.getSrcIndices(), rewriter.getIndexAttr(op.getElements()),
-        /*srcElements=*/Value(), /*bypassL1=*/rewriter.getUnitAttr());
+        op.getSrcElements(), /*bypassL1=*/rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

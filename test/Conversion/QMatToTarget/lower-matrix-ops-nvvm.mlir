@@ -67,12 +67,15 @@ func.func @warpgroup(%a: vector<2xbf16>, %desc: i64, %c: f32) -> f32 {
 // an iteration earlier, not for a token).
 // CHECK-LABEL: func.func @async_copies(
 // CHECK-NEXT: %{{.+}} = nvgpu.device_async_copy %arg0[%arg2, %arg3], %arg1[%arg3], 8 {bypassL1} : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %{{.+}} = nvgpu.device_async_copy %arg0[%arg2, %arg3], %arg1[%arg3], 8, %arg4 {bypassL1} : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: return
 func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.address_space<workgroup>>,
-                        %m: index, %k: index) {
+                        %m: index, %k: index, %read: index) {
   qmat.async_copy %a[%m, %k], %staged[%k], 8
+      : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  qmat.async_copy %a[%m, %k], %staged[%k], 8, %read
       : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
   qmat.async_commit
   qmat.async_wait 1

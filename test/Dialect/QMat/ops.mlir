@@ -250,11 +250,14 @@ func.func @matrix_ops(%a0: vector<2xbf16>, %a1: vector<2xbf16>, %a2: vector<2xbf
 
 // CHECK-LABEL: func.func @async_copies
 // CHECK: qmat.async_copy %arg0[%arg2, %arg3], %arg1[%arg3], 8 : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+// CHECK: qmat.async_copy %arg0[%arg2, %arg3], %arg1[%arg3], 8, %arg4 : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
 // CHECK: qmat.async_commit
 // CHECK: qmat.async_wait 1
 func.func @async_copies(%a: memref<?x256xbf16>, %staged: memref<2048xbf16, #gpu.address_space<workgroup>>,
-                        %m: index, %k: index) {
+                        %m: index, %k: index, %read: index) {
   qmat.async_copy %a[%m, %k], %staged[%k], 8
+      : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
+  qmat.async_copy %a[%m, %k], %staged[%k], 8, %read
       : memref<?x256xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
   qmat.async_commit
   qmat.async_wait 1

@@ -34,13 +34,13 @@
 // CHECK: .target sm_90a
 // CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK-LABEL: .visible .entry fused_nvfp4_bs16_k5120_bf16_magic_bias_mt64_w4_s1_c1_p4_wg(
-// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-NOT: cp.async
 // CHECK: cp.async.cg.shared.global {{\[}}[[CODES:%rd[0-9]+]]+65536], [%rd{{[0-9]+}}], 16;
 // CHECK-NOT: cp.async
 // CHECK: cp.async.cg.shared.global {{\[}}[[CODES]]+67584], [%rd{{[0-9]+}}], 16;
 // CHECK-NEXT: cp.async.commit_group;
-// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}+16384], [%rd{{[0-9]+}}+256], 16;
+// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}+16384], [%rd{{[0-9]+}}+256], 16, %r{{[0-9]+}};
 // CHECK-NEXT: cp.async.cg.shared.global {{\[}}[[CODES]]+69632], [%rd{{[0-9]+}}+64], 16;
 // CHECK-NEXT: cp.async.cg.shared.global {{\[}}[[CODES]]+71680], [%rd{{[0-9]+}}+64], 16;
 // CHECK-NEXT: cp.async.commit_group;
@@ -53,7 +53,7 @@
 // CHECK-NOT: cp.async
 // CHECK: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, {{\[}}[[SLOT:%rd[0-9]+]]+65536];
 // CHECK-NEXT: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, {{\[}}[[SLOT]]+67584];
-// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-NOT: cp.async
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}+65536], [%rd{{[0-9]+}}], 16;
 // CHECK-NOT: cp.async
@@ -81,7 +81,7 @@
 // CHECK-NOT: cp.async
 // CHECK: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, {{\[}}[[SLOT]]+69632];
 // CHECK-NEXT: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, {{\[}}[[SLOT]]+71680];
-// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// CHECK-COUNT-8: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-NOT: cp.async
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}+65536], [%rd{{[0-9]+}}], 16;
 // CHECK-NOT: cp.async
@@ -111,7 +111,7 @@
 // CHECK-NOT: cp.async
 // CHECK: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, [%rd{{[0-9]+}}+24576];
 // CHECK-NEXT: ld.shared.v4.b32 {{{(%r[0-9]+, ){3}%r[0-9]+}}}, [%rd{{[0-9]+}}+28672];
-// CHECK-COUNT-2: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+4096)?}}], [%rd{{[0-9]+}}{{(\+256)?}}], 16;
+// CHECK-COUNT-2: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+4096)?}}], [%rd{{[0-9]+}}{{(\+256)?}}], 16, %r{{[0-9]+}};
 // CHECK-NOT: cp.async
 // CHECK: cp.async.cg.shared.global {{\[}}[[NEXT:%rd[0-9]+]]+24576], [%rd{{[0-9]+}}], 16;
 // CHECK-NEXT: cp.async.cg.shared.global {{\[}}[[NEXT]]+28672], [%rd{{[0-9]+}}], 16;

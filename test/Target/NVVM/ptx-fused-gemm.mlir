@@ -1,6 +1,7 @@
 // The fused dequant-GEMM in PTX: the activations staged in workgroup memory
 // (16-byte global loads and shared stores between two barriers, 16-byte
-// shared reads; with stages > 1 asynchronous copies in a pipeline), the
+// shared reads; with stages > 1 asynchronous copies in a pipeline, which
+// write zeros for rows past M), the
 // codes streamed past L1, the packed fp4 decode and the warp matrix
 // instruction; no local memory and no spills (ptxas's report).
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-kernels-to-gpu-binary{target=sm_90 format=isa}, qmat-print-gpu-assembly)' -o /dev/null > %t.ptx
@@ -31,9 +32,11 @@
 // of the tile two steps ahead, then the step's loads and products.
 // CHECK-LABEL: .visible .entry fused_nvfp4_bs16_k5120_bf16_magic_bias_mt32_w2_s2_c2_p3(
 // CHECK: .shared .align 16 .b8 {{.*}}[49152];
-// CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// A row past M reads nothing (source size 0) and is staged as zeros.
+// CHECK: selp.b32 [[READ:%r[0-9]+]], 0, 16, %p{{[0-9]+}};
+// CHECK-NEXT: cp.async.cg.shared.global [[[STAGED:%rd[0-9]+]]], [[[SOURCE:%rd[0-9]+]]], 16, [[READ]];
 // CHECK: cp.async.commit_group;
-// CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}+16384], [%rd{{[0-9]+}}+512], 16;
+// CHECK: cp.async.cg.shared.global [[[STAGED]]+16384], [[[SOURCE]]+512], 16, [[READ]];
 // CHECK: cp.async.commit_group;
 // CHECK: ld.global.L1::no_allocate.L2::128B.v4.b32
 // CHECK: cp.async.wait_group 1;
