@@ -116,6 +116,13 @@ constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 /// many waves (the lm_head) were slower than the others.
 constexpr int64_t kSpecializedBUpToM = 128;
 constexpr int64_t kSpecializedBFillEighths = 7;
+/// Such a tile larger than M is taken where less than 1 / this of it lies
+/// past A's edge: its decoders, not its tensor loads, set its pace, so the
+/// rows it zero-fills cost little. On the H100 (bench/README.md, "Rows past
+/// M"), 64 x 9 took 0.84-0.88 of the warp tilings' best time on
+/// 17408 x 5120 at M = 33 and 40 and 128 x 9 0.70-0.80 at M = 72 to 88;
+/// at M = 32 (half the tile past the edge) the warp tilings were faster.
+constexpr int64_t kSpecializedBEdgeFraction = 2;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -135,8 +142,8 @@ constexpr double kWaveFillRatio = 1.5;
 ///
 /// Up to kSpecializedBUpToM, a variant with the weights as B whose grid is
 /// one wave filling kSpecializedBFillEighths of the SMs (the least passes
-/// over the weights; a tile past A's edge as below where the grid fits the
-/// SMs), where one is compiled.
+/// over the weights; a tile past A's edge by less than
+/// 1 / kSpecializedBEdgeFraction of it), where one is compiled.
 /// From kSpecializedFromM on, the specialized variant of least cost
 /// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction,
 /// kSpecializedOneWaveEdgeFraction; ties to the
@@ -167,18 +174,24 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   // of its rows plus kSpecializedTileOverheadRows. Tiles up to m stay
   // inside A (the last one ends at row m); a larger tile only where it
   // loads at most 1 / kSpecializedEdgeFraction of its rows past A's edge
-  // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs); -1
-  // where it may not serve m.
-  auto cost = [&](const FusedVariantDesc &v) -> int64_t {
-    int64_t tiles = (m + v.mTile - 1) / v.mTile;
-    int64_t edgeFraction = blocks(v) <= sms ? kSpecializedOneWaveEdgeFraction
-                                            : kSpecializedEdgeFraction;
-    if (v.mTile > m && (v.mTile - m) * edgeFraction > v.mTile)
-      return -1;
-    return tiles * (v.mTile + kSpecializedTileOverheadRows);
-  };
+  // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs; less than
+  // 1 / kSpecializedBEdgeFraction with the weights as B); -1 where it may
+  // not serve m.
   auto weightsAsB = [](const FusedVariantDesc &v) {
     return v.warpgroup == kSpecializedForm && v.warpsN == 1;
+  };
+  auto cost = [&](const FusedVariantDesc &v) -> int64_t {
+    int64_t tiles = (m + v.mTile - 1) / v.mTile;
+    if (v.mTile > m) {
+      int64_t past = v.mTile - m;
+      bool refused = weightsAsB(v) ? past * kSpecializedBEdgeFraction >= v.mTile
+                     : blocks(v) <= sms
+                         ? past * kSpecializedOneWaveEdgeFraction > v.mTile
+                         : past * kSpecializedEdgeFraction > v.mTile;
+      if (refused)
+        return -1;
+    }
+    return tiles * (v.mTile + kSpecializedTileOverheadRows);
   };
   if (m <= kSpecializedBUpToM) {
     // Of the grids of one wave that fill kSpecializedBFillEighths of the

@@ -297,14 +297,15 @@ TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
   EXPECT_EQ(chosen(17408, 5120, 64, table), "mt64_w1_s1_c9_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w1_s1_c9_p4_ws");
   // At M = 65 two 64-row tiles make 242 blocks; the 128-row tile loads 63
-  // rows past A's edge, more than a quarter: the warp tilings serve until
-  // M = 96 (32 rows past the edge).
-  EXPECT_EQ(chosen(17408, 5120, 65, table), chosen(17408, 5120, 65));
-  EXPECT_EQ(chosen(17408, 5120, 95, table), chosen(17408, 5120, 95));
+  // of its rows past A's edge, less than half.
+  EXPECT_EQ(chosen(17408, 5120, 65, table), "mt128_w1_s1_c9_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 96, table), "mt128_w1_s1_c9_p4_ws");
-  // Below M = 48 the 64-row tile is more than a quarter past the edge.
-  EXPECT_EQ(chosen(17408, 5120, 47, table), chosen(17408, 5120, 47));
+  // From M = 33 the 64-row tile is less than half past the edge; at M = 32
+  // half of it is, and the warp tilings serve.
+  EXPECT_EQ(chosen(17408, 5120, 33, table), "mt64_w1_s1_c9_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 48, table), "mt64_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 32, table), chosen(17408, 5120, 32));
+  EXPECT_NE(chosen(17408, 5120, 32, table), "mt64_w1_s1_c9_p4_ws");
   // 8704 rows make 61 blocks: at M = 128 two 64-row tiles fill 122 SMs.
   EXPECT_EQ(chosen(8704, 5120, 128, table), "mt64_w1_s1_c9_p4_ws");
   EXPECT_EQ(chosen(8704, 5120, 64, table), chosen(8704, 5120, 64));
