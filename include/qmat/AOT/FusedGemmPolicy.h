@@ -135,6 +135,15 @@ constexpr int64_t kSpecializedBEdgeFraction = 2;
 /// against 26.7 us); not 32-row blocks over 64-row ones on 16896 x 5120 at
 /// M = 32 (1.0 / 0.67: 31.4 against 29.3 us).
 constexpr double kWaveFillRatio = 1.5;
+/// Rows past M are zero-filled copies that cost as much as rows of A, so
+/// where the tile that holds m has no qualifying grid, the warp tilings
+/// that cover m with the fewest rows come first, and the wave rule is kept
+/// to m within one tile, where it was fitted. Measured on the H100
+/// (bench/README.md, "Rows past M"): at M = 33 to 48 three 16-row tiles
+/// took 0.73-0.88 of the time of the two 32-row tiles the rules chose on
+/// 5120 x 17408, 5120 x 6144 and 8704 x 5120 (6144 x 5120: 0.99-1.09); at
+/// M = 17 to 32 the two-column 16-row tiling 0.84-0.99 of the one-column
+/// sibling the wave rule chose.
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
 /// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
@@ -153,12 +162,14 @@ constexpr double kWaveFillRatio = 1.5;
 /// block per kSMsPerSpecializedBlock SMs, where one is compiled. Otherwise,
 /// among the warp variants (all variants where none is one), the largest M tile
 /// (up to the one that holds m) whose grid has enough blocks per SM (the
-/// thresholds above; the 16-row tile always qualifies), and within it the
+/// thresholds above; the 16-row tile always qualifies; where no grid of the
+/// tile that holds m qualifies, first the tiles that cover m with the fewest
+/// rows), and within it the
 /// variant of the most warps over N that qualifies, then the one of most weight
 /// rows per block, then the smaller split, then the deeper pipeline; where
 /// that one's grid has fewer blocks than SMs, its sibling of the fewest
-/// column tiles, else the wave rule (kWaveFillRatio). `m`, `n` and `k`
-/// positive.
+/// column tiles, else, where m fits one tile, the wave rule (kWaveFillRatio).
+/// `m`, `n` and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,
                               const FusedVariantDesc *variants, int count,
@@ -265,6 +276,16 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     if (smallest == 0 || tile < smallest)
       smallest = tile;
   }
+  // Rows past m cost what rows inside do (they are zero-filled, not
+  // skipped): where no tiling of the tile that holds m qualifies, the
+  // tilings that cover m with the fewest rows come first.
+  bool capQualifies = cap == 0;
+  for (int i = 0; i < count; ++i)
+    capQualifies |= considered(variants[i]) && variants[i].mTile == cap &&
+                    qualifies(variants[i]);
+  auto padded = [&](const FusedVariantDesc &v) {
+    return (m + v.mTile - 1) / v.mTile * v.mTile;
+  };
   int chosen = -1;
   for (int i = 0; i < count; ++i) {
     const FusedVariantDesc &v = variants[i];
@@ -280,7 +301,9 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     bool qualified = qualifies(v), chosenQualified = qualifies(c);
     int64_t rows = int64_t(v.colTiles) * v.warpsN,
             chosenRows = int64_t(c.colTiles) * c.warpsN;
-    bool better = v.mTile != c.mTile             ? v.mTile > c.mTile
+    bool better = !capQualifies && padded(v) != padded(c)
+                      ? padded(v) < padded(c)
+                  : v.mTile != c.mTile           ? v.mTile > c.mTile
                   : qualified != chosenQualified ? qualified
                   : v.warpsN != c.warpsN
                       ? (qualified ? v.warpsN > c.warpsN : v.warpsN < c.warpsN)
@@ -310,7 +333,9 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
         best = i;
     return best;
   }
-  if (!residentWarps)
+  // The wave rule was fitted where m fits one M tile; with more, the
+  // sibling of more column tiles measured faster (rows past m zero-filled).
+  if (!residentWarps || m > c.mTile)
     return chosen;
   // The fill of the last wave: blocks over the slots of every wave.
   auto fill = [&](int i) {

@@ -284,6 +284,25 @@ TEST(FusedGemmPolicy, WaveFill) {
   EXPECT_EQ(withOccupancy(248320, 5120, 16), "mt16_w2_s2_c2_p2");
 }
 
+TEST(FusedGemmPolicy, RowsPastM) {
+  auto withOccupancy = [](int64_t n, int64_t k, int64_t m) {
+    return chosen(n, k, m, kWithSiblings, 132, kResidentWarps.data());
+  };
+  // M = 33 .. 48 on 5120 x 17408: no 64-row grid qualifies (40 blocks), so
+  // three 16-row tiles (48 rows) come before two 32-row ones (64 rows).
+  EXPECT_EQ(withOccupancy(5120, 17408, 33), "mt16_w1_s4_c2_p2");
+  EXPECT_EQ(withOccupancy(5120, 17408, 48), "mt16_w1_s4_c2_p2");
+  // From M = 49 both pad to 64 rows: the larger tile, as before.
+  EXPECT_EQ(withOccupancy(5120, 17408, 49), "mt32_w2_s2_c1_p2");
+  // The lm_head's 64-row grid qualifies (15 blocks per SM): it holds m.
+  EXPECT_EQ(withOccupancy(248320, 5120, 33), "mt64_w4_s1_c2_p2");
+  // The wave rule only where m fits one tile: at M = 16 it takes one
+  // column tile, at M = 17 (two tiles) the rules' two.
+  EXPECT_EQ(withOccupancy(5120, 17408, 16), "mt16_w1_s4_c1_p2");
+  EXPECT_EQ(withOccupancy(5120, 17408, 17), "mt16_w1_s4_c2_p2");
+  EXPECT_EQ(withOccupancy(5120, 17408, 32), "mt16_w1_s4_c2_p2");
+}
+
 TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
   // The sm_90a table: the warp tilings, 128 x 1 and 256 x 1 with the
   // weights as A, and 144-row blocks (9 column tiles of 16 rows) with the
