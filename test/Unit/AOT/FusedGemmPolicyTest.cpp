@@ -47,6 +47,11 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
                                                        : "");
 }
 
+/// The choice among kWithSiblings with the H200's occupancy.
+std::string withOccupancy(int64_t n, int64_t k, int64_t m) {
+  return chosen(n, k, m, kWithSiblings, 132, kResidentWarps.data());
+}
+
 } // namespace
 
 // Every layer of the example model at the M the fused path takes by
@@ -250,9 +255,6 @@ TEST(FusedGemmPolicy, SpecializedWide) {
 // The wave rule: a one-column-tile sibling where its grid fills the last
 // wave of resident blocks more than 1.5 times better.
 TEST(FusedGemmPolicy, WaveFill) {
-  auto withOccupancy = [](int64_t n, int64_t k, int64_t m) {
-    return chosen(n, k, m, kWithSiblings, 132, kResidentWarps.data());
-  };
   // 17408 x 5120 at M = 16: 544 32-row blocks on 528 slots fill 0.52 of two
   // waves, 1088 16-row blocks on 660 slots 0.82.
   EXPECT_EQ(withOccupancy(17408, 5120, 16), "mt16_w1_s4_c1_p2");
@@ -285,9 +287,6 @@ TEST(FusedGemmPolicy, WaveFill) {
 }
 
 TEST(FusedGemmPolicy, RowsPastM) {
-  auto withOccupancy = [](int64_t n, int64_t k, int64_t m) {
-    return chosen(n, k, m, kWithSiblings, 132, kResidentWarps.data());
-  };
   // M = 33 .. 48 on 5120 x 17408: no 64-row grid qualifies (40 blocks), so
   // three 16-row tiles (48 rows) come before two 32-row ones (64 rows).
   EXPECT_EQ(withOccupancy(5120, 17408, 33), "mt16_w1_s4_c2_p2");
