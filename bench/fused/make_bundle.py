@@ -11,7 +11,12 @@ variants, which the checks in that range pin).
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
        [--fused-warpgroup-variants=m,w,s,c,...]
-       [--fused-specialized-variants=m,c,...] [-- QMAT_AOT_FLAGS]
+       [--fused-specialized-variants=m,c,...] [--timed=specialized]
+       [-- QMAT_AOT_FLAGS]
+
+--timed=specialized writes only the specialized tilings to variants.inc
+(the warp tilings are still compiled and the policy may take them; they are
+not timed one by one, which saves most of a large-M run).
 """
 import os
 import sys
@@ -59,6 +64,8 @@ def main():
         for v in layer["strategy"]["fused_variants"]:
             t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
                  int(v.get("warpgroup", False)) + int(v.get("specialized", False)))
+            if opts.get("timed") == "specialized" and not v.get("specialized"):
+                continue
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:
