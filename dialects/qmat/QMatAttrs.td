@@ -21,6 +21,7 @@ def QMat_DecodeMethodAttr : EnumAttr<QMat_Dialect, QMat_DecodeMethod, "decode_me
 def QMat_DecodePathAttr : EnumAttr<QMat_Dialect, QMat_DecodePath, "decode_path">;
 
 def QMat_MatrixOpAttr : EnumAttr<QMat_Dialect, QMat_MatrixOp, "matrix_op">;
+def QMat_CachePolicyAttr : EnumAttr<QMat_Dialect, QMat_CachePolicy, "cache_policy">;
 def QMat_SchemeAttr : QMat_Attr<"Scheme", "scheme"> {
   let summary = "A block quantization scheme and its block size along K";
   let description = [{

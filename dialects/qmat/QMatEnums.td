@@ -58,4 +58,11 @@ def QMat_MatrixOp : I32EnumAttr<"MatrixOp", "kernel matrix instruction", [
   let cppNamespace = "::mlir::qmat";
   let genSpecializedAttr = 0;
 }
+
+// How a kernel's load of weight data meets the caches (qmat.load_tile).
+def QMat_CachePolicy : I32EnumAttr<"CachePolicy", "cache policy of a load", [
+    I32EnumAttrCase<"cached", 0>, I32EnumAttrCase<"streaming", 1>]> {
+  let cppNamespace = "::mlir::qmat";
+  let genSpecializedAttr = 0;
+}
 #endif // QMAT_ENUMS_TD

@@ -1,9 +1,10 @@
 //===- QMatTileOps.td - a lane's share of a kernel tile ----*- tablegen -*-===//
 //
-// Ops on what one lane holds of a kernel's tile, between the memory loads
-// and the matrix instructions: each names the register layout its result
-// has, so that the kernel lowerings say what they want and the patterns
-// that expand the op (qmat-expand-decode-tile) say how.
+// Ops on what one lane holds of a kernel's tile, from the memory loads to
+// the matrix instructions and the stores: each names what it loads, the
+// register layout its result has or the epilogue it runs, so that the
+// kernel lowerings say what they want and the patterns that expand the op
+// (qmat-expand-load-tile, qmat-expand-decode-tile, ...) say how.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +77,113 @@ def QMat_DecodeTileOp : QMat_Op<"decode_tile",
     static constexpr int64_t kWordsPerRow = 4, kPairsPerWord = 4,
                              kPairsPerRow = kWordsPerRow * kPairsPerWord;
   }];
+}
+
+def QMat_DecodeWordsOp : QMat_Op<"decode_words",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "Decode a lane's codes of one weight row into words in K order";
+  let description = [{
+    Decodes the 32 consecutive K elements one lane holds of a weight row
+    (`codes`: 16 bytes of packed 4-bit codes, two per byte with the low
+    nibble first, or 32 fp8 bytes) into four words of 8 activation-typed
+    weights in K order: result element [w, i] is element 8w + i. Each is
+    the reference's rounded weight (docs/numerics.md): the code's exact
+    value, minus int4's zero point, times the block scale (and nvfp4's
+    `global_scale`, where given) in fp32, rounded once to the activation
+    type. That is the operand layout of the matrices that take K in order:
+    the 16x16x16 wavefront instruction (`qmat.wave_mma`) takes consecutive
+    4-element slices of a word as its A operand, the 16x8x16 warp
+    instruction pairs of consecutive elements (fp8), the scalar GEMV whole
+    words.
+
+    `scales[w]` is word w's raw block scale (the scales memref's element);
+    int4 with zero points also takes `zero_points[w]`, the byte holding
+    word w's u4 zero point, and `blocks[w]`, its scale block (its parity
+    selects the nibble); int4 without them subtracts 8. Words of one block
+    pass the same value, which the expansion converts once. `method` is
+    the decode of the codes to fp32 (`qmat.decode`'s rewrites).
+
+    ```mlir
+    %words = qmat.decode_words <nvfp4, block = 16> %codes
+        scales %s0, %s0, %s1, %s1 global_scale %g method = lookup
+        : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins QMat_SchemeAttr:$scheme,
+                       VectorOfLengthAndType<[16, 32], [I8]>:$codes,
+                       Variadic<AnyTypeOf<[F8E4M3FN, F8E8M0FNU, F16, BF16, F32]>>:$scales,
+                       Variadic<I8>:$zero_points,
+                       Variadic<Index>:$blocks,
+                       Optional<F32>:$global_scale,
+                       QMat_DecodeMethodAttr:$method);
+  let results = (outs VectorOfRankAndType<[2], [F16, BF16]>:$words);
+  let assemblyFormat = [{
+    $scheme $codes `scales` $scales
+    (`zero_points` $zero_points^ `blocks` $blocks)?
+    (`global_scale` $global_scale^)? `method` `=` $method attr-dict `:`
+    type($codes) `,` custom<RepeatedType>(ref($scales), type($scales))
+    `->` type($words)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Words per row chunk and elements per word.
+    static constexpr int64_t kWords = 4, kWordElements = 8;
+  }];
+}
+
+def QMat_LoadTileOp : QMat_Op<"load_tile", [AttrSizedOperandSegments]> {
+  let summary = "Load a lane's part of a weight tile: codes, scales or zero points";
+  let description = [{
+    Reads consecutive elements of a quantized weight's codes, block scales
+    or zero points into a lane: the element of `source` at `indices` and,
+    for a vector result, the elements after it in memory. The last index
+    may run past its dimension where a layout addresses several rows from
+    its first (the prepared codes' 16-row tiles): the elements read are the
+    ones the source's strides place there, which must lie within the
+    buffer. `alignment` (bytes, a power of 2) is what the caller promises
+    of the first element's address; without it, the element type's.
+
+    `cache` says how the data meets the caches:
+    - `cached`: an ordinary load, kept in L1 for the block and its
+      neighbours (scales and zero points, which several rows' lanes read);
+    - `streaming`: data the kernel reads once (the codes of a weight tile):
+      not kept in L1, and the whole 128-byte L2 line fetched on a miss,
+      since the next K step of the same row is read by another warp at
+      about the same time. A target without such a load (and a result
+      other than 16 bytes aligned to 16) reads it as `cached`.
+
+    `base`, where given, is the source's first byte address (its aligned
+    pointer plus its offset) as the kernel computed it once for all its
+    loads; a streaming load adds its position to it instead of computing
+    the base itself (`qmat-expand-load-tile`, which expands the op into the
+    target's load).
+
+    ```mlir
+    %codes = qmat.load_tile streaming %w[%row, %col] base %base
+        {alignment = 16 : i64} : memref<17408x2560xi8> -> vector<16xi8>
+    %scale = qmat.load_tile cached %s[%row, %block]
+        : memref<17408x320xf8E4M3FN> -> f8E4M3FN
+    ```
+  }];
+  let arguments = (ins QMat_CachePolicyAttr:$cache,
+                       Arg<AnyMemRef, "weight data", [MemRead]>:$source,
+                       Variadic<Index>:$indices, Optional<Index>:$base,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositivePowerOf2]>>:$alignment);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $cache $source `[` $indices `]` (`base` $base^)? attr-dict `:`
+    type($source) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "Type":$type, "CachePolicy":$cache, "Value":$source,
+                   "ValueRange":$indices, CArg<"uint64_t", "0">:$alignment,
+                   CArg<"Value", "{}">:$base), [{
+      build($_builder, $_state, type, cache, source, indices, base,
+            alignment ? $_builder.getI64IntegerAttr(alignment)
+                      : IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def QMat_StoreTileOp : QMat_Op<"store_tile", [AttrSizedOperandSegments]> {

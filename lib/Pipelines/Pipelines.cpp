@@ -143,6 +143,9 @@ static void addKernelLowering(OpPassManager &pm,
   decode.target = options.target;
   // Per kernel: the pass manager then rewrites the kernels in parallel.
   OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+  QMatExpandLoadTileOptions loads;
+  loads.target = options.target;
+  kernelPm.addPass(createQMatExpandLoadTile(loads));
   QMatExpandDecodeTileOptions tiles;
   tiles.target = options.target;
   kernelPm.addPass(createQMatExpandDecodeTile(tiles));
@@ -174,6 +177,9 @@ void mlir::qmat::buildHostDequantPipeline(OpPassManager &pm,
         "qmat-host-dequant runs on the host: target '" + options.target +
         "' is a GPU (expected host or host-amdgcn)"));
   pm.addNestedPass<func::FuncOp>(createQMatLowerDequantToLoops());
+  QMatExpandLoadTileOptions loads;
+  loads.target = options.target;
+  pm.addPass(createQMatExpandLoadTile(loads));
   QMatExpandDecodeTileOptions tiles;
   tiles.target = options.target;
   pm.addPass(createQMatExpandDecodeTile(tiles));

@@ -75,8 +75,30 @@ def QMatLowerDequantToLoops : Pass<"qmat-lower-dequant-to-loops", "::mlir::func:
                            "::mlir::memref::MemRefDialect"];
 }
 
+def QMatExpandLoadTile : Pass<"qmat-expand-load-tile"> {
+  let summary = "Expand qmat.load_tile into the target's loads";
+  let description = [{
+    Rewrites every `qmat.load_tile` into a load of the target. A streaming
+    load of 16 bytes aligned to 16, on a target that has a load bypassing
+    L1 (`qmat.load_streaming`), becomes the global address of its first
+    byte (the op's base, or else the source's aligned pointer plus its
+    offset, computed once per source before the function's first memory
+    access; plus the indices times the strides, where an index that is the
+    constant 0 adds nothing) and that load; every other
+    load a `vector.load` or `memref.load` of the source at the indices,
+    with the op's alignment.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target (a GPU name, or host)">,
+  ];
+}
+
 def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
-  let summary = "Expand qmat.decode_tile into the packed decode's arithmetic";
+  let summary = "Expand qmat.decode_tile and qmat.decode_words into arithmetic";
   let description = [{
     Rewrites every `qmat.decode_tile` into the bit placement of the packed
     fp4 codes (`qmat.bit_select`, masks and shifts) or int4's nibbles under
@@ -84,7 +106,10 @@ def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
     16-bit halves of a 32-bit register at a time (TileDecode.h). Each
     distinct scale is converted once per block: decode ops of one block
     that take the same scales (a step decoded word by word) share the
-    factors that the first of them computes.
+    factors that the first of them computes. Every `qmat.decode_words`
+    becomes the reference's arithmetic through fp32: the codes' exact
+    values (`qmat.decode`), minus int4's zero point, times the block scale
+    and nvfp4's global scale, rounded once per word.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect",

@@ -141,15 +141,18 @@ private:
 
 Value WorkItemEmitter::loadRawScale(Value row, Value block) {
   Value col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), block);
-  return memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, col});
+  auto scales = cast<MemRefType>(buffers.scales.getType());
+  return LoadTileOp::create(b, loc, scales.getElementType(),
+                            CachePolicy::cached, buffers.scales,
+                            ValueRange{row, col});
 }
 
 Value WorkItemEmitter::loadRawZeroPoint(Value row, Value block) {
   // Zero points are u4 packed two per byte, low nibble = even block.
   Value col = arith::ShRUIOp::create(b, loc, block, constI32(1));
   col = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), col);
-  return memref::LoadOp::create(b, loc, buffers.zeroPoints,
-                                ValueRange{row, col});
+  return LoadTileOp::create(b, loc, b.getI8Type(), CachePolicy::cached,
+                            buffers.zeroPoints, ValueRange{row, col});
 }
 
 SmallVector<Value> WorkItemEmitter::computeBlockIndices(Value itemI32) {
@@ -197,9 +200,9 @@ Value WorkItemEmitter::loadCodes(Value row, Value item, int64_t numElements) {
   auto [codeRow, codeCol] =
       spec.preparedWeights ? emitPreparedCodeIndices(b, loc, row, col, spec.k)
                            : std::pair<Value, Value>(row, col);
-  Value codes = vector::LoadOp::create(
-      b, loc, loadType, buffers.weights, ValueRange{codeRow, codeCol},
-      /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(numBytes));
+  Value codes =
+      LoadTileOp::create(b, loc, loadType, CachePolicy::cached, buffers.weights,
+                         ValueRange{codeRow, codeCol}, numBytes);
   if (!packed)
     codes = arith::BitcastOp::create(b, loc, VectorType::get({numBytes}, i8),
                                      codes);

@@ -1,8 +1,8 @@
 //===- GemvEmitter.cpp - GEMV emitters' shared base -----------------------===//
 //
-// Loads of a lane's row chunk (codes, scales, zero points; the prepared
-// layout's addressing), the decode through fp32, the launch position and
-// the fused GEMM's staged activation tile.
+// Loads of a lane's row chunk (codes, scales, zero points as qmat.load_tile;
+// the prepared layout's addressing), the decode through fp32, the launch
+// position and the fused GEMM's staged activation tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,27 +68,17 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
   bool packed = spec.scheme.isPacked();
   int64_t bytes = packed ? kLaneK / 2 : kLaneK;
   auto weightsType = cast<MemRefType>(buffers.weights.getType());
-  Value codes;
-  if (codesBase) {
-    // Byte (row, col) of the codes (i8 elements: offsets are bytes).
-    Value col = packed ? arith::ShRUIOp::create(b, loc, kc, cIdx(1)) : kc;
-    Value byte =
-        spec.preparedWeights
-            ? getPreparedCodeByte(row, kc)
-            : arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, row, codesRowStride),
-                  col);
-    Value address = arith::AddIOp::create(b, loc, codesBase, byte);
-    codes = LoadStreamingOp::create(
-        b, loc, VectorType::get({16}, i8),
-        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
-  } else {
-    auto [codeRow, codeCol] = getRowCodeIndices(row, kc);
-    codes = vector::LoadOp::create(
-        b, loc, VectorType::get({bytes}, weightsType.getElementType()),
-        buffers.weights, ValueRange{codeRow, codeCol}, /*nontemporal=*/false,
-        /*alignment=*/llvm::MaybeAlign(16));
-  }
+  // Streamed prepared codes: the byte offset from the first code byte, as
+  // one sum per row.
+  auto [codeRow, codeCol] =
+      streamCodes && spec.preparedWeights
+          ? std::pair<Value, Value>(cIdx(0), getPreparedCodeByte(row, kc))
+          : getRowCodeIndices(row, kc);
+  Value codes = LoadTileOp::create(
+      b, loc, VectorType::get({bytes}, weightsType.getElementType()),
+      streamCodes ? CachePolicy::streaming : CachePolicy::cached,
+      buffers.weights, ValueRange{codeRow, codeCol}, /*alignment=*/16,
+      codesBase);
   if (!packed)
     codes =
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
@@ -116,11 +106,9 @@ void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
   if (perLoad > 1) {
     auto scalesType = cast<MemRefType>(buffers.scales.getType());
     Type element = scalesType.getElementType();
-    scaleVector = vector::LoadOp::create(
-        b, loc, VectorType::get({perLoad}, element), buffers.scales,
-        ValueRange{row, blocks.front()}, /*nontemporal=*/false,
-        /*alignment=*/
-        llvm::MaybeAlign(perLoad * element.getIntOrFloatBitWidth() / 8));
+    scaleVector = loadCached(VectorType::get({perLoad}, element),
+                             buffers.scales, ValueRange{row, blocks.front()},
+                             perLoad * element.getIntOrFloatBitWidth() / 8);
     if (spec.warpgroup)
       chunk.scaleVectors.push_back(scaleVector);
   }
@@ -133,8 +121,7 @@ void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
                           b, loc, scaleVector,
                           ArrayRef<int64_t>{int64_t(8 * w) /
                                             spec.scheme.getBlockSize()}))
-                    : Value(memref::LoadOp::create(b, loc, buffers.scales,
-                                                   ValueRange{row, block}));
+                    : loadRawScale(row, block);
       if (spec.hasZeroPoints)
         lastZeroPoint = loadRawZeroPoint(row, block);
     }
@@ -172,36 +159,20 @@ SmallVector<Value>
 GemvEmitterBase::decodeWordsThroughF32(const RowChunk &chunk) {
   // The reference's element value (docs/numerics.md), rounded once to the
   // activation type: the product then equals a GEMM on the dequantized W.
-  Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),
-                                spec.decode, chunk.codes, kLaneK);
-  auto wordType = VectorType::get({8}, f32);
-  bool isInt4 = spec.scheme.getKind() == SchemeKind::int4;
-  SmallVector<Value> words;
-  Value lastRaw, scale, zeroPoint;
-  for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    if (chunk.rawScales[w] != lastRaw) {
-      lastRaw = chunk.rawScales[w];
-      scale = emitScaleToF32(b, loc, spec.scheme, lastRaw);
-      if (isInt4)
-        zeroPoint = spec.hasZeroPoints
-                        ? emitZeroPointToF32(b, loc, chunk.rawZeroPoints[w],
-                                             toI32(chunk.blocks[w]))
-                        : cF32(8.0f);
-    }
-    Value word = sliceOf(values, 8 * w, 8);
-    if (isInt4)
-      word = arith::SubFOp::create(
-          b, loc, word,
-          vector::BroadcastOp::create(b, loc, wordType, zeroPoint));
-    Value product = arith::MulFOp::create(
-        b, loc, word, vector::BroadcastOp::create(b, loc, wordType, scale));
-    if (globalScale)
-      product = arith::MulFOp::create(
-          b, loc, product,
-          vector::BroadcastOp::create(b, loc, wordType, globalScale));
-    words.push_back(
-        arith::TruncFOp::create(b, loc, VectorType::get({8}, act), product));
+  SmallVector<Value> zeroPoints, blocks;
+  if (spec.hasZeroPoints) {
+    zeroPoints = chunk.rawZeroPoints;
+    blocks = chunk.blocks;
   }
+  auto decode = DecodeWordsOp::create(
+      b, loc,
+      VectorType::get({DecodeWordsOp::kWords, DecodeWordsOp::kWordElements},
+                      act),
+      spec.scheme, chunk.codes, chunk.rawScales, zeroPoints, blocks,
+      globalScale, spec.decode);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < DecodeWordsOp::kWords; ++w)
+    words.push_back(vector::ExtractOp::create(b, loc, decode.getWords(), w));
   return words;
 }
 

@@ -60,16 +60,25 @@ protected:
     return arith::IndexCastUIOp::create(b, loc, i32, index);
   }
 
+  /// A cached load of weight data (qmat.load_tile): scales and zero points,
+  /// which the lanes of several rows and blocks read again.
+  Value loadCached(Type type, Value source, ValueRange indices,
+                   uint64_t alignment = 0) {
+    return LoadTileOp::create(b, loc, type, CachePolicy::cached, source,
+                              indices, alignment);
+  }
+  Value loadRawScale(Value row, Value block) {
+    auto scales = cast<MemRefType>(buffers.scales.getType());
+    return loadCached(scales.getElementType(), buffers.scales,
+                      ValueRange{row, block});
+  }
   Value loadScale(Value row, Value block) {
-    Value raw =
-        memref::LoadOp::create(b, loc, buffers.scales, ValueRange{row, block});
-    return emitScaleToF32(b, loc, spec.scheme, raw);
+    return emitScaleToF32(b, loc, spec.scheme, loadRawScale(row, block));
   }
   /// The byte holding the u4 zero point of `block` (two per byte).
   Value loadRawZeroPoint(Value row, Value block) {
     Value col = arith::ShRUIOp::create(b, loc, block, cIdx(1));
-    return memref::LoadOp::create(b, loc, buffers.zeroPoints,
-                                  ValueRange{row, col});
+    return loadCached(i8, buffers.zeroPoints, ValueRange{row, col});
   }
   Value loadZeroPoint(Value row, Value block) {
     if (!spec.hasZeroPoints)
@@ -145,14 +154,18 @@ protected:
   std::pair<Value, Value> getRowCodeIndices(Value row, Value kc);
   void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
   /// The chunk's weights as the reference rounds them (docs/numerics.md), one
-  /// vector<8 x act> per 8-element word.
+  /// vector<8 x act> per 8-element word (qmat.decode_words).
   SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);
 
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
-  /// The codes' first byte address and row stride in bytes (index), where
-  /// their 16-byte loads stream (qmat.load_streaming); null
-  /// otherwise.
+  /// Whether the codes' 16-byte loads stream past L1 (qmat.load_tile
+  /// streaming, on a target that has such a load); the prepared codes'
+  /// address is then one byte offset per row (getPreparedCodeByte) instead
+  /// of tile indices.
+  bool streamCodes = false;
+  /// Where the codes stream: their first byte's address (the loads' base)
+  /// and their row stride in bytes (index, for getPreparedCodeByte).
   Value codesBase, codesRowStride;
   /// Prepared codes: each weight row of the tensor-core layouts as
   /// 16T + 8 half + (laneRow + offset), by row Value (rows of a tile past N

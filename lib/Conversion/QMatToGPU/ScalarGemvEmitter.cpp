@@ -45,9 +45,9 @@ SmallVector<Value> ScalarGemvEmitter::emitElementLoop() {
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
     auto weightsType = cast<MemRefType>(buffers.weights.getType());
-    Value codes = vector::LoadOp::create(
+    Value codes = LoadTileOp::create(
         b, loc, VectorType::get({1}, weightsType.getElementType()),
-        buffers.weights, ValueRange{row, item});
+        CachePolicy::cached, buffers.weights, ValueRange{row, item});
     if (!packed)
       codes = arith::BitcastOp::create(b, loc, VectorType::get({1}, i8), codes);
     Value values = emitCodesToF32(b, loc, spec.scheme.getElementFormat(),

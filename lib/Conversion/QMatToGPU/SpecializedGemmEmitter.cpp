@@ -373,10 +373,9 @@ SmallVector<Value> SpecializedGemmEmitter::loadTripScales(Value tripStart) {
       cIdx(bs));
   SmallVector<Value> vectors;
   for (Value row : rows)
-    vectors.push_back(vector::LoadOp::create(
-        b, loc, VectorType::get({elements}, element), buffers.scales,
-        ValueRange{row, block}, /*nontemporal=*/false,
-        llvm::MaybeAlign(alignment)));
+    vectors.push_back(loadCached(VectorType::get({elements}, element),
+                                 buffers.scales, ValueRange{row, block},
+                                 alignment));
   return vectors;
 }
 

@@ -336,7 +336,9 @@ void TensorCoreGemvEmitter::setUpOperands() {
   // (1-3 % faster on every timed layer). fp8 loads 32-byte chunks and keeps
   // plain loads (not measured). Figures: bench/README.md, "Measurements
   // behind the compiler's choices".
-  if (spec.scheme.isPacked() && target.hasStreamingLoad()) {
+  // Their base address is computed once, here, for every load.
+  streamCodes = spec.scheme.isPacked() && target.hasStreamingLoad();
+  if (streamCodes) {
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
     codesBase = arith::AddIOp::create(

@@ -348,3 +348,68 @@ func.func @per_pair(%c0: vector<16xi8>, %c1: vector<16xi8>, %a: f8E4M3FN, %b: f8
   %q3 = vector.extract %t[1, 3] : vector<2xbf16> from vector<2x16x2xbf16>
   return %p1, %p2, %q3 : vector<2xbf16>, vector<2xbf16>, vector<2xbf16>
 }
+
+// -----
+
+// qmat.decode_words, int4 with zero points: the codes' values once, then
+// per word its 8 elements minus the zero point (the nibble of its block's
+// parity), times the scale, one rounding; words of one block share the
+// converted scale and zero point.
+// CHECK-LABEL: func.func @int4_words(
+// CHECK-SAME: %[[C:[a-z0-9]+]]: vector<16xi8>, %[[S0:[a-z0-9]+]]: bf16, %[[S1:[a-z0-9]+]]: bf16, %[[Z0:[a-z0-9]+]]: i8, %[[Z1:[a-z0-9]+]]: i8, %[[B0:[a-z0-9]+]]: index, %[[B1:[a-z0-9]+]]: index
+// CHECK: %[[VALUES:.+]] = qmat.decode u4 %[[C]] method = arith : vector<16xi8> -> vector<32xf32>
+// CHECK-NEXT: %[[SCALE0:.+]] = arith.extf %[[S0]] : bf16 to f32
+// CHECK-NEXT: %[[BLOCK0:.+]] = arith.index_castui %[[B0]] : index to i32
+// CHECK-NEXT: %[[BYTE0:.+]] = arith.extui %[[Z0]] : i8 to i32
+// CHECK: %[[ZP0:.+]] = arith.uitofp %{{.+}} : i32 to f32
+// CHECK-NEXT: %[[W0:.+]] = vector.shuffle %[[VALUES]], %[[VALUES]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT: %[[ZPS0:.+]] = vector.broadcast %[[ZP0]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[D0:.+]] = arith.subf %[[W0]], %[[ZPS0]] : vector<8xf32>
+// CHECK-NEXT: %[[SCALES0:.+]] = vector.broadcast %[[SCALE0]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[P0:.+]] = arith.mulf %[[D0]], %[[SCALES0]] : vector<8xf32>
+// CHECK-NEXT: %[[R0:.+]] = arith.truncf %[[P0]] : vector<8xf32> to vector<8xbf16>
+// CHECK-NEXT: %[[W1:.+]] = vector.shuffle %[[VALUES]], %[[VALUES]] [8, 9, 10, 11, 12, 13, 14, 15]
+// CHECK-NEXT: vector.broadcast %[[ZP0]]
+// CHECK: %[[R1:.+]] = arith.truncf
+// The second block's scale and zero point.
+// CHECK-NEXT: arith.extf %[[S1]] : bf16 to f32
+// CHECK-NEXT: arith.index_castui %[[B1]] : index to i32
+// CHECK-NEXT: arith.extui %[[Z1]] : i8 to i32
+// CHECK: vector.shuffle %[[VALUES]], %[[VALUES]] [16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: %[[R2:.+]] = arith.truncf
+// CHECK: vector.shuffle %[[VALUES]], %[[VALUES]] [24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK: %[[R3:.+]] = arith.truncf
+// CHECK-NOT: qmat.decode_words
+// CHECK-NEXT: return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
+func.func @int4_words(%c: vector<16xi8>, %s0: bf16, %s1: bf16, %z0: i8, %z1: i8, %b0: index, %b1: index) -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>) {
+  %w = qmat.decode_words <int4, block = 16> %c scales %s0, %s0, %s1, %s1 zero_points %z0, %z0, %z1, %z1 blocks %b0, %b0, %b1, %b1 method = arith : vector<16xi8>, bf16 -> vector<4x8xbf16>
+  %w0 = vector.extract %w[0] : vector<8xbf16> from vector<4x8xbf16>
+  %w1 = vector.extract %w[1] : vector<8xbf16> from vector<4x8xbf16>
+  %w2 = vector.extract %w[2] : vector<8xbf16> from vector<4x8xbf16>
+  %w3 = vector.extract %w[3] : vector<8xbf16> from vector<4x8xbf16>
+  return %w0, %w1, %w2, %w3 : vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>
+}
+
+// -----
+
+// nvfp4: the scale once for the four words, then the global scale on the
+// fp32 product before the rounding. A use of the whole result gets the
+// words inserted in order.
+// CHECK-LABEL: func.func @nvfp4_words(
+// CHECK-SAME: %{{[a-z0-9]+}}: vector<16xi8>, %{{[a-z0-9]+}}: f8E4M3FN, %[[G:[a-z0-9]+]]: f32
+// CHECK: qmat.decode e2m1 %{{.+}} method = lookup : vector<16xi8> -> vector<32xf32>
+// CHECK-COUNT-1: qmat.decode e4m3
+// CHECK-NOT: qmat.decode e4m3
+// CHECK: %[[GLOBAL:.+]] = vector.broadcast %[[G]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %{{.+}}, %[[GLOBAL]] : vector<8xf32>
+// CHECK-NEXT: %[[R0:.+]] = arith.truncf %[[P]] : vector<8xf32> to vector<8xf16>
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<4x8xf16>
+// CHECK-NEXT: %[[I0:.+]] = vector.insert %[[R0]], %[[ZERO]] [0] : vector<8xf16> into vector<4x8xf16>
+// CHECK-NEXT: %[[I1:.+]] = vector.insert %{{.+}}, %[[I0]] [1]
+// CHECK-NEXT: %[[I2:.+]] = vector.insert %{{.+}}, %[[I1]] [2]
+// CHECK-NEXT: %[[I3:.+]] = vector.insert %{{.+}}, %[[I2]] [3]
+// CHECK-NEXT: return %[[I3]] : vector<4x8xf16>
+func.func @nvfp4_words(%c: vector<16xi8>, %s: f8E4M3FN, %g: f32) -> vector<4x8xf16> {
+  %w = qmat.decode_words <nvfp4, block = 16> %c scales %s, %s, %s, %s global_scale %g method = lookup : vector<16xi8>, f8E4M3FN -> vector<4x8xf16>
+  return %w : vector<4x8xf16>
+}

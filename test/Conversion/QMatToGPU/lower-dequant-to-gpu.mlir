@@ -1,7 +1,7 @@
-// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu | FileCheck %s --enable-var-scope
-// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=target=sm_100 | FileCheck %s --enable-var-scope --check-prefix=SM100
-// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=threads-per-block=64 | FileCheck %s --enable-var-scope --check-prefix=OPT
-// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=items-per-thread=1 | FileCheck %s --enable-var-scope --check-prefix=U1
+// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu --qmat-expand-load-tile | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=target=sm_100 --qmat-expand-load-tile=target=sm_100 | FileCheck %s --enable-var-scope --check-prefix=SM100
+// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=threads-per-block=64 --qmat-expand-load-tile | FileCheck %s --enable-var-scope --check-prefix=OPT
+// RUN: qmat-opt %s -split-input-file --qmat-lower-dequant-to-gpu=items-per-thread=1 --qmat-expand-load-tile | FileCheck %s --enable-var-scope --check-prefix=U1
 
 // vec8, K = 2048: 256 chunks of 8 per row, so 256 threads, one chunk each,
 // one block per row (grid x = N), no bounds check.

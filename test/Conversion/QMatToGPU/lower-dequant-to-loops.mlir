@@ -1,4 +1,4 @@
-// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(qmat-lower-dequant-to-loops))' | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(qmat-lower-dequant-to-loops),qmat-expand-load-tile{target=host})' | FileCheck %s --enable-var-scope
 
 // One loop over the rows, one over a row's work items; the body is what one
 // GPU thread does for one item. The global scale is read once, up front.

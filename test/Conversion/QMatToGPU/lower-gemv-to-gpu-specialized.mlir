@@ -1,4 +1,4 @@
-// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_90a --qmat-lower-gemv-to-gpu=target=sm_90a -canonicalize -cse | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=sm_90a --qmat-lower-gemv-to-gpu=target=sm_90a --qmat-expand-load-tile=target=sm_90a -canonicalize -cse | FileCheck %s --enable-var-scope
 
 // The fused GEMM's specialized warpgroup form (sm_90a), m_tile 32, two
 // column tiles, four stages of 64 K elements (K = 512: 8 iterations). The

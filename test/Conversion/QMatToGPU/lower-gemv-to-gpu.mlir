@@ -1,7 +1,8 @@
-// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels --qmat-lower-gemv-to-gpu | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels --qmat-lower-gemv-to-gpu --qmat-expand-load-tile | FileCheck %s --enable-var-scope
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-gemv-to-gpu=target=host 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels --qmat-lower-gemv-to-gpu | FileCheck %s --check-prefix=LOADS --enable-var-scope
 
-// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=gfx942 --qmat-lower-gemv-to-gpu=target=gfx942 | FileCheck %s --check-prefix=GFX --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-configure-kernels=target=gfx942 --qmat-lower-gemv-to-gpu=target=gfx942 --qmat-expand-load-tile=target=gfx942 | FileCheck %s --check-prefix=GFX --enable-var-scope
 
 // HOST: error: qmat-lower-gemv-to-gpu needs a GPU target
 
@@ -21,8 +22,13 @@
 // GFX: scf.for %{{.+}} = %{{.+}} to %c2 step %c4 iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>) {
 // GFX: vector.load %{{.+}} : memref<?x128xi8, strided<[128, 1], offset: ?>>, vector<16xi8>
 // GFX: vector.load %{{.+}} : memref<?x256xbf16, strided<[256, 1], offset: ?>>, vector<8xbf16>
-// GFX: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
-// GFX-COUNT-16: qmat.wave_mma %{{.+}} * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
+// The row chunk decodes into words in K order, whose 4-element slices are
+// the wavefront instruction's A operand.
+// GFX: %[[GWORDS:.+]] = qmat.decode_words <nvfp4, block = 16> %{{.+}} scales %[[GS0:.+]], %[[GS0]], %[[GS1:.+]], %[[GS1]] global_scale %{{.+}} method = magic_bias : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+// GFX-NEXT: %[[GWORD0:.+]] = vector.extract %[[GWORDS]][0] : vector<8xbf16> from vector<4x8xbf16>
+// GFX: %[[GSLICE:.+]] = vector.shuffle %[[GWORD0]], %[[GWORD0]] [0, 1, 2, 3] : vector<8xbf16>, vector<8xbf16>
+// GFX: qmat.wave_mma %[[GSLICE]] * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
+// GFX-COUNT-15: qmat.wave_mma %{{.+}} * %{{.+}} + %{{.+}} : vector<4xbf16>, vector<4xf32>
 // GFX-NOT: qmat.wave_mma
 // GFX: %[[LIVE:.+]] = arith.cmpi ult, %[[R]], %c8{{.*}} : index
 // GFX: %[[QUARTER:.+]] = arith.muli %[[Q]], %c8{{.*}} : index
@@ -35,6 +41,16 @@
 // Tensor core, 4 warps of split-K, 2 column tiles: 32 rows per block, 128
 // threads, the split-K partial sums in 4 x 2 x 32 x 4 floats of workgroup
 // memory; Y is [M, N] with N free so that layers of the same K share it.
+// Before qmat-expand-load-tile (the other prefixes check after it): a
+// lane's codes of a row are one streaming load from the base the kernel
+// computes once, its chunk's scales one cached load.
+// LOADS-LABEL: func.func @tensor_core(
+// LOADS: %[[CODEBASE:.+]] = arith.addi %intptr{{.*}}, %offset{{.*}} : index
+// LOADS: scf.for
+// LOADS: qmat.load_tile streaming %arg1[%[[TROW:[a-z0-9_]+]], %{{.+}}] base %[[CODEBASE]] {alignment = 16 : i64} : memref<?x128xi8, strided<[128, 1], offset: ?>> -> vector<16xi8>
+// LOADS-NEXT: qmat.load_tile cached %arg2[%[[TROW]], %{{.+}}] {alignment = 2 : i64} : memref<?x16xf8E4M3FN, strided<[16, 1], offset: ?>> -> vector<2xf8E4M3FN>
+// LOADS-NOT: vector.load %{{.+}} : memref<?x128xi8
+// LOADS-NOT: qmat.load_streaming
 // CHECK-LABEL: func.func @tensor_core(
 // CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0 : memref<?x128xi8, strided<[128, 1], offset: ?>>
 // CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c32 : index
@@ -211,9 +227,11 @@ func.func @whole_lines_two_tiles(%a: memref<?x512xf16>, %w: memref<40x256xi8>, %
 // fp8 codes (32 bytes a lane) keep plain loads.
 // CHECK-NOT: qmat.load_streaming
 // CHECK: vector.load %{{.+}} : memref<?x256xf8E4M3FN, strided<[256, 1], offset: ?>>, vector<32xf8E4M3FN>
-// CHECK: qmat.decode e4m3 %{{.+}} method = native : vector<32xi8> -> vector<32xf32>
-// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xf16>
-// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1] : vector<8xf16>, vector<8xf16>
+// The row chunk decodes through fp32 into words in K order (one scale per
+// word, the same block's), whose adjacent pairs are the A operand.
+// CHECK: %[[FP8WORDS:.+]] = qmat.decode_words <fp8, block = 128> %{{.+}} scales %[[FP8SCALE:.+]], %[[FP8SCALE]], %[[FP8SCALE]], %[[FP8SCALE]] method = native : vector<32xi8>, f32 -> vector<4x8xf16>
+// CHECK-NEXT: %[[FP8WORD:.+]] = vector.extract %[[FP8WORDS]][0] : vector<8xf16> from vector<4x8xf16>
+// CHECK: vector.shuffle %[[FP8WORD]], %[[FP8WORD]] [0, 1] : vector<8xf16>, vector<8xf16>
 // CHECK: qmat.warp_mma {{.*}} : vector<2xf16>, vector<2xf16>, f32
 // Two row groups (max_m = 16): 8 steps x 2 groups, in each of the two
 // loops (whole blocks, the last block).
@@ -341,8 +359,7 @@ func.func @scalar(%a: memref<?x250xf16>, %w: memref<40x250xf8E4M3FN>, %s: memref
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c5 step %c32{{.*}} -> (vector<8xf32>, vector<8xf32>)
 // CHECK: vector.load %{{.+}} : memref<?x80xi8, strided<[80, 1], offset: ?>>, vector<16xi8>
 // CHECK: vector.load %{{.+}} {alignment = 2 : i64} : memref<?x10xf8E4M3FN, strided<[10, 1], offset: ?>>, vector<2xf8E4M3FN>
-// CHECK: qmat.decode e2m1 %{{.+}} method = magic_bias : vector<16xi8> -> vector<32xf32>
-// CHECK: arith.truncf %{{.+}} : vector<8xf32> to vector<8xbf16>
+// CHECK: qmat.decode_words <nvfp4, block = 16> %{{.+}} scales %[[DOTS0:.+]], %[[DOTS0]], %[[DOTS1:.+]], %[[DOTS1]] global_scale %{{.+}} method = magic_bias : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
 // CHECK: vector.load %{{.+}} : memref<?x160xbf16, strided<[160, 1], offset: ?>>, vector<8xbf16>
 // CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<8xf32>
 // CHECK-COUNT-2: vector.reduction <add>, %{{.+}} : vector<8xf32> into f32
@@ -378,6 +395,12 @@ func.func @dynamic_code_columns(%a: memref<?x256xbf16>, %w: memref<40x?xi8>, %s:
 // is the row-major row start plus 8 bytes per K element and a lane constant
 // with -240 per piece t (PreparedWeights.h), and a tile past N reads the
 // last tile (N - 16) instead of clamping each row.
+// Streamed prepared codes: one byte offset per row from the buffer's
+// first byte.
+// LOADS-LABEL: func.func @prepared(
+// LOADS: %[[PREPBASE:.+]] = arith.addi %intptr{{.*}}, %offset{{.*}} : index
+// LOADS: scf.for
+// LOADS: qmat.load_tile streaming %arg1[%c0{{(_[0-9]+)?}}, %{{.+}}] base %[[PREPBASE]] {alignment = 16 : i64} : memref<?x128xi8, strided<[128, 1], offset: ?>> -> vector<16xi8>
 // CHECK-LABEL: func.func @prepared(
 // CHECK: gpu.func @gemv_nvfp4_bs16_k256_bf16_tc_magic_bias_m8_s2_c2_prepared(
 // CHECK: %[[PIECE:.+]] = arith.constant 240 : index

@@ -1203,3 +1203,120 @@ func.func @reduce_split_k_warps(%s: vector<4xf32>, %p: memref<?xf32, #gpu.addres
   }
   return
 }
+
+// -----
+
+// Rule: one index per dimension of the source.
+func.func @load_tile_indices(%w: memref<?x128xi8>, %i: index) {
+  // expected-error @+1 {{'qmat.load_tile' op expects one index per dimension of the source (2), got 1}}
+  %c = qmat.load_tile streaming %w[%i] : memref<?x128xi8> -> vector<16xi8>
+  return
+}
+
+// -----
+
+// Rule: the result holds the source's elements.
+func.func @load_tile_element(%s: memref<?x16xf8E4M3FN>, %i: index) {
+  // expected-error @+1 {{'qmat.load_tile' op expects the source's element type ('f8E4M3FN'), got 'i8'}}
+  %c = qmat.load_tile cached %s[%i, %i] : memref<?x16xf8E4M3FN> -> vector<2xi8>
+  return
+}
+
+// -----
+
+// Rule: a scalar or a 1-D vector.
+func.func @load_tile_rank(%w: memref<?x128xi8>, %i: index) {
+  // expected-error @+1 {{'qmat.load_tile' op expects a scalar or a fixed 1-D vector result, got 'vector<2x8xi8>'}}
+  %c = qmat.load_tile cached %w[%i, %i] : memref<?x128xi8> -> vector<2x8xi8>
+  return
+}
+
+// -----
+
+// Rule: the alignment is a power of 2.
+func.func @load_tile_alignment(%w: memref<?x128xi8>, %i: index) {
+  // expected-error @+1 {{'qmat.load_tile' op attribute 'alignment' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive and whose value is a power of two > 0}}
+  %c = qmat.load_tile cached %w[%i, %i] {alignment = 12 : i64} : memref<?x128xi8> -> vector<16xi8>
+  return
+}
+
+// -----
+
+// Rule: a base address is for streaming loads.
+func.func @load_tile_base(%w: memref<?x128xi8>, %i: index) {
+  // expected-error @+1 {{'qmat.load_tile' op takes a base address only for a streaming load}}
+  %c = qmat.load_tile cached %w[%i, %i] base %i : memref<?x128xi8> -> vector<16xi8>
+  return
+}
+
+// -----
+
+// Rule: 16 code bytes for 32 packed elements, 32 for fp8.
+func.func @decode_words_codes(%c: vector<16xi8>, %s: f32) {
+  // expected-error @+1 {{'qmat.decode_words' op expects 32 code bytes for 32 fp8 elements, got 16}}
+  %w = qmat.decode_words <fp8, block = 128> %c scales %s, %s, %s, %s method = arith : vector<16xi8>, f32 -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: one scale per word.
+func.func @decode_words_scales(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_words' op expects one scale per word (4), got 2}}
+  %w = qmat.decode_words <nvfp4, block = 16> %c scales %s, %s method = lookup : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: four words of eight.
+func.func @decode_words_shape(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_words' op expects a result of shape 4x8 (words x elements), got 'vector<8x4xbf16>'}}
+  %w = qmat.decode_words <nvfp4, block = 16> %c scales %s, %s, %s, %s method = lookup : vector<16xi8>, f8E4M3FN -> vector<8x4xbf16>
+  return
+}
+
+// -----
+
+// Rule: the scheme's scale type.
+func.func @decode_words_scale_type(%c: vector<16xi8>, %s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_words' op mxfp4 scales must be 'f8E8M0FNU', got 'f8E4M3FN'}}
+  %w = qmat.decode_words <mxfp4, block = 32> %c scales %s, %s, %s, %s method = lookup : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: zero points and their blocks, one per word, for int4.
+func.func @decode_words_zero_points(%c: vector<16xi8>, %s: bf16, %z: i8, %b: index) {
+  // expected-error @+1 {{'qmat.decode_words' op expects one zero-point byte and one scale block per word (4) or neither, got 4 and 2}}
+  %w = qmat.decode_words <int4, block = 32> %c scales %s, %s, %s, %s zero_points %z, %z, %z, %z blocks %b, %b method = magic_bias : vector<16xi8>, bf16 -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: zero points are int4's.
+func.func @decode_words_zero_points_nvfp4(%c: vector<16xi8>, %s: f8E4M3FN, %z: i8, %b: index) {
+  // expected-error @+1 {{'qmat.decode_words' op zero points are for int4 only}}
+  %w = qmat.decode_words <nvfp4, block = 16> %c scales %s, %s, %s, %s zero_points %z, %z, %z, %z blocks %b, %b, %b, %b method = lookup : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: a global scale is nvfp4's.
+func.func @decode_words_global(%c: vector<16xi8>, %s: f8E8M0FNU, %g: f32) {
+  // expected-error @+1 {{'qmat.decode_words' op a global scale is for nvfp4 only}}
+  %w = qmat.decode_words <mxfp4, block = 32> %c scales %s, %s, %s, %s global_scale %g method = lookup : vector<16xi8>, f8E8M0FNU -> vector<4x8xbf16>
+  return
+}
+
+// -----
+
+// Rule: no native decode of u4.
+func.func @decode_words_native_u4(%c: vector<16xi8>, %s: bf16) {
+  // expected-error @+1 {{'qmat.decode_words' op native decoding exists only for e2m1 and e4m3, not u4}}
+  %w = qmat.decode_words <int4, block = 32> %c scales %s, %s, %s, %s method = native : vector<16xi8>, bf16 -> vector<4x8xbf16>
+  return
+}

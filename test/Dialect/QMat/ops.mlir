@@ -389,3 +389,37 @@ func.func @fused_weights_as_b(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s
       m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @load_tiles
+// CHECK: qmat.load_tile streaming %arg0[%arg2, %arg3] {alignment = 16 : i64} : memref<?x128xi8> -> vector<16xi8>
+// CHECK: qmat.load_tile cached %arg1[%arg2, %arg3] {alignment = 2 : i64} : memref<?x16xf8E4M3FN> -> vector<2xf8E4M3FN>
+// CHECK: qmat.load_tile cached %arg1[%arg2, %arg3] : memref<?x16xf8E4M3FN> -> f8E4M3FN
+// CHECK: qmat.load_tile streaming %arg0[%arg2, %arg3] base %arg3 {alignment = 16 : i64} : memref<?x128xi8> -> vector<16xi8>
+func.func @load_tiles(%w: memref<?x128xi8>, %s: memref<?x16xf8E4M3FN>, %row: index, %col: index)
+    -> (vector<16xi8>, vector<2xf8E4M3FN>, f8E4M3FN, vector<16xi8>) {
+  %c = qmat.load_tile streaming %w[%row, %col] {alignment = 16 : i64} : memref<?x128xi8> -> vector<16xi8>
+  %v = qmat.load_tile cached %s[%row, %col] {alignment = 2 : i64} : memref<?x16xf8E4M3FN> -> vector<2xf8E4M3FN>
+  %e = qmat.load_tile cached %s[%row, %col] : memref<?x16xf8E4M3FN> -> f8E4M3FN
+  %b = qmat.load_tile streaming %w[%row, %col] base %col {alignment = 16 : i64} : memref<?x128xi8> -> vector<16xi8>
+  return %c, %v, %e, %b : vector<16xi8>, vector<2xf8E4M3FN>, f8E4M3FN, vector<16xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @decode_words
+// CHECK: qmat.decode_words <nvfp4, block = 16> %arg0 scales %arg2, %arg2, %arg3, %arg3 global_scale %arg4 method = lookup : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+// CHECK: qmat.decode_words <int4, block = 32> %arg0 scales %arg5, %arg5, %arg5, %arg5 zero_points %arg6, %arg6, %arg6, %arg6 blocks %arg7, %arg7, %arg7, %arg7 method = magic_bias : vector<16xi8>, f16 -> vector<4x8xf16>
+// CHECK: qmat.decode_words <fp8, block = 128> %arg1 scales %arg8, %arg8, %arg8, %arg8 method = arith : vector<32xi8>, f32 -> vector<4x8xbf16>
+func.func @decode_words(%c: vector<16xi8>, %c8: vector<32xi8>, %s0: f8E4M3FN, %s1: f8E4M3FN, %g: f32,
+                        %h: f16, %z: i8, %b: index, %f: f32)
+    -> (vector<4x8xbf16>, vector<4x8xf16>, vector<4x8xbf16>) {
+  %a = qmat.decode_words <nvfp4, block = 16> %c scales %s0, %s0, %s1, %s1 global_scale %g method = lookup
+      : vector<16xi8>, f8E4M3FN -> vector<4x8xbf16>
+  %i = qmat.decode_words <int4, block = 32> %c scales %h, %h, %h, %h zero_points %z, %z, %z, %z blocks %b, %b, %b, %b method = magic_bias
+      : vector<16xi8>, f16 -> vector<4x8xf16>
+  %e = qmat.decode_words <fp8, block = 128> %c8 scales %f, %f, %f, %f method = arith
+      : vector<32xi8>, f32 -> vector<4x8xbf16>
+  return %a, %i, %e : vector<4x8xbf16>, vector<4x8xf16>, vector<4x8xbf16>
+}

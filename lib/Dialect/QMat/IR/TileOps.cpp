@@ -8,6 +8,23 @@
 using namespace mlir;
 using namespace mlir::qmat;
 
+/// The element type of `kind`'s scales memref where the activations are
+/// `act`.
+static Type getRawScaleType(SchemeKind kind, Type act) {
+  MLIRContext *context = act.getContext();
+  switch (kind) {
+  case SchemeKind::nvfp4:
+    return Float8E4M3FNType::get(context);
+  case SchemeKind::mxfp4:
+    return Float8E8M0FNUType::get(context);
+  case SchemeKind::fp8:
+    return Float32Type::get(context);
+  case SchemeKind::int4:
+    return act;
+  }
+  llvm_unreachable("unknown scheme");
+}
+
 //===----------------------------------------------------------------------===//
 // decode_tile
 //===----------------------------------------------------------------------===//
@@ -38,10 +55,7 @@ LogicalResult DecodeTileOp::verify() {
   auto pairsType = getPairs().getType();
   Type act = pairsType.getElementType();
   Type scale = getScales().front().getType();
-  Type expected =
-      kind == SchemeKind::nvfp4   ? Type(Float8E4M3FNType::get(getContext()))
-      : kind == SchemeKind::mxfp4 ? Type(Float8E8M0FNUType::get(getContext()))
-                                  : act;
+  Type expected = getRawScaleType(kind, act);
   if (scale != expected)
     return emitOpError() << stringifySchemeKind(kind) << " scales must be "
                          << expected << ", got " << scale;
@@ -65,6 +79,78 @@ LogicalResult DecodeTileOp::verify() {
   if (pairsType.getShape() != ArrayRef<int64_t>{rows, pairs, 2})
     return emitOpError() << "expects a result of shape " << rows << "x" << pairs
                          << "x2 (rows x pairs x 2), got " << pairsType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// decode_words
+//===----------------------------------------------------------------------===//
+
+LogicalResult DecodeWordsOp::verify() {
+  SchemeAttr scheme = getScheme();
+  SchemeKind kind = scheme.getKind();
+  int64_t elements = kWords * kWordElements;
+  int64_t bytes = scheme.isPacked() ? elements / 2 : elements;
+  int64_t codes = getCodes().getType().getNumElements();
+  if (codes != bytes)
+    return emitOpError() << "expects " << bytes << " code bytes for "
+                         << elements << " " << stringifySchemeKind(kind)
+                         << " elements, got " << codes;
+  if (getScales().size() != kWords)
+    return emitOpError() << "expects one scale per word (" << kWords
+                         << "), got " << getScales().size();
+  if (!llvm::all_equal(getScales().getTypes()))
+    return emitOpError() << "expects every scale of one type";
+  VectorType wordsType = getWords().getType();
+  if (wordsType.getShape() != ArrayRef<int64_t>{kWords, kWordElements})
+    return emitOpError() << "expects a result of shape " << kWords << "x"
+                         << kWordElements << " (words x elements), got "
+                         << wordsType;
+  Type scale = getScales().front().getType();
+  Type expected = getRawScaleType(kind, wordsType.getElementType());
+  if (scale != expected)
+    return emitOpError() << stringifySchemeKind(kind) << " scales must be "
+                         << expected << ", got " << scale;
+  if (!getZeroPoints().empty() && kind != SchemeKind::int4)
+    return emitOpError() << "zero points are for int4 only";
+  if (getZeroPoints().size() != getBlocks().size() ||
+      (!getZeroPoints().empty() && getZeroPoints().size() != kWords))
+    return emitOpError() << "expects one zero-point byte and one scale block "
+                            "per word ("
+                         << kWords << ") or neither, got "
+                         << getZeroPoints().size() << " and "
+                         << getBlocks().size();
+  if (getGlobalScale() && kind != SchemeKind::nvfp4)
+    return emitOpError() << "a global scale is for nvfp4 only";
+  if (getMethod() == DecodeMethod::native && kind == SchemeKind::int4)
+    return emitOpError() << "native decoding exists only for e2m1 and e4m3, "
+                            "not u4";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// load_tile
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadTileOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  int64_t rank = source.getRank();
+  if (static_cast<int64_t>(getIndices().size()) != rank)
+    return emitOpError() << "expects one index per dimension of the source ("
+                         << rank << "), got " << getIndices().size();
+  Type element = getResult().getType();
+  if (auto vector = dyn_cast<VectorType>(element)) {
+    if (vector.getRank() != 1 || vector.isScalable())
+      return emitOpError() << "expects a scalar or a fixed 1-D vector result, "
+                              "got "
+                           << vector;
+    element = vector.getElementType();
+  }
+  if (element != source.getElementType())
+    return emitOpError() << "expects the source's element type ("
+                         << source.getElementType() << "), got " << element;
+  if (getBase() && getCache() != CachePolicy::streaming)
+    return emitOpError() << "takes a base address only for a streaming load";
   return success();
 }
 
