@@ -24,10 +24,11 @@
 // CHECK-NEXT: function fused_nvfp4_bs16_k256_bf16_magic_bias_mt32_w2_s2_c2_p2
 // CHECK-NEXT: function fused_nvfp4_bs16_k256_bf16_magic_bias_mt64_w4_s1_c2_p2
 // CHECK-NEXT: function fused_nvfp4_bs16_k256_bf16_magic_bias_mt32_w2_s2_c1_p2
-// M tiles along x, 64-row blocks along y, no workspace.
+// M tiles along x, 64-row blocks along y (at M = 128 four 32-row tiles:
+// 256 blocks, 1.9 per SM), no workspace.
 // CHECK: launch grid=(1,64,1) block=(128,1,1) view0=+318767104 rows=16
 // CHECK-NEXT: fused m=16: 0 ok
-// CHECK-NEXT: launch grid=(4,128,1) block=(128,1,1) view0=+318767104 rows=128
+// CHECK-NEXT: launch grid=(4,64,1) block=(128,1,1) view0=+318767104 rows=128
 // CHECK-NEXT: fused m=128: 0 ok
 // CHECK-NEXT: launch grid=(1,64,1) block=(128,1,1) view0=+318767104 rows=16
 // CHECK-NEXT: default stream: 0 ok

@@ -44,10 +44,15 @@ struct FusedVariantDesc {
 /// behind), 64-row tiles from 4 (the lm_head at M = 64: 14.7, ahead;
 /// 17408 x 5120 at M = 128: 2.1, 10 % behind), and 16-row tiles of two warps
 /// over N and split-K 2 beat those of one warp and split-K 4 from 8 (the
-/// lm_head at M = 16: 29, ahead; 17408 x 5120: 2.1, 29 % behind).
-constexpr int64_t kBlocksPerSMForMTile32 = 2;
-constexpr int64_t kBlocksPerSMForMTile64 = 4;
-constexpr int64_t kBlocksPerSMForTwoWarpsN = 8;
+/// lm_head at M = 16: 29, ahead; 17408 x 5120: 2.1, 29 % behind). The
+/// 32-row threshold is 1.5 since rows past M are zero-filled: at M = 72 to
+/// 88 on 5120 x 17408 and 5120 x 6144 (three 32-row tiles), two-column
+/// blocks (240 and 1.8 per SM on the H100) took 0.85-0.93 of the time of
+/// the one-column ones the threshold of 2 chose, nvfp4, mxfp4 and int4 in
+/// two runs (bench/README.md, "Rows past M").
+constexpr double kBlocksPerSMForMTile32 = 1.5;
+constexpr double kBlocksPerSMForMTile64 = 4;
+constexpr double kBlocksPerSMForTwoWarpsN = 8;
 /// Warpgroup variants (sm_90a) are never taken over a warp variant: measured
 /// on the H200 (bench/README.md, "Fused dequant-GEMM"), the best of eight
 /// warpgroup tilings was slower than the best warp tiling on every model
@@ -258,11 +263,11 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     return !anyWarp || !v.warpgroup;
   };
   auto qualifies = [&](const FusedVariantDesc &v) {
-    int64_t perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
-                    : v.mTile >= 32 ? kBlocksPerSMForMTile32
-                    : v.warpsN >= 2 ? kBlocksPerSMForTwoWarpsN
-                                    : 0;
-    return blocks(v) >= perSM * sms;
+    double perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
+                   : v.mTile >= 32 ? kBlocksPerSMForMTile32
+                   : v.warpsN >= 2 ? kBlocksPerSMForTwoWarpsN
+                                   : 0.0;
+    return double(blocks(v)) >= perSM * double(sms);
   };
   // An M tile larger than needed only wastes rows: the smallest one that
   // holds m caps the choice.

@@ -69,11 +69,11 @@ TEST(FusedGemmPolicy, ExampleModelOnH200) {
   EXPECT_EQ(chosen(17408, 5120, 17), "mt32_w2_s2_c2");
   EXPECT_EQ(chosen(17408, 5120, 64), "mt32_w2_s2_c2");
   EXPECT_EQ(chosen(17408, 5120, 128), "mt32_w2_s2_c2");
-  // down 5120 x 17408: 80 32-row blocks per M tile, 2 per SM only from M =
-  // 97 (4 M tiles).
+  // down 5120 x 17408: 80 32-row blocks per M tile, 1.5 per SM only from
+  // M = 65 (3 M tiles).
   EXPECT_EQ(chosen(5120, 17408, 64), "mt16_w1_s4_c2");
-  EXPECT_EQ(chosen(5120, 17408, 96), "mt16_w1_s4_c2");
-  EXPECT_EQ(chosen(5120, 17408, 97), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(5120, 17408, 65), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(5120, 17408, 96), "mt32_w2_s2_c2");
   // lm_head 248320 x 5120: 3880 two-warp 16-row blocks (29 per SM), then
   // 32-row and from M = 33 the 64-row tiles.
   EXPECT_EQ(chosen(248320, 5120, 16), "mt16_w2_s2_c2");
@@ -300,6 +300,17 @@ TEST(FusedGemmPolicy, RowsPastM) {
   EXPECT_EQ(withOccupancy(5120, 17408, 16), "mt16_w1_s4_c1_p2");
   EXPECT_EQ(withOccupancy(5120, 17408, 17), "mt16_w1_s4_c2_p2");
   EXPECT_EQ(withOccupancy(5120, 17408, 32), "mt16_w1_s4_c2_p2");
+}
+
+// 32-row tiles qualify from 1.5 blocks per SM: 198 on 132 SMs, three M
+// tiles of 66 two-column blocks (64 rows each) at M = 65 .. 96.
+TEST(FusedGemmPolicy, ThirtyTwoRowThreshold) {
+  EXPECT_EQ(chosen(66 * 64, 5120, 72), "mt32_w2_s2_c2");
+  EXPECT_EQ(chosen(65 * 64, 5120, 72), "mt16_w1_s4_c2");
+  // The 5120-row layers at M = 72 .. 88 (240 blocks): the two-column
+  // tiling, where a threshold of 2 took its one-column sibling.
+  EXPECT_EQ(withOccupancy(5120, 17408, 72), "mt32_w2_s2_c2_p2");
+  EXPECT_EQ(withOccupancy(5120, 6144, 88), "mt32_w2_s2_c2_p2");
 }
 
 TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
