@@ -376,6 +376,16 @@ Value mlir::qmat::emitGlobalScaleLoad(OpBuilder &builder, Location loc,
   return memref::LoadOp::create(builder, loc, memref, ValueRange{});
 }
 
+std::pair<Value, memref::ExtractStridedMetadataOp>
+mlir::qmat::emitBufferAddress(OpBuilder &builder, Location loc, Value memref) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc, memref);
+  Value address = arith::AddIOp::create(
+      builder, loc,
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref),
+      metadata.getOffset());
+  return {address, metadata};
+}
+
 void mlir::qmat::emitDequantRowLoop(OpBuilder &builder, Location loc,
                                     const DequantKernelSpec &spec,
                                     const DequantBuffers &buffers,

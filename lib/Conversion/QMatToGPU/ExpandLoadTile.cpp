@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/Conversion/Passes.h"
+#include "qmat/Conversion/QMatToGPU/DequantKernelBuilder.h"
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 #include "qmat/Target/TargetInfo.h"
 
@@ -40,7 +41,8 @@ struct SourceBase {
   SmallVector<Value> strides;
 };
 
-/// The metadata of `source` whose offset `base` adds, where it does.
+/// The metadata of `source` whose offset `base` adds, where it does (the
+/// kernel built the base with emitBufferAddress).
 memref::ExtractStridedMetadataOp getBaseMetadata(Value base, Value source) {
   auto add = base.getDefiningOp<arith::AddIOp>();
   if (!add)
@@ -95,11 +97,8 @@ SourceBase &getSourceBase(LoadTileOp op, DenseMap<Value, SourceBase> &bases) {
       break;
     }
   OpBuilder b(at);
-  Location loc = source.getLoc();
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, source);
-  it->second.address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, source),
-      metadata.getOffset());
+  auto [address, metadata] = emitBufferAddress(b, source.getLoc(), source);
+  it->second.address = address;
   llvm::append_range(it->second.strides, metadata.getStrides());
   return it->second;
 }
@@ -123,8 +122,7 @@ void expandStreaming(LoadTileOp op, DenseMap<Value, SourceBase> &bases) {
   SourceBase &base =
       op.getBase() ? getGivenBase(op, bases) : getSourceBase(op, bases);
   auto source = cast<MemRefType>(op.getSource().getType());
-  auto [staticStrides, staticOffset] = source.getStridesAndOffset();
-  (void)staticOffset;
+  SmallVector<int64_t> staticStrides = source.getStridesAndOffset().first;
   // Element position: each index times its stride; an index of 0 adds
   // nothing, a stride of 1 multiplies by nothing.
   Value position;

@@ -71,12 +71,12 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
   // Streamed prepared codes: the byte offset from the first code byte, as
   // one sum per row.
   auto [codeRow, codeCol] =
-      streamCodes && spec.preparedWeights
+      codesBase && spec.preparedWeights
           ? std::pair<Value, Value>(cIdx(0), getPreparedCodeByte(row, kc))
           : getRowCodeIndices(row, kc);
   Value codes = LoadTileOp::create(
       b, loc, VectorType::get({bytes}, weightsType.getElementType()),
-      streamCodes ? CachePolicy::streaming : CachePolicy::cached,
+      codesBase ? CachePolicy::streaming : CachePolicy::cached,
       buffers.weights, ValueRange{codeRow, codeCol}, /*alignment=*/16,
       codesBase);
   if (!packed)

@@ -159,13 +159,11 @@ protected:
 
   /// The global scale, where the weights are decoded through fp32.
   Value globalScale;
-  /// Whether the codes' 16-byte loads stream past L1 (qmat.load_tile
-  /// streaming, on a target that has such a load); the prepared codes'
-  /// address is then one byte offset per row (getPreparedCodeByte) instead
-  /// of tile indices.
-  bool streamCodes = false;
-  /// Where the codes stream: their first byte's address (the loads' base)
-  /// and their row stride in bytes (index, for getPreparedCodeByte).
+  /// Where the codes' 16-byte loads stream past L1 (qmat.load_tile
+  /// streaming, on a target that has such a load): their first byte's
+  /// address (the loads' base) and their row stride in bytes (index); the
+  /// prepared codes' address is then one byte offset per row
+  /// (getPreparedCodeByte) instead of tile indices. Null otherwise.
   Value codesBase, codesRowStride;
   /// Prepared codes: each weight row of the tensor-core layouts as
   /// 16T + 8 half + (laneRow + offset), by row Value (rows of a tile past N

@@ -337,14 +337,9 @@ void TensorCoreGemvEmitter::setUpOperands() {
   // plain loads (not measured). Figures: bench/README.md, "Measurements
   // behind the compiler's choices".
   // Their base address is computed once, here, for every load.
-  streamCodes = spec.scheme.isPacked() && target.hasStreamingLoad();
-  if (streamCodes) {
-    auto metadata =
-        memref::ExtractStridedMetadataOp::create(b, loc, buffers.weights);
-    codesBase = arith::AddIOp::create(
-        b, loc,
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffers.weights),
-        metadata.getOffset());
+  if (spec.scheme.isPacked() && target.hasStreamingLoad()) {
+    auto [base, metadata] = emitBufferAddress(b, loc, buffers.weights);
+    codesBase = base;
     codesRowStride = metadata.getStrides()[0];
   }
   if (buffers.globalScale) {

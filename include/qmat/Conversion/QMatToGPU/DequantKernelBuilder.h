@@ -11,6 +11,7 @@
 
 #include "qmat/Dialect/QMat/IR/QMatOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::qmat {
@@ -83,6 +84,12 @@ Value emitCodesToF32(OpBuilder &builder, Location loc, ElementFormat format,
 /// Loads the nvfp4 global scale once, so that it lives in a register for
 /// every element a thread produces.
 Value emitGlobalScaleLoad(OpBuilder &builder, Location loc, Value memref);
+
+/// The global address of `memref`'s first element (index: its aligned
+/// pointer plus its offset), and the metadata it was read from (whose
+/// strides address the other elements).
+std::pair<Value, memref::ExtractStridedMetadataOp>
+emitBufferAddress(OpBuilder &builder, Location loc, Value memref);
 
 /// Emits the work of items `items` (indices) of row `row` (an index): all
 /// loads first, so that they are in flight together, then the arithmetic
