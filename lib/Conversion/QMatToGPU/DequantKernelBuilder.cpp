@@ -378,7 +378,8 @@ Value mlir::qmat::emitGlobalScaleLoad(OpBuilder &builder, Location loc,
 
 std::pair<Value, memref::ExtractStridedMetadataOp>
 mlir::qmat::emitBufferAddress(OpBuilder &builder, Location loc, Value memref) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc, memref);
+  auto metadata =
+      memref::ExtractStridedMetadataOp::create(builder, loc, memref);
   Value address = arith::AddIOp::create(
       builder, loc,
       memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref),

@@ -76,9 +76,8 @@ Value GemvEmitterBase::loadRowCodes(Value row, Value kc) {
           : getRowCodeIndices(row, kc);
   Value codes = LoadTileOp::create(
       b, loc, VectorType::get({bytes}, weightsType.getElementType()),
-      codesBase ? CachePolicy::streaming : CachePolicy::cached,
-      buffers.weights, ValueRange{codeRow, codeCol}, /*alignment=*/16,
-      codesBase);
+      codesBase ? CachePolicy::streaming : CachePolicy::cached, buffers.weights,
+      ValueRange{codeRow, codeCol}, /*alignment=*/16, codesBase);
   if (!packed)
     codes =
         arith::BitcastOp::create(b, loc, VectorType::get({bytes}, i8), codes);
