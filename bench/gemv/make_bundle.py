@@ -4,10 +4,14 @@
 OUT_DIR/main: every scheme x f16/bf16 x N in {36, 40, 512, 2048, 8704,
 17408, 248320} at K = 5120, plus one K = 1000 layer per scheme (K % 32 != 0:
 the element-wise scalar GEMV) and one K = 1056 layer (K % 128 != 0,
-K % 32 == 0: the chunked dot GEMV), with the default variant set and
+K % 32 == 0: the chunked dot GEMV), with the default variant lists and
 gemv-max-m = 8.
 OUT_DIR/wide: N in {40, 2048} with --gemv-max-m=64 (M = 16, 32, 64), the
 variants restricted to split-K 1 and 4, one column tile.
+
+Both compile every variant of their lists (--all-gemv-variants), also
+those the launcher's policy never chooses for a layer, so that the harness
+times each against the policy's choice.
 
 Each directory gets model.mlir, the qmat-aot output (prefix `bench`) and
 layers.inc (BENCH_LAYER(name, scheme, act, n, k, block, zero_points)).
@@ -30,7 +34,9 @@ MAIN_N = [36, 40, 512, 2048, 8704, 17408, 248320]
 
 def main():
     aot, out = sys.argv[1], sys.argv[2]
-    extra = ["--prepared-weights"] if "--prepared-weights" in sys.argv[3:] else []
+    extra = ["--all-gemv-variants"]
+    if "--prepared-weights" in sys.argv[3:]:
+        extra.append("--prepared-weights")
     main_layers, wide_layers = [], []
     for scheme, block, zp in SCHEMES:
         for act in ["bf16", "f16"]:

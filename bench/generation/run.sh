@@ -3,14 +3,17 @@
 # needed): qmat-aot on the example model for sm_90, the README's two-target
 # command, and g++ compiling the sm_90 launcher, each REPEATS times; the
 # median wall and CPU seconds go to OUT/generation.json with the machine's
-# core count and load average.
-# Usage: bash bench/generation/run.sh OUT [QMAT_AOT] [REPEATS]
+# core count and load average. FLAGS go to every qmat-aot call
+# (--all-gemv-variants compiles the GEMV variants the policy cannot choose
+# too, as bundles did before they were left out).
+# Usage: bash bench/generation/run.sh OUT [QMAT_AOT] [REPEATS] [FLAGS...]
 set -euo pipefail
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 aot=${2:-$repo/build/bin/qmat-aot}
 repeats=${3:-3}
+flags=("${@:4}")
 cuda=${CUDA_ROOT:-/usr/local/cuda}
 model=$repo/examples/qwen-like-27b-nvfp4.mlir
 mkdir -p "$out"
@@ -24,18 +27,18 @@ measure() {
     cat "$work/t" >> "$work/times"
   done
 }
-measure aot_sm90 "$aot" "$model" --quiet --target=sm_90 --prefix=qwen -o "$work/sm90"
-measure aot_sm90_sm100a_ptx "$aot" "$model" --quiet --target=sm_90,sm_100a --emit=ptx \
+measure aot_sm90 "$aot" "$model" "${flags[@]}" --quiet --target=sm_90 --prefix=qwen -o "$work/sm90"
+measure aot_sm90_sm100a_ptx "$aot" "$model" "${flags[@]}" --quiet --target=sm_90,sm_100a --emit=ptx \
   --prefix=qwen -o "$work/two"
 measure launcher_gxx_O2 g++ -std=c++17 -O2 -shared -fPIC -I"$cuda/include" -I"$work/sm90" \
   "$work/sm90/qwen.cpp" -o "$work/qwen.so"
-python3 - "$work/times" "$out/generation.json" "$work/sm90/qwen.cpp" <<'PY'
+python3 - "$work/times" "$out/generation.json" "$work/sm90/qwen.cpp" "${flags[@]}" <<'PY'
 import json, os, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, wall, user, system = line.split()
     rows.setdefault(name, []).append((float(wall), float(user) + float(system)))
-result = {"cores": os.cpu_count(), "load_average": os.getloadavg(),
+result = {"qmat_aot_flags": sys.argv[4:], "cores": os.cpu_count(), "load_average": os.getloadavg(),
           "launcher_source_bytes": os.path.getsize(sys.argv[3]), "steps": {}}
 for name, runs in rows.items():
     result["steps"][name] = {"wall_s": [w for w, _ in runs], "cpu_s": [c for _, c in runs],

@@ -135,8 +135,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
       return;
     }
     for (const GemvVariant &v :
-         getGemvVariants(layer.plan, layer.scheme, layer.k, options.gemvSplitK,
-                         options.gemvColTiles))
+         getGemvVariants(op, options.gemvSplitK, options.gemvColTiles,
+                         options.allGemvVariants))
       layer.gemvVariants.push_back(v);
     std::string error;
     FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
@@ -497,6 +497,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);
     pipeline.gemvColTiles = ArrayRef<int64_t>(options.gemvColTiles);
+    pipeline.allGemvVariants = options.allGemvVariants;
 
     auto stageStart = std::chrono::steady_clock::now();
     // Plans first: the lowering consumes the matmuls they sit on.

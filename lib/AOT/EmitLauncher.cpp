@@ -398,7 +398,9 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "_set_log_handler(qmat_log_fn handler, int level, void *user);\n";
   os << "/// For benchmarking: run the small-M path with this compiled GEMV\n"
      << "/// variant instead of the policy's choice; (0, 0) restores the\n"
-     << "/// policy. Applies to every layer and thread.\n"
+     << "/// policy. Applies to every layer and thread. A bundle compiles\n"
+     << "/// the variants the policy can choose (the manifest's\n"
+     << "/// gemv_variants), or every one with qmat-aot --all-gemv-variants.\n"
      << "qmat_status " << bundle.prefix
      << "_set_gemv_override(int split_k, int col_tiles);\n"
      << "/// For benchmarking: run M above the GEMV with this compiled fused\n"

@@ -89,6 +89,7 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.splitK.assign(options.gemvSplitK.begin(), options.gemvSplitK.end());
   gemv.colTiles.assign(options.gemvColTiles.begin(),
                        options.gemvColTiles.end());
+  gemv.allGemvVariants = options.allGemvVariants;
   gemv.fusedVariants.assign(options.fusedVariants.begin(),
                             options.fusedVariants.end());
   gemv.fusedWarpgroupVariants.assign(options.fusedWarpgroupVariants.begin(),

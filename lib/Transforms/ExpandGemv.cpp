@@ -119,8 +119,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     });
     for (MatmulOp op : matmuls) {
       PlanAttr plan = *op.getPlan();
-      SmallVector<GemvVariant> gemv = getGemvVariants(
-          plan, op.getScheme().getKind(), op.getK(), splitKs, colTileCounts);
+      SmallVector<GemvVariant> gemv =
+          getGemvVariants(op, splitKs, colTileCounts, allGemvVariants);
       std::string error;
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getK(), fusedTiles, warpgroupTiles,

@@ -2,9 +2,11 @@
 
 #include "qmat/Transforms/GemvVariants.h"
 #include "qmat/AOT/FusedGemmPolicy.h"
+#include "qmat/AOT/GemvPolicy.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Target/TargetInfo.h"
+#include "qmat/Transforms/KernelConfig.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -90,6 +92,45 @@ mlir::qmat::getGemvVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
       break;
   }
   return variants;
+}
+
+SmallVector<GemvVariant> mlir::qmat::getGemvVariants(MatmulOp op,
+                                                     ArrayRef<int64_t> splitKs,
+                                                     ArrayRef<int64_t> colTiles,
+                                                     bool allVariants) {
+  PlanAttr plan = *op.getPlan();
+  SchemeAttr scheme = op.getScheme();
+  SmallVector<GemvVariant> variants =
+      getGemvVariants(plan, scheme.getKind(), op.getK(), splitKs, colTiles);
+  int64_t n = op.getN();
+  if (allVariants || variants.size() < 2 || n <= 0)
+    return variants;
+  // The launcher's table of these variants, with the traits of the configs
+  // qmat-configure-kernels will give them.
+  std::unique_ptr<TargetInfo> target =
+      createTargetInfo(plan.getTarget().getChip());
+  DecodeMethod decode =
+      getDefaultGemvDecode(scheme.getElementFormat(), *target);
+  SmallVector<qmat_policy::GemvVariantDesc> table;
+  for (const GemvVariant &v : variants) {
+    GemvPolicyTraits traits = getGemvPolicyTraits(
+        scheme.getKind(), op.getActType().isBF16(), plan.getPreparedWeights(),
+        target->usesWarpMmaGemv(), v.wholeLines,
+        getGemvMatrix(v.tensorCore, *target), decode);
+    table.push_back({static_cast<int>(v.maxM), static_cast<int>(v.splitK),
+                     static_cast<int>(v.colTiles), v.tensorCore,
+                     traits.wideTiles, v.wholeLines,
+                     traits.unsplitOnManyTiles});
+  }
+  SmallVector<bool> reachable(table.size());
+  qmat_policy::reachableGemvVariants(
+      n, op.getK(), plan.getGemvMaxM(), table.data(),
+      static_cast<int>(table.size()), reachable.data());
+  SmallVector<GemvVariant> kept;
+  for (auto [v, keep] : llvm::zip_equal(variants, reachable))
+    if (keep)
+      kept.push_back(v);
+  return kept;
 }
 
 ArrayRef<int64_t> mlir::qmat::getDefaultFusedGemmTiles() {

@@ -106,14 +106,18 @@ DecodeMethod mlir::qmat::getDefaultFusedGemmDecode(ElementFormat format,
   return getDefaultGemvDecode(format, target);
 }
 
+MatrixOp mlir::qmat::getGemvMatrix(bool tensorCore, const TargetInfo &target) {
+  return !tensorCore                ? MatrixOp::scalar
+         : target.usesWarpMmaGemv() ? MatrixOp::mma_16x8x16
+                                    : MatrixOp::mfma_16x16x16;
+}
+
 KernelConfigAttr mlir::qmat::getKernelConfig(GemvOp op,
                                              const TargetInfo &info) {
   SchemeAttr scheme = op.getScheme();
   DecodeMethod decode = op.getDecode().value_or(
       getDefaultGemvDecode(scheme.getElementFormat(), info));
-  MatrixOp matrix = !op.getTensorCore()      ? MatrixOp::scalar
-                    : info.usesWarpMmaGemv() ? MatrixOp::mma_16x8x16
-                                             : MatrixOp::mfma_16x16x16;
+  MatrixOp matrix = getGemvMatrix(op.getTensorCore(), info);
   bool warpMma = matrix == MatrixOp::mma_16x8x16;
   // Whole lines wherever they are legal: against the 16-row layout at up to
   // 4 rows they are faster for nvfp4 (17408 x 5120 7 % at M = 1) and for
@@ -177,12 +181,20 @@ GemvPolicyTraits mlir::qmat::getGemvPolicyTraits(SchemeKind scheme, bool bf16,
                                                  bool prepared, bool nvidia,
                                                  bool wholeLines,
                                                  KernelConfigAttr config) {
+  return getGemvPolicyTraits(scheme, bf16, prepared, nvidia, wholeLines,
+                             config.getMatrix(), config.getDecode());
+}
+
+GemvPolicyTraits mlir::qmat::getGemvPolicyTraits(SchemeKind scheme, bool bf16,
+                                                 bool prepared, bool nvidia,
+                                                 bool wholeLines,
+                                                 MatrixOp matrix,
+                                                 DecodeMethod decode) {
   using qmat_policy::WideTiles;
   GemvPolicyTraits traits;
-  if (!nvidia || config.getMatrix() != MatrixOp::mma_16x8x16 || wholeLines)
+  if (!nvidia || matrix != MatrixOp::mma_16x8x16 || wholeLines)
     return traits;
-  bool packed = config.getDecode() == DecodeMethod::magic_bias &&
-                scheme != SchemeKind::fp8;
+  bool packed = decode == DecodeMethod::magic_bias && scheme != SchemeKind::fp8;
   if (!packed) {
     traits.wideTiles = WideTiles::manyTilesFromRows;
     traits.unsplitOnManyTiles = !bf16;

@@ -6,9 +6,9 @@
 // (with f16 activations at split-K 1), the FMA GEMV never (it has one
 // variant).
 // RUN: rm -rf %t && mkdir -p %t/prepared
-// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide -o %t > /dev/null
+// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --all-gemv-variants --prefix=wide -o %t > /dev/null
 // RUN: FileCheck %s < %t/wide.cpp
-// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --prefix=wide --prepared-weights -o %t/prepared > /dev/null
+// RUN: qmat-aot %s --target=sm_90 --emit=ptx --gemv-split-k=1,4 --gemv-col-tiles=1,2 --all-gemv-variants --prefix=wide --prepared-weights -o %t/prepared > /dev/null
 // RUN: FileCheck %s --check-prefix=PREP < %t/prepared/wide.cpp
 
 // CHECK-LABEL: const qmat_policy::GemvVariantDesc kGemvVariants[] = {

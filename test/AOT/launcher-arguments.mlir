@@ -4,7 +4,7 @@
 // libcuda stub and cuBLASLt.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: qmat-aot %s --target=sm_90 --fused-max-m=0 --prefix=args -o %t > /dev/null
+// RUN: qmat-aot %s --target=sm_90 --fused-max-m=0 --all-gemv-variants --prefix=args -o %t > /dev/null
 // RUN: %cc -std=c99 -Wall -Wextra -Werror -I%t -I%cuda_path/include -c %S/Inputs/args_driver.c -o %t/driver.o
 // RUN: %cxx -std=c++17 -Wall -Wextra -Werror -I%t -I%cuda_path/include -c %t/args.cpp -o %t/args.o
 // RUN: %cxx -std=c++17 -I%cuda_path/include -c %S/Inputs/mock_cuda.cpp -o %t/mock.o

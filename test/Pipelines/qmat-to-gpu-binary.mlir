@@ -8,7 +8,7 @@
 // RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942})' | FileCheck %s --check-prefix=GFX
 // RUN: not qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=host})' 2>&1 | FileCheck %s --check-prefix=HOST
 
-// GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s1_c1 blocks in
+// GFX: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s4_c1 blocks in
 // GFX: gpu.launch_func @qmat_kernels::@dequant_nvfp4_bs16_k5120_bf16_vec8_magic_bias_u5_t128 blocks in
 // GFX: gpu.binary @qmat_kernels  [#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
 // HOST: error: unknown target 'host' (expected sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120, gfx942 or gfx950)
@@ -26,10 +26,11 @@
 // CHECK-NOT: qmat.matmul
 // CHECK-NOT: qmat.dequantize
 // CHECK-NOT: qmat.gemv
-// M <= 8: the variant the launcher picked; the bias goes to the kernel.
+// M <= 8: a switch over the variants the launcher can pick (the first
+// 16-row one: split-K 4, two column tiles); the bias goes to the kernel.
 // CHECK: scf.if
 // CHECK-NEXT: scf.index_switch %[[V0]]
-// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s1_c1 blocks in
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_bias_m8_s4_c2 blocks in
 // CHECK-SAME: args(%{{.+}} : memref<?x5120xbf16, strided<[5120, 1], offset: ?>>, {{.*}} : memref<?xbf16, strided<[1], offset: ?>>, {{.*}} : memref<?x?xbf16, strided<[?, 1], offset: ?>>)
 // CHECK: } else {
 // First layer: launch, then GEMM with the bias, straight into Y.
@@ -37,7 +38,7 @@
 // CHECK-NEXT: qmat.gemm ins(%[[A]], %[[WS0]] : memref<?x5120xbf16>, memref<17408x5120xbf16>) bias(%[[B]] : memref<17408xbf16>) outs(%[[Y]] : memref<?x17408xbf16>)
 // lm_head: the tile loop around launch + GEMM into a column window of Y.
 // CHECK: scf.index_switch %[[V1]]
-// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s1_c1 blocks in
+// CHECK: gpu.launch_func @qmat_kernels::@gemv_nvfp4_bs16_k5120_bf16_tc_magic_bias_m8_s4_c2 blocks in
 // CHECK: } else {
 // CHECK-DAG: %[[N:.+]] = arith.constant 248320 : index
 // CHECK-DAG: %[[STEP:.+]] = arith.constant 26112 : index

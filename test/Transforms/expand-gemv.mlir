@@ -1,10 +1,13 @@
-// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2" | FileCheck %s --enable-var-scope
-// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=DEFAULT
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=1,4 col-tiles=1,2 all-gemv-variants=1" | FileCheck %s --enable-var-scope
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv=all-gemv-variants=1 | FileCheck %s --check-prefix=DEFAULT
 // With col-tiles 2 alone no variant holds @wide's 20 rows (two column
 // tiles stop at 16): that layer is refused, the others still expand.
-// RUN: not qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2" 2>%t.err | FileCheck %s --check-prefix=NOTIER
+// RUN: not qmat-opt %s -split-input-file --qmat-expand-gemv="split-k=4 col-tiles=2 all-gemv-variants=1" 2>%t.err | FileCheck %s --check-prefix=NOTIER
 // RUN: FileCheck %s --check-prefix=NOTIER-ERR < %t.err
 // NOTIER-ERR: error: 'qmat.matmul' op gemv-max-m = 20 needs a GEMV variant of 20 rows, but gemv-split-k 4 and gemv-col-tiles 2 compile none beyond 16 rows
+// Without all-gemv-variants only the variants the launcher's policy can
+// choose for the layer's N and K are compiled.
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv | FileCheck %s --check-prefix=REACH
 // RUN: not qmat-opt %s --qmat-expand-gemv="split-k=5" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not qmat-opt %s --qmat-expand-gemv="col-tiles=8" 2>&1 | FileCheck %s --check-prefix=TILES
 
@@ -58,6 +61,18 @@
 // DEFAULT: case 20 {
 // DEFAULT-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 16 col_tiles = 4 tensor_core{{$}}
 // DEFAULT-NOT: case 21
+// 48 x 256: two 128-element K steps, one 256-element whole line, so every
+// split leaves a warp under two steps and loses to split-K 1; from M = 4
+// two column tiles are wanted, so the 16-row tier keeps split-K 1 with two.
+// REACH-LABEL: func.func @tensor_core(
+// REACH: scf.index_switch
+// REACH-NEXT: case 0 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 4 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// REACH: case 1 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
+// REACH-NEXT: scf.yield
+// REACH-NEXT: }
+// REACH-NEXT: default {
 func.func @tensor_core(%a: memref<?x256xbf16>, %w: memref<48x128xi8>, %s: memref<48x16xf8E4M3FN>,
                        %g: memref<f32>, %y: memref<?x48xbf16>) {
   qmat.matmul <nvfp4, block = 16> ins(%a, %w, %s : memref<?x256xbf16>, memref<48x128xi8>, memref<48x16xf8E4M3FN>)
@@ -121,6 +136,18 @@ func.func @whole_lines_mxfp4(%a: memref<?x256xf16>, %w: memref<48x128xi8>, %s: m
 // CHECK-NEXT: qmat.gemv <nvfp4, block = 16> {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
 // CHECK-NOT: max_m = 4
 // CHECK: return
+// K = 384: three steps, so split-K 2 (two steps per warp) stays too.
+// REACH-LABEL: func.func @no_whole_lines(
+// REACH: case 0 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// REACH: case 1 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 2 col_tiles = 1 tensor_core{{$}}
+// REACH: case 2 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 2 tensor_core{{$}}
+// REACH: case 3 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 2 col_tiles = 2 tensor_core{{$}}
+// REACH-NOT: case 4 {
+// REACH: default {
 func.func @no_whole_lines(%a: memref<?x384xbf16>, %w: memref<48x192xi8>, %s: memref<48x24xf8E4M3FN>,
                           %g: memref<f32>, %y: memref<?x48xbf16>,
                           %a2: memref<?x256xbf16>, %w2: memref<48x128xi8>, %s2: memref<48x2xbf16>,
@@ -156,6 +183,17 @@ func.func @no_whole_lines(%a: memref<?x384xbf16>, %w: memref<48x192xi8>, %s: mem
 // CHECK: case 9 {
 // CHECK-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 4 col_tiles = 1 tensor_core
 // CHECK-NOT: case 10
+// Every row capacity up to gemv_max_m keeps a variant.
+// REACH-LABEL: func.func @wide(
+// REACH: case 0 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 8 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// REACH: case 1 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 16 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// REACH: case 2 {
+// REACH-NEXT: qmat.gemv {{.*}} max_m = 32 split_k = 1 col_tiles = 1 tensor_core{{$}}
+// REACH-NEXT: scf.yield
+// REACH-NEXT: }
+// REACH-NEXT: default {
 func.func @wide(%a: memref<?x256xf16>, %w: memref<48x256xf8E4M3FN>, %s: memref<48x2xf32>,
                 %y: memref<?x48xf16>) {
   qmat.matmul <fp8, block = 128> ins(%a, %w, %s : memref<?x256xf16>, memref<48x256xf8E4M3FN>, memref<48x2xf32>)

@@ -137,6 +137,12 @@ cl::list<int64_t> gemvColTiles(
     cl::desc("Column tiles of the compiled GEMV variants, of 1, 2, 4 "
              "(default 1,2,4)"),
     cl::cat(qmatCategory));
+cl::opt<bool> allGemvVariants(
+    "all-gemv-variants",
+    cl::desc("Compile every GEMV variant of the split-K and column-tile "
+             "lists, not only those the launcher's policy can choose for "
+             "each layer's N and K (to time each; default off)"),
+    cl::init(false), cl::cat(qmatCategory));
 cl::opt<bool> preparedWeights(
     "prepared-weights",
     cl::desc("Take the prepared code layout (each layer's "
@@ -415,6 +421,7 @@ int main(int argc, char **argv) {
                                            fusedSpecializedBVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
+  options.allGemvVariants = allGemvVariants;
   options.emitPtx = emit == EmitKind::ptx;
   options.preparedWeights = preparedWeights;
   options.prefix = prefix;

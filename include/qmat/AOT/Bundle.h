@@ -118,6 +118,9 @@ struct BundleOptions {
   std::vector<int64_t> fusedSpecializedVariants, fusedSpecializedBVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
+  /// Every GEMV variant of those lists, not only those the launcher's
+  /// policy can choose for each layer.
+  bool allGemvVariants = false;
   bool emitPtx = false;
   /// The prepared code layout for every layer that can take it
   /// (qmat-select-strategy's prepared-weights).

@@ -88,6 +88,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "gemv-col-tiles",
       llvm::cl::desc("Column tiles of the compiled GEMV variants (default "
                      "1,2,4)")};
+  Option<bool> allGemvVariants{
+      *this, "all-gemv-variants",
+      llvm::cl::desc("Compile every GEMV variant, not only those the "
+                     "launcher's policy can choose for each layer"),
+      llvm::cl::init(false)};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu.binary object format: isa (PTX text), bin (cubin) "

@@ -41,6 +41,14 @@ SmallVector<GemvVariant> getGemvVariants(PlanAttr plan, SchemeKind scheme,
                                          int64_t k, ArrayRef<int64_t> splitKs,
                                          ArrayRef<int64_t> colTiles);
 
+/// The variants of planned matmul `op` that a bundle compiles: of
+/// getGemvVariants' set, only those the launcher's policy can choose for
+/// op's N and K (qmat_policy::reachableGemvVariants: on any device, so that
+/// no choice changes), or all of them with `allVariants` (to time each).
+SmallVector<GemvVariant> getGemvVariants(MatmulOp op, ArrayRef<int64_t> splitKs,
+                                         ArrayRef<int64_t> colTiles,
+                                         bool allVariants);
+
 /// The defaults: the split-K and column-tile counts of the 16-row kernels
 /// (split-K 3 only pays in the whole-line tier), and the whole-line tier's
 /// split-Ks: with 3, a 17408 x 5120 grid fits one round of resident warps

@@ -34,6 +34,15 @@ struct GemvPolicyTraits {
 GemvPolicyTraits getGemvPolicyTraits(SchemeKind scheme, bool bf16,
                                      bool prepared, bool nvidia,
                                      bool wholeLines, KernelConfigAttr config);
+/// The same, from the config's matrix instruction and decode.
+GemvPolicyTraits getGemvPolicyTraits(SchemeKind scheme, bool bf16,
+                                     bool prepared, bool nvidia,
+                                     bool wholeLines, MatrixOp matrix,
+                                     DecodeMethod decode);
+
+/// The matrix instruction a GEMV kernel takes on `target`: the scalar loop
+/// without `tensorCore`, else the target's GEMV instruction.
+MatrixOp getGemvMatrix(bool tensorCore, const TargetInfo &target);
 
 /// The default GEMV decode of `format` on targets with the 16x8x16 warp
 /// matrix instruction: e2m1 and u4 decode by the magic-bias shift.

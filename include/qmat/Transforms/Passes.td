@@ -77,6 +77,9 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "whole-line kernels)">,
     ListOption<"colTiles", "col-tiles", "int64_t",
                "Column tiles per block compiled (default 1,2,4)">,
+    Option<"allGemvVariants", "all-gemv-variants", "bool", /*default=*/"false",
+           "Compile every GEMV variant of those lists, not only those the "
+           "launcher's policy can choose for the layer's N and K">,
     ListOption<"fusedVariants", "fused-variants", "int64_t",
                "Fused GEMM tilings compiled, as (m_tile, warps_n, split_k, "
                "col_tiles, stages) quintuples (default: the built-in set)">,

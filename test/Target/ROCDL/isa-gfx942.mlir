@@ -2,9 +2,9 @@
 // / gfx950 code for 64-lane wavefronts: the dequantization with the
 // magic-bias FP4 decode, the matrix-core GEMV (K % 128 == 0) and the dot
 // GEMV (K % 32 == 0 otherwise).
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NOSPILL --implicit-check-not='.vgpr_spill_count: {{[1-9]}}' --implicit-check-not='.private_segment_fixed_size: {{[1-9]}}' --implicit-check-not='.wavefront_size: 32'
-// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx950 format=isa}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=GFX950
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa all-gemv-variants=1}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx942 format=isa all-gemv-variants=1}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=NOSPILL --implicit-check-not='.vgpr_spill_count: {{[1-9]}}' --implicit-check-not='.private_segment_fixed_size: {{[1-9]}}' --implicit-check-not='.wavefront_size: 32'
+// RUN: qmat-opt %s --pass-pipeline='builtin.module(qmat-to-gpu-binary{target=gfx950 format=isa all-gemv-variants=1}, qmat-print-gpu-assembly)' -o /dev/null | FileCheck %s --check-prefix=GFX950
 
 // CHECK: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 // The vec8 kernel stores 8 bf16 per lane in one 16-byte store; no scratch

@@ -396,3 +396,104 @@ TEST(GemvPolicy, ScalarAndBadArguments) {
 }
 
 } // namespace
+
+namespace {
+
+/// The nvfp4 bf16 table of an sm_90 bundle: the whole-line tier (split-K 1,
+/// 2, 3, 4, 8, 16) and the 16-row kernels of table().
+std::vector<GemvVariantDesc> nvfp4Table() {
+  std::vector<GemvVariantDesc> out;
+  for (int s : {1, 2, 3, 4, 8, 16})
+    out.push_back({4, s, 1, true, WideTiles::never, /*wholeLines=*/true});
+  for (const GemvVariantDesc &v : table(WideTiles::fourOnManyTiles))
+    out.push_back(v);
+  return out;
+}
+
+std::vector<int> reachableOf(int64_t n, int64_t k, int64_t maxM,
+                             const std::vector<GemvVariantDesc> &variants) {
+  bool reachable[128];
+  qmat_policy::reachableGemvVariants(n, k, maxM, variants.data(),
+                                     int(variants.size()), reachable);
+  std::vector<int> out;
+  for (int i = 0; i < int(variants.size()); ++i)
+    if (reachable[i])
+      out.push_back(i);
+  return out;
+}
+
+} // namespace
+
+// The example model's layers: of 21 variants each, the whole-line tier
+// keeps the splits whose warps walk at most 10 steps of 256 (K = 5120: 20
+// steps; split-K 1 only where no other fits one round), the 16-row tier
+// drops one column tile (m >= 4 always wants two or four) and the splits
+// past the step cap.
+TEST(GemvPolicy, ReachableOnTheExampleModel) {
+  std::vector<GemvVariantDesc> t = nvfp4Table();
+  // Indices: 0-5 whole lines (split-K 1, 2, 3, 4, 8, 16); 6-10 one column
+  // tile, 11-15 two, 16-20 four (split-K 1, 2, 4, 8, 16 each).
+  EXPECT_EQ(reachableOf(6144, 5120, 8, t),
+            (std::vector<int>{1, 2, 3, 4, 5, 13, 14, 15, 17}));
+  EXPECT_EQ(reachableOf(5120, 6144, 8, t),
+            (std::vector<int>{1, 2, 3, 4, 5, 14, 15, 18}));
+  EXPECT_EQ(reachableOf(17408, 5120, 8, t),
+            (std::vector<int>{1, 2, 3, 4, 5, 13, 14, 15, 17}));
+  EXPECT_EQ(reachableOf(5120, 17408, 8, t), (std::vector<int>{4, 5, 15, 19}));
+  // Whole lines at split-K 8 and 16 win on the lm_head only where their
+  // grid fits one round and split-K 4's does not: above 1024 SMs.
+  EXPECT_EQ(reachableOf(248320, 5120, 8, t),
+            (std::vector<int>{1, 2, 3, 4, 5, 13, 14, 15, 17}));
+  // A GEMV range of 4 rows reaches the whole-line tier only.
+  EXPECT_EQ(reachableOf(6144, 5120, 4, t), (std::vector<int>{1, 2, 3, 4, 5}));
+  // Nothing is reachable without rows or a shape.
+  EXPECT_EQ(reachableOf(0, 5120, 8, t), std::vector<int>{});
+  EXPECT_EQ(reachableOf(6144, 5120, 0, t), std::vector<int>{});
+}
+
+// The property the bundle relies on: on any device (multiprocessor count,
+// each variant's residency) and any m, the choice among the reachable
+// variants is the choice among all of them.
+TEST(GemvPolicy, ReachableVariantsKeepEveryChoice) {
+  std::vector<std::vector<GemvVariantDesc>> tables = {
+      nvfp4Table(), table(WideTiles::manyTilesOrRows, {8, 16, 32}),
+      table(WideTiles::manyTilesFromRows), unsplitTable(WideTiles::manyTiles)};
+  const int64_t shapes[][2] = {{6144, 5120},   {5120, 6144},   {17408, 5120},
+                               {5120, 17408},  {248320, 5120}, {4096, 14336},
+                               {128256, 4096}, {96, 256},      {40, 1000}};
+  uint64_t state = 12345;
+  auto next = [&](int64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return int64_t((state >> 33) % uint64_t(bound));
+  };
+  int checked = 0;
+  for (const std::vector<GemvVariantDesc> &all : tables)
+    for (const auto &shape : shapes) {
+      int64_t n = shape[0], k = shape[1], maxM = all.back().maxM;
+      std::vector<int> kept = reachableOf(n, k, maxM, all);
+      ASSERT_FALSE(kept.empty());
+      std::vector<GemvVariantDesc> pruned;
+      for (int i : kept)
+        pruned.push_back(all[i]);
+      for (int trial = 0; trial < 3000; ++trial) {
+        int64_t m = 1 + next(maxM);
+        int64_t sms = trial % 3 == 0 ? 1 + next(4096) : 1 + next(200);
+        std::vector<int> resident(all.size());
+        for (int &r : resident)
+          r = int(1 + next(qmat_policy::kMaxResidentWarps));
+        std::vector<int> prunedResident;
+        for (int i : kept)
+          prunedResident.push_back(resident[i]);
+        int full = chooseGemvVariant(n, k, m, sms, all.data(), int(all.size()),
+                                     resident.data());
+        int fromKept =
+            chooseGemvVariant(n, k, m, sms, pruned.data(), int(pruned.size()),
+                              prunedResident.data());
+        ASSERT_GE(fromKept, 0);
+        ASSERT_EQ(full, kept[fromKept])
+            << n << " x " << k << ", m " << m << ", " << sms << " SMs";
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, 4 * 9 * 3000);
+}
