@@ -2,14 +2,15 @@
 """Builds, where qmat is built (qmat-aot), the bundle that bench/model/run.sh
 needs on the GPU machine, which has no MLIR: every distinct layer of the
 benchmark model's NVFP4 and GPTQ imports (bench/model/llama.py, the Llama
-or with --model qwen3-moe the Qwen3-MoE model; bf16 activations), for sm_90, prefix `llama`, named as the importer names
-them. The imports on the GPU machine are made with bundle=False and run on
+or with --model qwen3-moe the Qwen3-MoE model; bf16 activations), for sm_90
+(or --target), prefix `llama`, named as the importer names them. The imports on the GPU machine are made with bundle=False and run on
 this bundle (load_model matches layers by name, else by description).
 
 OUT_DIR/  llama.mlir (the module), llama.h, llama.cpp, llama.manifest.json,
           the cubin, llama-bundle.json (the config and the layers)
 
 Usage: make_bundle.py OUT_DIR [--qmat-aot PATH] [--model llama|qwen3-moe]
+       [--target sm_90|sm_90a|...]
 (qmat-aot is otherwise found as qmat.find_tool does: $QMAT_BUILD_DIR/bin,
 $QMAT_AOT, PATH.) The layer shapes do not depend on the number of decoder
 layers, so one bundle serves every --layers of model_bench.py.
@@ -34,6 +35,8 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--qmat-aot", default=None)
     parser.add_argument("--model", choices=sorted(llama.MODELS), default="llama")
+    parser.add_argument("--target", default="sm_90",
+                        help="the NVIDIA target (sm_90a: the specialized fused GEMM to M = 256)")
     args = parser.parse_args()
     config = llama.MODELS[args.model]
     layers = llama.bundle_layers(config)
@@ -41,7 +44,7 @@ def main():
     with open(os.path.join(args.out_dir, f"{PREFIX}.mlir"), "w") as f:
         f.write(qmat.emit_module(layers))
     started = time.monotonic()
-    bundle = qmat.compile(layers, targets=("sm_90",), out_dir=args.out_dir, prefix=PREFIX,
+    bundle = qmat.compile(layers, targets=(args.target,), out_dir=args.out_dir, prefix=PREFIX,
                           qmat_aot=args.qmat_aot)
     seconds = time.monotonic() - started
     print(bundle.summary, end="")
