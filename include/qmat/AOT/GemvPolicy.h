@@ -236,7 +236,8 @@ constexpr int64_t kMaxResidentWarps = 64;
 /// it the choice changes only where a rounds count or a tile threshold does.
 constexpr int64_t kDenseMultiprocessors = 1024;
 /// Rounds counts above kDenseMultiprocessors looked at per variant, beyond
-/// which (a layer of over 10^9 rows) every variant counts as reachable.
+/// which (a layer of tens of millions of rows) every variant counts as
+/// reachable.
 constexpr int64_t kMaxSparseSteps = int64_t(1) << 16;
 
 /// Which of `count` variants chooseGemvVariant can return for an
@@ -245,10 +246,10 @@ constexpr int64_t kMaxSparseSteps = int64_t(1) << 16;
 /// from 1 to kMaxResidentWarps: `reachable[i]` is set for those. A variant
 /// left out never changes a choice, so a bundle compiles only these.
 ///
-/// Exact, not sampled: a variant's key grows with its rounds of resident
-/// warps and falls with nothing else that residency moves, so variant i can
-/// win for some residencies exactly when it wins with its own at the most
-/// and every other at the fewest. With those fixed, the choice changes with
+/// Exact, not sampled: residency enters a variant's key only through its
+/// rounds of resident warps, and the key never falls as those grow, so
+/// variant i can win for some residencies exactly when it wins with its own
+/// at the most and every other at the fewest. With those fixed, the choice changes with
 /// the multiprocessor count only where some variant's rounds or the layer's
 /// many-tiles tests change: every count up to kDenseMultiprocessors is tried,
 /// and above it each count where one of those steps.
