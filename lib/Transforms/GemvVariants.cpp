@@ -2,7 +2,7 @@
 
 #include "qmat/Transforms/GemvVariants.h"
 #include "qmat/AOT/FusedGemmPolicy.h"
-#include "qmat/AOT/GemvPolicy.h"
+#include "qmat/AOT/GemvReachability.h"
 #include "qmat/Dialect/QMat/IR/FusedGemm.h"
 #include "qmat/Dialect/QMat/IR/GemvLayouts.h"
 #include "qmat/Target/TargetInfo.h"

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmat/AOT/GemvPolicy.h"
+#include "qmat/AOT/GemvReachability.h"
 
 #include <gtest/gtest.h>
 
