@@ -37,9 +37,9 @@ SmallVector<Value> getScaleOperands(DecodeTileOp op) {
   return operands;
 }
 
-/// Replaces `result`'s extracts of `position.size()` leading positions by
-/// `parts` (indexed by the flattened position), and any other use by the
-/// whole value built from them.
+/// Replaces `result`'s extracts at a full position of `shape` (its leading
+/// dimensions) by `parts`, indexed by the flattened position, and any
+/// other use by the whole value built from them.
 void replaceByParts(OpBuilder &b, Location loc, Value result,
                     ArrayRef<int64_t> shape, ArrayRef<Value> parts) {
   for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
