@@ -36,13 +36,26 @@ using namespace bench;
 
 namespace {
 
-struct Variant {
-  int mTile, warpsN, splitK, colTiles, stages, warpgroup;
-};
-
 /// The name suffix of each form (Variant::warpgroup): warp, warpgroup,
 /// specialized warpgroup.
 const char *const kVariantForms[] = {"", "_wg", "_ws"};
+
+struct Variant {
+  int mTile, warpsN, splitK, colTiles, stages, warpgroup, kSlices;
+  /// Pins this variant for every call (or restores the policy).
+  qmat_status pin() const {
+    return bench_set_fused_override_sliced(mTile, warpsN, splitK, colTiles,
+                                           stages, kSlices);
+  }
+  /// mt<m>_w<w>_s<s>_c<c>_p<p>, the form's suffix, _k<k> for K slices.
+  std::string name() const {
+    char text[64];
+    std::snprintf(text, sizeof text, "mt%d_w%d_s%d_c%d_p%d%s", mTile, warpsN,
+                  splitK, colTiles, stages, kVariantForms[warpgroup]);
+    return std::string(text) +
+           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string());
+  }
+};
 
 /// Every fused tiling compiled into the bundle (make_bundle.py writes them
 /// into variants.inc; none where no layer takes the fused GEMM).
@@ -191,9 +204,7 @@ int main(int argc, char **argv) {
             continue;
           const Variant *var = v >= 0 && !gemvM ? &kVariants[v] : nullptr;
           const GemvPair *pair = v >= 0 && gemvM ? &kGemvPairs[v] : nullptr;
-          if (var &&
-              bench_set_fused_override(var->mTile, var->warpsN, var->splitK,
-                                       var->colTiles, var->stages) != QMAT_OK)
+          if (var && var->pin() != QMAT_OK)
             continue;
           if (pair && (pair->splitK == 0 ||
                        bench_set_gemv_override(pair->splitK, pair->colTiles) != QMAT_OK))
@@ -239,9 +250,7 @@ int main(int argc, char **argv) {
           allWithin &= within;
           char variant[64] = "policy";
           if (var)
-            std::snprintf(variant, sizeof variant, "mt%d_w%d_s%d_c%d_p%d%s",
-                          var->mTile, var->warpsN, var->splitK, var->colTiles,
-                          var->stages, kVariantForms[var->warpgroup]);
+            std::snprintf(variant, sizeof variant, "%s", var->name().c_str());
           if (pair)
             std::snprintf(variant, sizeof variant, "gemv_s%d_c%d", pair->splitK,
                           pair->colTiles);
@@ -288,18 +297,14 @@ int main(int argc, char **argv) {
         std::ostringstream variants;
         int timed = 0;
         for (const Variant &v : kVariants) {
-          if (bench_set_fused_override(v.mTile, v.warpsN, v.splitK,
-                                       v.colTiles, v.stages) != QMAT_OK)
+          if (v.pin() != QMAT_OK)
             continue;
           if (run(m, 0) != QMAT_OK) {
             bench_set_fused_override(0, 0, 0, 0, 0);
             continue;
           }
           double ms = timeLauncher();
-          char name[64];
-          std::snprintf(name, sizeof name, "mt%d_w%d_s%d_c%d_p%d%s", v.mTile,
-                        v.warpsN, v.splitK, v.colTiles, v.stages,
-                        kVariantForms[v.warpgroup]);
+          std::string name = v.name();
           variants << (timed++ ? ", " : "") << "\"" << name << "\": " << ms;
           if (ms < bestMs) {
             bestMs = ms;

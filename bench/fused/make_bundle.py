@@ -11,7 +11,8 @@ variants, which the checks in that range pin).
 Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
        [--fused-warpgroup-variants=m,w,s,c,...]
-       [--fused-specialized-variants=m,c,...] [--timed=specialized]
+       [--fused-specialized-variants=m,c,...]
+       [--fused-sliced-variants=m,w,s,c,p,k,...] [--timed=specialized]
        [-- QMAT_AOT_FLAGS]
 
 --timed=specialized writes only the specialized tilings to variants.inc
@@ -51,6 +52,9 @@ def main():
     specialized = opts.get("fused-specialized-variants")
     if specialized:
         flags.append("--fused-specialized-variants=" + specialized)
+    sliced = opts.get("fused-sliced-variants")
+    if sliced:
+        flags.append("--fused-sliced-variants=" + sliced)
     write_bundle(aot, out, [(scheme, block, zp, act, n, k)
                             for scheme, block, zp in schemes
                             for act in acts
@@ -63,14 +67,15 @@ def main():
     for layer in manifest["layers"]:
         for v in layer["strategy"]["fused_variants"]:
             t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
-                 int(v.get("warpgroup", False)) + int(v.get("specialized", False)))
+                 int(v.get("warpgroup", False)) + int(v.get("specialized", False)),
+                 v.get("k_slices", 1))
             if opts.get("timed") == "specialized" and not v.get("specialized"):
                 continue
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
-            f.write("{%d, %d, %d, %d, %d, %d},\n" % t)
+            f.write("{%d, %d, %d, %d, %d, %d, %d},\n" % t)
     # The GEMV's range and its (split-K, column tiles) pairs, which the
     # checks in that range pin one by one.
     pairs, gemv_max_m = [], 0

@@ -346,6 +346,49 @@ def QMat_MBarrierWaitOp : QMat_InstructionOp<"mbarrier_wait",
   let hasVerifier = 1;
 }
 
+def QMat_ClusterBarrierOp : QMat_InstructionOp<"cluster_barrier",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until every thread of the block's cluster arrives";
+  let description = [{
+    A barrier over every thread of every block of the thread-block cluster
+    (every thread reaches it): the workgroup-memory stores of each thread
+    before it are visible to the loads of every thread of the cluster after
+    it (`qmat.load_cluster_peer`). NVIDIA (sm_90 on) lowers it to
+    `barrier.cluster.arrive.aligned` (release) and
+    `barrier.cluster.wait.aligned` (acquire).
+
+    ```mlir
+    qmat.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def QMat_LoadClusterPeerOp : QMat_InstructionOp<"load_cluster_peer",
+    [MemoryEffects<[MemRead]>]> {
+  let summary = "Four floats of another block's workgroup memory in the cluster";
+  let description = [{
+    The 16 bytes (16-byte aligned) at element `index` of `source`, a
+    workgroup buffer, as the block of rank `rank` in this block's
+    thread-block cluster holds them (its buffer at the same offset). The
+    block of that rank must not have exited, and its stores are visible
+    only after a `qmat.cluster_barrier` that both passed. NVIDIA (sm_90 on)
+    lowers it to `mapa.shared::cluster` and `ld.shared::cluster.v4.f32`.
+
+    ```mlir
+    %v = qmat.load_cluster_peer %partials[%i] rank %r
+        : memref<4096xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F32], [1]>:$source, Index:$index,
+                       Index:$rank);
+  let results = (outs VectorOfLengthAndType<[4], [F32]>:$result);
+  let assemblyFormat = [{
+    $source `[` $index `]` `rank` $rank attr-dict `:` type($source) `->`
+    type($result)
+  }];  let hasVerifier = 1;
+}
+
 def QMat_TensorLoadOp : QMat_InstructionOp<"tensor_load",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Starts a copy of a 2-D tile of global memory through a tensor map";

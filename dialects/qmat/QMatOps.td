@@ -219,6 +219,13 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     are in flight as asynchronous copies into workgroup memory while a step
     is multiplied, and the next step's weights are loaded into registers
     before the current step's are decoded.
+    `k_slices` (> 1, sm_90 on) splits K once more, across the blocks of a
+    thread-block cluster: the grid's z dimension holds `k_slices` blocks
+    per tile, each on its own contiguous K range, and the cluster's first
+    block adds the others' sums, in rank order, through their workgroup
+    memory before its epilogue (`qmat.reduce_k_slices`). It gives a layer
+    of few weight rows more blocks than weight tiles, with no workspace and
+    the same bits on every run.
 
     `warpgroup` asks for the warpgroup matrix instruction (wgmma on sm_90a):
     each four warps of a block (`warps_n` = 4 or 8, `stages` 3 or 4) hold
@@ -272,6 +279,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       Arg<AnyMemRef, "output [M, N]", [MemWrite]>:$y,
       I64Attr:$m_tile, I64Attr:$warps_n, I64Attr:$split_k, I64Attr:$col_tiles,
       DefaultValuedAttr<I64Attr, "1">:$stages,
+      DefaultValuedAttr<I64Attr, "1">:$k_slices,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
       UnitAttr:$weights_as_b, OptionalAttr<QMat_KernelConfigAttr>:$config);
@@ -284,6 +292,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     `outs` `(` $y `:` type($y) `)`
     `m_tile` `=` $m_tile `warps_n` `=` $warps_n `split_k` `=` $split_k
     `col_tiles` `=` $col_tiles (`stages` `=` $stages^)?
+    (`k_slices` `=` $k_slices^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
     (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
     (`weights_as_b` $weights_as_b^)?
@@ -298,6 +307,13 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static ArrayRef<int64_t> getWarpsNChoices();
     static ArrayRef<int64_t> getSplitKChoices();
     static ArrayRef<int64_t> getStagesChoices();
+    /// The values k_slices may take (thread-block clusters of up to 8
+    /// blocks, the portable size).
+    static ArrayRef<int64_t> getKSliceChoices();
+    /// `k_slices` > 1: bytes of workgroup memory a block parks its sums in
+    /// (every thread's 4 x col_tiles x m_tile / 8 sums).
+    static int64_t getKSliceBytes(int64_t mTile, int64_t warpsN,
+                                  int64_t splitK, int64_t colTiles);
     /// Whether `warpgroup` may take that tiling: whole warpgroups (warps_n
     /// 4 or 8), one 64-row instruction per column tile (col_tiles 1 or 2),
     /// three or four staged tiles.
@@ -315,7 +331,8 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     /// the loop (every warp parks 4 fp32 sums per lane per 16 x 8 tile).
     static int64_t getWorkgroupBytes(int64_t mTile, int64_t warpsN,
                                      int64_t splitK, int64_t colTiles,
-                                     int64_t stages, bool warpgroup = false);
+                                     int64_t stages, bool warpgroup = false,
+                                     int64_t kSlices = 1);
     /// Bytes of one staged tile of activations (split_k K steps of m_tile
     /// rows of 128 two-byte elements).
     static int64_t getStagedActivationBytes(int64_t mTile, int64_t splitK);

@@ -229,6 +229,48 @@ def QMat_StoreTileOp : QMat_Op<"store_tile", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def QMat_ReduceKSlicesOp : QMat_Op<"reduce_k_slices"> {
+  let summary = "Add the partial sums of a cluster's blocks over K into its first block";
+  let description = [{
+    The reduction of a fused GEMM whose K range is split across the
+    `slices` blocks of a thread-block cluster, block `rank` (its rank in
+    the cluster) holding the sums of K slice `rank`. Thread `thread` of
+    `threads` parks its `sums` (G of them) in its block's workgroup buffer
+    `partials`, sum g at element
+
+        4 * (g * threads + thread)
+
+    (after a block barrier: the buffer overlays memory the block's warps
+    may still be reading); after a cluster barrier the threads of block 0
+    add the same thread's sums of blocks 1 .. slices - 1, in rank order,
+    and a second cluster barrier keeps every block's buffer alive until
+    then. The results are the totals in block 0 and the thread's own sums
+    elsewhere. The order of the additions is fixed, so the totals do not
+    depend on scheduling.
+
+    ```mlir
+    %t0, %t1 = qmat.reduce_k_slices %s0, %s1 through %partials rank %r
+        slices 4 thread %tid of 128
+        : vector<4xf32>, vector<4xf32>
+        through memref<1024xf32, #gpu.address_space<workgroup>>
+        -> vector<4xf32>, vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<VectorOfLengthAndType<[4], [F32]>>:$sums,
+                       Arg<MemRefRankOf<[F32], [1]>, "partial sums",
+                           [MemRead, MemWrite]>:$partials,
+                       Index:$rank, Index:$thread,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$slices,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$threads);
+  let results = (outs Variadic<VectorOfLengthAndType<[4], [F32]>>:$totals);
+  let assemblyFormat = [{
+    $sums `through` $partials `rank` $rank `slices` $slices
+    `thread` $thread `of` $threads
+    attr-dict `:` type($sums) `through` type($partials) `->` type($totals)
+  }];
+  let hasVerifier = 1;
+}
+
 def QMat_ReduceSplitKOp : QMat_Op<"reduce_split_k", [
     AttrSizedOperandSegments, SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Add the partial sums of a block's K slices, then run the "

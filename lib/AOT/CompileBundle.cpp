@@ -142,7 +142,7 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
         layer.plan, layer.scheme, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
-        options.fusedSpecializedBVariants, error);
+        options.fusedSpecializedBVariants, error, options.fusedSlicedVariants);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -493,6 +493,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedSpecializedVariants);
     pipeline.fusedSpecializedBVariants =
         ArrayRef<int64_t>(options.fusedSpecializedBVariants);
+    pipeline.fusedSlicedVariants =
+        ArrayRef<int64_t>(options.fusedSlicedVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

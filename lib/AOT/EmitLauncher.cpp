@@ -410,7 +410,12 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "/// GEMM path. Applies to every layer and thread.\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
-        "col_tiles, int stages);\n\n";
+        "col_tiles, int stages);\n"
+     << "/// The same for a variant whose K range is split across k_slices\n"
+     << "/// blocks of a cluster (k_slices 1: the call above).\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_sliced(int m_tile, int warps_n, int split_k, "
+        "int col_tiles, int stages, int k_slices);\n\n";
   for (const Layer &layer : bundle.layers) {
     std::string title = layer.symbol;
     if (layer.symbol != layer.name)
@@ -575,13 +580,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::FusedVariantDesc kFusedVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const FusedGemmVariant &v : layer.fusedVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},\n", v.mTile,
-                          v.warpsN, v.splitK, v.colTiles, v.stages,
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n",
+                          v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
                           int(v.specialized ? qmat_policy::kSpecializedForm
                               : v.warpgroup ? qmat_policy::kWarpgroupForm
-                                            : qmat_policy::kWarpForm));
+                                            : qmat_policy::kWarpForm),
+                          v.kSlices);
   if (fusedCount == 0)
-    os << "    {0, 0, 0, 0, 0, 0},\n";
+    os << "    {0, 0, 0, 0, 0, 0, 1},\n";
   os << "};\n";
   os << "const GemvKernelDesc kFusedKernels[kNumTargets]["
      << std::max<size_t>(fusedCount, 1) << "] = {\n";
@@ -628,7 +634,12 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
         "col_tiles, int stages) {\n"
      << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
-        "stages);\n}\n\n";
+        "stages, 1);\n}\n\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_sliced(int m_tile, int warps_n, int split_k, "
+        "int col_tiles, int stages, int k_slices) {\n"
+     << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
+        "stages, k_slices);\n}\n\n";
   size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
@@ -757,6 +768,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"warpgroup", variant.warpgroup},
                                          {"specialized", variant.specialized},
                                          {"weights_as_b", variant.weightsAsB},
+                                         {"k_slices", variant.kSlices},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);

@@ -99,6 +99,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.fusedSpecializedBVariants.assign(
       options.fusedSpecializedBVariants.begin(),
       options.fusedSpecializedBVariants.end());
+  gemv.fusedSlicedVariants.assign(options.fusedSlicedVariants.begin(),
+                                  options.fusedSlicedVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

@@ -111,6 +111,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                                           fusedSpecializedVariants.end());
     SmallVector<int64_t> specializedBTiles(fusedSpecializedBVariants.begin(),
                                            fusedSpecializedBVariants.end());
+    SmallVector<int64_t> slicedTiles(fusedSlicedVariants.begin(),
+                                     fusedSlicedVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -124,7 +126,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       std::string error;
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getK(), fusedTiles, warpgroupTiles,
-          specializedTiles, specializedBTiles, error);
+          specializedTiles, specializedBTiles, error, slicedTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -184,7 +186,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   rb, loc, op.getScheme(), op.getA(), op.getWeights(),
                   op.getScales(), op.getGlobalScale(), op.getZeroPoints(),
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
-                  v.colTiles, v.stages, DecodeMethodAttr(),
+                  v.colTiles, v.stages, v.kSlices, DecodeMethodAttr(),
                   plan.getPreparedWeights(), v.warpgroup, v.specialized,
                   v.weightsAsB, KernelConfigAttr());
             });

@@ -265,7 +265,8 @@ static LogicalResult addSpecializedVariants(
 FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t k, ArrayRef<int64_t> tiles,
     ArrayRef<int64_t> warpgroupTiles, ArrayRef<int64_t> specializedTiles,
-    ArrayRef<int64_t> specializedBTiles, std::string &error) {
+    ArrayRef<int64_t> specializedBTiles, std::string &error,
+    ArrayRef<int64_t> slicedTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -284,6 +285,12 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     error = "fused-warpgroup-variants takes (m_tile, warps_n, split_k, "
             "col_tiles) quadruples, got " +
             std::to_string(warpgroupTiles.size()) + " numbers";
+    return failure();
+  }
+  if (slicedTiles.size() % (kFusedTilingNumbers + 1) != 0) {
+    error = "fused-sliced-variants takes (m_tile, warps_n, split_k, "
+            "col_tiles, stages, k_slices) sextuples, got " +
+            std::to_string(slicedTiles.size()) + " numbers";
     return failure();
   }
   SmallVector<FusedGemmVariant> listed;
@@ -318,6 +325,33 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
       }
     listed.push_back(v);
   }
+  for (size_t i = 0; i < slicedTiles.size(); i += kFusedTilingNumbers + 1) {
+    FusedGemmVariant v{slicedTiles[i], slicedTiles[i + 1], slicedTiles[i + 2],
+                       slicedTiles[i + 3], slicedTiles[i + 4]};
+    v.kSlices = slicedTiles[i + 5];
+    if (!llvm::is_contained(FusedGemmOp::getKSliceChoices(), v.kSlices) ||
+        v.kSlices == 1) {
+      error = llvm::formatv("fused sliced variant (m_tile = {0}, warps_n = "
+                            "{1}, split_k = {2}, col_tiles = {3}, stages = "
+                            "{4}) has k_slices = {5}; it takes 2, 4 or 8",
+                            v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
+                            v.kSlices)
+                  .str();
+      return failure();
+    }
+    if (!target->hasBlockClusters()) {
+      error =
+          llvm::formatv("fused sliced variant (m_tile = {0}, warps_n = "
+                        "{1}, split_k = {2}, col_tiles = {3}, stages = "
+                        "{4}, k_slices = {5}) needs thread-block "
+                        "clusters, which {6} lacks",
+                        v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
+                        v.kSlices, stringifyChip(plan.getTarget().getChip()))
+              .str();
+      return failure();
+    }
+    listed.push_back(v);
+  }
   for (const FusedGemmVariant &v : listed) {
     if (v.warpgroup && v.stages == 0) {
       error = llvm::formatv(
@@ -342,7 +376,7 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
         v.colTiles * v.mTile / 2 <= kMaxFusedAccumulators &&
         llvm::is_contained(FusedGemmOp::getStagesChoices(), v.stages) &&
         FusedGemmOp::getWorkgroupBytes(v.mTile, v.warpsN, v.splitK, v.colTiles,
-                                       v.stages, v.warpgroup) <=
+                                       v.stages, v.warpgroup, v.kSlices) <=
             FusedGemmOp::getMaxWorkgroupBytes(v.warpgroup) &&
         (!v.warpgroup ||
          FusedGemmOp::isWarpgroupTiling(v.warpsN, v.colTiles, v.stages));
@@ -378,7 +412,7 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
                   .str();
       return failure();
     }
-    if ((k / 128) % v.splitK == 0)
+    if ((k / 128) % (v.splitK * v.kSlices) == 0)
       variants.push_back(v);
   }
   bool defaults =

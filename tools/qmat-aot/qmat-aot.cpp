@@ -127,6 +127,14 @@ cl::list<int64_t> fusedSpecializedBVariants(
              "block; sm_90a), as (m_tile, col_tiles) pairs (default 64,9,128,9 "
              "with the other specialized defaults; else none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedSlicedVariants(
+    "fused-sliced-variants", cl::CommaSeparated,
+    cl::value_desc("m,w,s,c,p,k,..."),
+    cl::desc("Fused GEMM warp tilings whose K range is split across the "
+             "blocks of a thread-block cluster (sm_90 on), as (m_tile, "
+             "warps_n, split_k, col_tiles, stages, k_slices) sextuples "
+             "(default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -238,7 +246,10 @@ bool hasBadOption() {
       badTilings(fusedWarpgroupVariants, 4,
                  "quadruples (m_tile, warps_n, split_k, col_tiles)") ||
       badTilings(fusedSpecializedVariants, 2, "pairs (m_tile, col_tiles)") ||
-      badTilings(fusedSpecializedBVariants, 2, "pairs (m_tile, col_tiles)"))
+      badTilings(fusedSpecializedBVariants, 2, "pairs (m_tile, col_tiles)") ||
+      badTilings(fusedSlicedVariants, 6,
+                 "sextuples (m_tile, warps_n, split_k, col_tiles, stages, "
+                 "k_slices)"))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -419,6 +430,8 @@ int main(int argc, char **argv) {
                                           fusedSpecializedVariants.end());
   options.fusedSpecializedBVariants.assign(fusedSpecializedBVariants.begin(),
                                            fusedSpecializedBVariants.end());
+  options.fusedSlicedVariants.assign(fusedSlicedVariants.begin(),
+                                     fusedSlicedVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.allGemvVariants = allGemvVariants;

@@ -116,6 +116,9 @@ struct BundleOptions {
   /// (m_tile, col_tiles) pairs of the specialized warpgroup form, and of
   /// its form with the weights as the instruction's B operand.
   std::vector<int64_t> fusedSpecializedVariants, fusedSpecializedBVariants;
+  /// Warp tilings whose K is split across a cluster's blocks, as (m_tile,
+  /// warps_n, split_k, col_tiles, stages, k_slices) sextuples.
+  std::vector<int64_t> fusedSlicedVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   /// Every GEMV variant of those lists, not only those the launcher's

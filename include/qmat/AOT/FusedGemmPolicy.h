@@ -20,7 +20,8 @@ namespace qmat_policy {
 /// `warpgroup` kWarpgroupForm where its four warps multiply through the
 /// warpgroup matrix instruction, kSpecializedForm for the specialized
 /// warpgroup form (colTiles warpgroups multiply, one decodes; its kernel
-/// takes A's tensor map after its other arguments).
+/// takes A's tensor map after its other arguments); `kSlices` blocks of a
+/// cluster split each tile's K range among them (the grid's z dimension).
 enum FusedForm : int {
   kWarpForm = 0,
   kWarpgroupForm = 1,
@@ -33,6 +34,7 @@ struct FusedVariantDesc {
   int colTiles;
   int stages;
   int warpgroup;
+  int kSlices = 1;
 };
 
 /// Blocks per SM from which a variant of that M tile is taken: a larger M
@@ -184,7 +186,8 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
   auto blocks = [&](const FusedVariantDesc &v) {
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
-    return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows);
+    return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows) *
+           (v.kSlices > 1 ? v.kSlices : 1);
   };
   // A specialized tiling's cost: its tiles' passes over the weights, each
   // of its rows plus kSpecializedTileOverheadRows. Tiles up to m stay
@@ -256,11 +259,16 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     if (specialized >= 0)
       return specialized;
   }
+  // Tilings whose K is split across a cluster's blocks are taken only
+  // where nothing else is compiled, or pinned.
+  auto plain = [](const FusedVariantDesc &v) {
+    return !v.warpgroup && v.kSlices <= 1;
+  };
   bool anyWarp = false;
   for (int i = 0; i < count; ++i)
-    anyWarp |= !variants[i].warpgroup;
+    anyWarp |= plain(variants[i]);
   auto considered = [&](const FusedVariantDesc &v) {
-    return !anyWarp || !v.warpgroup;
+    return !anyWarp || plain(v);
   };
   auto qualifies = [&](const FusedVariantDesc &v) {
     double perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
@@ -325,7 +333,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     const FusedVariantDesc &v = variants[i];
     return i != chosen && v.mTile == c.mTile && v.warpsN == c.warpsN &&
            v.splitK == c.splitK && v.stages == c.stages &&
-           v.warpgroup == c.warpgroup;
+           v.warpgroup == c.warpgroup && v.kSlices == c.kSlices;
   };
   // A grid of fewer blocks than SMs leaves SMs idle, and its sibling of the
   // fewest column tiles has the most blocks (40 x 5120 on the H100: 3

@@ -121,13 +121,17 @@ def QMatExpandDecodeTile : Pass<"qmat-expand-decode-tile"> {
 }
 
 def QMatExpandReduceSplitK : Pass<"qmat-expand-reduce-split-k"> {
-  let summary = "Expand qmat.reduce_split_k into the exchange of partial sums";
+  let summary = "Expand qmat.reduce_split_k and qmat.reduce_k_slices into "
+                "the exchange of partial sums";
   let description = [{
     Rewrites every `qmat.reduce_split_k` into the stores of each lane's
     partial sums to its warp's slot of workgroup memory, a barrier, and,
     under the condition that the lane is in the first K slice, the loads
     and additions of the other slices' sums in slice order followed by the
-    op's epilogue.
+    op's epilogue; and every `qmat.reduce_k_slices` into the same exchange
+    across the blocks of a cluster: the stores of the other blocks' sums,
+    a cluster barrier, the first block's loads of their sums in rank order
+    (`qmat.load_cluster_peer`) and additions, a second cluster barrier.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

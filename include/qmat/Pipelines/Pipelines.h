@@ -49,6 +49,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(m_tile, col_tiles) pairs of 16-row column tiles "
                      "(default 64,9,128,9 with the other specialized "
                      "defaults)")};
+  ListOption<int64_t> fusedSlicedVariants{
+      *this, "fused-sliced-variants",
+      llvm::cl::desc("Fused GEMM warp tilings whose K range is split across "
+                     "the blocks of a thread-block cluster, as (m_tile, "
+                     "warps_n, split_k, col_tiles, stages, k_slices) "
+                     "sextuples (sm_90 on; default none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

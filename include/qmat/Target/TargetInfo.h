@@ -102,6 +102,14 @@ public:
   /// asynchronously (qmat.async_copy, async_commit, async_wait).
   virtual bool hasAsyncCopy() const { return false; }
 
+  /// Whether blocks form thread-block clusters whose blocks read each
+  /// other's workgroup memory (qmat.cluster_barrier,
+  /// qmat.load_cluster_peer).
+  virtual bool hasBlockClusters() const { return false; }
+  /// Makes `kernel` run in clusters of `blocks` blocks along the grid's z
+  /// dimension (hasBlockClusters).
+  virtual void annotateClusterBlocks(Operation *kernel, int64_t blocks) const {}
+
   /// Rewrites qmat's instruction-level ops (qmat.byte_perm, the matrix
   /// ops, ...) into this target's instructions (qmat-lower-to-target).
   virtual void

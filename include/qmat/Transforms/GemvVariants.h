@@ -69,6 +69,8 @@ struct FusedGemmVariant {
   bool specialized = false;
   /// qmat.fused_gemm's `weights_as_b` (with specialized: warps_n 1).
   bool weightsAsB = false;
+  /// qmat.fused_gemm's `k_slices` (warp tilings, sm_90 on).
+  int64_t kSlices = 1;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -89,12 +91,17 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// the warpgroup instruction and the checkpoint's layout of the codes.
 /// `specializedBTiles` adds specialized variants with the weights as the
 /// instruction's B operand (`weights_as_b`), as (m_tile, col_tiles) pairs
-/// of 16-row column tiles, under the same rules.
+/// of 16-row column tiles, under the same rules. `slicedTiles` adds warp
+/// variants whose K range is split across the blocks of a cluster, as
+/// (m_tile, warps_n, split_k, col_tiles, stages, k_slices) sextuples, on a
+/// target with thread-block clusters; those whose split_k x k_slices does
+/// not divide this K's steps are left out.
 FailureOr<SmallVector<FusedGemmVariant>>
 getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
                      ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
                      ArrayRef<int64_t> specializedTiles,
-                     ArrayRef<int64_t> specializedBTiles, std::string &error);
+                     ArrayRef<int64_t> specializedBTiles, std::string &error,
+                     ArrayRef<int64_t> slicedTiles = {});
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

@@ -102,6 +102,11 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "as the warpgroup instruction's B operand, as (m_tile, "
                "col_tiles) pairs of 16-row column tiles (default 64,9,128,9 "
                "with the other specialized defaults, else none)">,
+    ListOption<"fusedSlicedVariants", "fused-sliced-variants", "int64_t",
+               "Fused GEMM warp tilings whose K range is split across the "
+               "blocks of a thread-block cluster, as (m_tile, warps_n, "
+               "split_k, col_tiles, stages, k_slices) sextuples (sm_90 on; "
+               "default none)">,
   ];
 }
 

@@ -181,10 +181,12 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
     fresh.functions.push_back(function);
   }
   // Each variant kernel, and (for the policies) how many of its warps one
-  // SM holds.
+  // SM holds; a fused variant whose blocks form clusters (k_slices) is
+  // placed a cluster at a time, which the per-block count does not
+  // describe: 0 there (the policy then asks none).
   auto loadVariants = [&](const GemvKernelDesc *descs, size_t count,
-                          std::vector<CUfunction> &functions,
-                          std::vector<int> *residentWarps) -> qmat_status {
+                          std::vector<CUfunction> &functions, std::vector<int> *residentWarps,
+                          const qmat_policy::FusedVariantDesc *fused) -> qmat_status {
     for (size_t i = 0; i < count; ++i) {
       CUfunction function;
       QMAT_CU(cuModuleGetFunction(&function, fresh.module, descs[i].symbol));
@@ -195,6 +197,10 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
       functions.push_back(function);
       if (!residentWarps)
         continue;
+      if (fused && fused[i].kSlices > 1) {
+        residentWarps->push_back(0);
+        continue;
+      }
       int blocks = 0;
       QMAT_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
           &blocks, function, descs[i].threads, size_t(descs[i].dynamicSharedBytes)));
@@ -203,9 +209,10 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
     return QMAT_OK;
   };
   for (qmat_status s :
-       {loadVariants(gemvKernels, kNumGemvKernels, fresh.gemvFunctions, &fresh.gemvResidentWarps),
+       {loadVariants(gemvKernels, kNumGemvKernels, fresh.gemvFunctions, &fresh.gemvResidentWarps,
+                     nullptr),
         loadVariants(fusedKernels, kNumFusedKernels, fresh.fusedFunctions,
-                     &fresh.fusedResidentWarps)})
+                     &fresh.fusedResidentWarps, kFusedVariants)})
     if (s != QMAT_OK) {
       cuModuleUnload(fresh.module);
       return s;
@@ -409,10 +416,10 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
       return s;
     pointers.push_back(&activationMap);
   }
-  unsigned mTiles = 0, blocks = 0;
-  if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
+  unsigned mTiles = 0, blocks = 0, slices = 1;
+  if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks, slices))
     return s;
-  QMAT_CU(cuLaunchKernel(state.fusedFunctions[variant], mTiles, blocks, 1,
+  QMAT_CU(cuLaunchKernel(state.fusedFunctions[variant], mTiles, blocks, slices,
                          unsigned(kernel.threads), 1, 1, unsigned(kernel.dynamicSharedBytes),
                          stream, pointers.data(), nullptr));
   return QMAT_OK;

@@ -121,7 +121,7 @@ bool takesGemv(const LayerDesc &layer, int64_t m) {
 
 /// m_tile = -1 in the fused override: every M above the GEMV dequantizes.
 std::atomic<int> overrideMTile{0}, overrideWarpsN{0}, overrideFusedSplitK{0},
-    overrideFusedColTiles{0}, overrideFusedStages{0};
+    overrideFusedColTiles{0}, overrideFusedStages{0}, overrideFusedKSlices{0};
 
 /// Whether m rows take the fused dequant-GEMM (no workspace needed).
 bool takesFused(const LayerDesc &layer, int64_t m) {
@@ -228,30 +228,34 @@ size_t workspaceSize(const LayerDesc &layer, int64_t maxM) {
   return layer.scratchBytes + kGemmWorkspaceBytes;
 }
 
-qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, int stages) {
-  if (mTile == -1 ||
-      (mTile == 0 && warpsN == 0 && splitK == 0 && colTiles == 0 && stages == 0)) {
+qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, int stages,
+                             int kSlices) {
+  if (mTile == -1 || (mTile == 0 && warpsN == 0 && splitK == 0 && colTiles == 0 &&
+                      stages == 0 && kSlices <= 1)) {
     overrideMTile = mTile;
-    overrideWarpsN = overrideFusedSplitK = overrideFusedColTiles = overrideFusedStages = 0;
+    overrideWarpsN = overrideFusedSplitK = overrideFusedColTiles = overrideFusedStages =
+        overrideFusedKSlices = 0;
     return QMAT_OK;
   }
   bool known = false;
   for (size_t i = 0; i < kNumFusedKernels; ++i) {
     const qmat_policy::FusedVariantDesc &v = kFusedVariants[i];
     known |= v.mTile == mTile && v.warpsN == warpsN && v.splitK == splitK &&
-             v.colTiles == colTiles && v.stages == stages;
+             v.colTiles == colTiles && v.stages == stages && v.kSlices == kSlices;
   }
   if (!known)
     return fail(QMAT_ERROR_INVALID_ARGUMENT,
                 "no compiled fused GEMM variant has m_tile = " + std::to_string(mTile) +
                     ", warps_n = " + std::to_string(warpsN) + ", split_k = " +
                     std::to_string(splitK) + ", col_tiles = " + std::to_string(colTiles) +
-                    " and stages = " + std::to_string(stages));
+                    ", stages = " + std::to_string(stages) + " and k_slices = " +
+                    std::to_string(kSlices));
   overrideMTile = mTile;
   overrideWarpsN = warpsN;
   overrideFusedSplitK = splitK;
   overrideFusedColTiles = colTiles;
   overrideFusedStages = stages;
+  overrideFusedKSlices = kSlices;
   return QMAT_OK;
 }
 
@@ -341,7 +345,8 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
       if (variants[i].mTile == overrideMTile && variants[i].warpsN == overrideWarpsN &&
           variants[i].splitK == overrideFusedSplitK &&
           variants[i].colTiles == overrideFusedColTiles &&
-          variants[i].stages == overrideFusedStages)
+          variants[i].stages == overrideFusedStages &&
+          variants[i].kSlices == overrideFusedKSlices)
         chosen = i;
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
@@ -364,6 +369,7 @@ std::string describeFused(size_t variant, int processors, const char *processorN
          ", warps_n " + std::to_string(v.warpsN) + ", split_k " +
          std::to_string(v.splitK) + ", col_tiles " +
          std::to_string(v.colTiles) + ", stages " + std::to_string(v.stages) +
+         (v.kSlices > 1 ? ", k_slices " + std::to_string(v.kSlices) : std::string()) +
          (v.warpgroup == qmat_policy::kSpecializedForm ? ", specialized"
           : v.warpgroup                                ? ", warpgroup"
                                                        : "") +
@@ -375,9 +381,9 @@ std::string describeFused(size_t variant, int processors, const char *processorN
 }
 
 /// The fused variant's grid for m rows: M tiles along x, blocks of weight
-/// rows along y (at most 65535).
+/// rows along y (at most 65535), the K slices of a cluster along z.
 qmat_status fusedGrid(const LayerDesc &layer, const GemvKernelDesc &kernel, size_t variant,
-                      int64_t m, unsigned &mTiles, unsigned &blocks) {
+                      int64_t m, unsigned &mTiles, unsigned &blocks, unsigned &slices) {
   int64_t tiles = (m + kFusedVariants[variant].mTile - 1) / kFusedVariants[variant].mTile;
   int64_t rows = (layer.n + kernel.rowsPerBlock - 1) / kernel.rowsPerBlock;
   if (rows > 65535)
@@ -386,6 +392,7 @@ qmat_status fusedGrid(const LayerDesc &layer, const GemvKernelDesc &kernel, size
                     " blocks along N, more than the 65535 a grid's y dimension holds");
   mTiles = unsigned(tiles);
   blocks = unsigned(rows);
+  slices = unsigned(kFusedVariants[variant].kSlices);
   return QMAT_OK;
 }
 

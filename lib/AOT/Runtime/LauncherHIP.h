@@ -413,12 +413,12 @@ qmat_status runChecked(const LayerDesc &layer, hipStream_t stream, int64_t m, co
     if (int level = callLogLevel(layer, Path::fused, variant))
       logCall(level, layer, m, describeFused(variant, state->multiprocessors, "compute units"));
     const GemvKernelDesc &kernel = state->fusedKernels[variant];
-    unsigned mTiles = 0, blocks = 0;
-    if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks))
+    unsigned mTiles = 0, blocks = 0, slices = 1;
+    if (qmat_status s = fusedGrid(layer, kernel, variant, m, mTiles, blocks, slices))
       return s;
     Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
     std::vector<void *> pointers = params.pointers();
-    QMAT_HIP(hipModuleLaunchKernel(state->fusedFunctions[variant], mTiles, blocks, 1,
+    QMAT_HIP(hipModuleLaunchKernel(state->fusedFunctions[variant], mTiles, blocks, slices,
                                    unsigned(kernel.threads), 1, 1,
                                    unsigned(kernel.dynamicSharedBytes), stream, pointers.data(),
                                    nullptr));

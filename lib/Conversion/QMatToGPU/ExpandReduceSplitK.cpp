@@ -1,9 +1,11 @@
-//===- ExpandReduceSplitK.cpp - qmat.reduce_split_k -> park, barrier, add -===//
+//===- ExpandReduceSplitK.cpp - The split-K reductions -> park, add -------===//
 //
 // The split-K exchange through workgroup memory: every lane parks its sums
 // in its warp's slot, one barrier, then the lanes of the first K slice add
 // the other slices' sums in slice order and run the epilogue, which is
-// inlined under that condition.
+// inlined under that condition. Across the blocks of a cluster
+// (qmat.reduce_k_slices) the same, with cluster barriers, the first block
+// reading the others' workgroup memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,11 +98,70 @@ void expandReduceSplitK(ReduceSplitKOp op) {
   op.erase();
 }
 
+void expandReduceKSlices(ReduceKSlicesOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto cIdx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t threads = op.getThreads();
+  // Sum g's element of the partials, 4 * (g * threads + thread), the same
+  // in every block.
+  SmallVector<Value> slots;
+  for (int64_t group = 0, groups = op.getSums().size(); group < groups; ++group)
+    slots.push_back(arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, cIdx(group * threads), op.getThread()),
+        cIdx(4)));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      op.getRank(), cIdx(0));
+  // The buffer overlays the staged tiles the block's warps may still read.
+  gpu::BarrierOp::create(b, loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Value others = arith::XOrIOp::create(
+        b, loc, first, arith::ConstantIntOp::create(b, loc, 1, 1));
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, others, /*withElse=*/false).thenBlock());
+    for (auto [group, sum] : llvm::enumerate(op.getSums()))
+      vector::StoreOp::create(b, loc, sum, op.getPartials(),
+                              ValueRange{slots[group]});
+  }
+  ClusterBarrierOp::create(b, loc);
+  auto add = scf::IfOp::create(b, loc, op.getSums().getTypes(), first,
+                               /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(add.thenBlock());
+    SmallVector<Value> totals;
+    for (auto [group, sum] : llvm::enumerate(op.getSums())) {
+      Value total = sum;
+      for (int64_t rank = 1, slices = op.getSlices(); rank < slices; ++rank)
+        total = arith::AddFOp::create(
+            b, loc, total,
+            LoadClusterPeerOp::create(b, loc, sum.getType(), op.getPartials(),
+                                      slots[group], cIdx(rank)));
+      totals.push_back(total);
+    }
+    scf::YieldOp::create(b, loc, totals);
+    b.setInsertionPointToStart(add.elseBlock());
+    scf::YieldOp::create(b, loc, op.getSums());
+  }
+  // The other blocks' buffers stay until the first block has read them.
+  ClusterBarrierOp::create(b, loc);
+  op.replaceAllUsesWith(add.getResults());
+  op.erase();
+}
+
 struct QMatExpandReduceSplitKPass
     : qmat::impl::QMatExpandReduceSplitKBase<QMatExpandReduceSplitKPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    SmallVector<ReduceKSlicesOp> sliceOps;
+    getOperation()->walk([&](ReduceKSlicesOp op) { sliceOps.push_back(op); });
+    for (ReduceKSlicesOp op : sliceOps)
+      expandReduceKSlices(op);
     SmallVector<ReduceSplitKOp> ops;
     getOperation()->walk([&](ReduceSplitKOp op) { ops.push_back(op); });
     for (ReduceSplitKOp op : ops)

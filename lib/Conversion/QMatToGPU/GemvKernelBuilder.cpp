@@ -48,6 +48,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.mTiled = true;
   spec.warpsN = op.getWarpsN();
   spec.stages = op.getStages();
+  spec.kSlices = op.getKSlices();
   spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
   spec.dynamicShared = op.getWarpgroup();
   spec.specialized = spec.warpgroup && op.getSpecialized();
@@ -75,7 +76,7 @@ int64_t GemvKernelSpec::getSharedBytes() const {
                                                      stages);
   if (mTiled)
     return FusedGemmOp::getWorkgroupBytes(maxM, warpsN, splitK, colTiles,
-                                          stages, warpgroup);
+                                          stages, warpgroup, kSlices);
   return tensorCore
              ? GemvOp::getPartialSumBytes(splitK, colTiles, maxM, wholeLines)
              : 0;
@@ -135,7 +136,8 @@ std::string GemvKernelSpec::getKernelName() const {
                wholeBlocksOnly ? "_full" : "")
                .str() +
            (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "") +
-           (weightsAsB ? "b" : "");
+           (weightsAsB ? "b" : "") +
+           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string());
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",

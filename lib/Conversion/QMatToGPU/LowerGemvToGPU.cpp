@@ -67,6 +67,8 @@ struct QMatLowerGemvToGPUPass
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
     if (config.getResidentThreads())
       info.annotateKernel(kernel, threads, config.getResidentThreads());
+    if (spec.kSlices > 1)
+      info.annotateClusterBlocks(kernel, spec.kSlices);
 
     Block &entry = kernel.getBody().front();
     unsigned argIndex = 0;
@@ -135,7 +137,7 @@ struct QMatLowerGemvToGPUPass
             b, loc, workgroupMemRef(bytes - codesFirst, b.getI8Type()), raw,
             arith::ConstantIndexOp::create(b, loc, codesFirst), ValueRange{});
       }
-      if (spec.splitK > 1)
+      if (spec.splitK > 1 || spec.kSlices > 1)
         buffers.partials = memref::ViewOp::create(
             b, loc, workgroupMemRef(bytes / 4, b.getF32Type()), raw, zero,
             ValueRange{});
@@ -184,6 +186,10 @@ struct QMatLowerGemvToGPUPass
       return op.emitOpError() << "config matrix = wgmma_64xnx16 needs the "
                                  "warpgroup matrix instruction, which "
                               << target << " lacks";
+    if (op.getKSlices() > 1 && !info.hasBlockClusters())
+      return op.emitOpError()
+             << "k_slices = " << op.getKSlices()
+             << " needs thread-block clusters, which " << target << " lacks";
     if (op.getStages() > 1 && !info.hasAsyncCopy())
       return op.emitOpError() << "stages = " << op.getStages()
                               << " needs asynchronous copies to workgroup "
@@ -202,7 +208,8 @@ struct QMatLowerGemvToGPUPass
     Value m = memref::DimOp::create(b, loc, op.getA(), 0);
     Value mTiles = arith::CeilDivUIOp::create(
         b, loc, m, arith::ConstantIndexOp::create(b, loc, op.getMTile()));
-    return {mTiles, blocks, one};
+    return {mTiles, blocks,
+            arith::ConstantIndexOp::create(b, loc, op.getKSlices())};
   }
 
   void runOnOperation() override {

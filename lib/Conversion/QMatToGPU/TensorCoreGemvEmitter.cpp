@@ -354,6 +354,10 @@ void TensorCoreGemvEmitter::setUpOperands() {
   accumulators = getMmaTiles() * spec.getRowGroups() * 4;
   zeros.assign(accumulators, cF32(0.0f));
   warpStepK = spec.wholeLines ? 2 * kWarpStepK : kWarpStepK;
+  if (spec.kSlices > 1) {
+    kSlice = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    sliceFirstStep = arith::MulIOp::create(b, loc, kSlice, cIdx(sliceSteps()));
+  }
   lanesK = arith::MulIOp::create(b, loc, t, cIdx(kLaneK));
   if (spec.wholeLines)
     lanesK = arith::AddIOp::create(
@@ -369,9 +373,11 @@ Value TensorCoreGemvEmitter::stepK(Value step) {
 }
 
 Value TensorCoreGemvEmitter::stepOf(Value iteration) {
-  return arith::AddIOp::create(
+  Value step = arith::AddIOp::create(
       b, loc, kWarp,
       arith::MulIOp::create(b, loc, iteration, cIdx(spec.splitK)));
+  return sliceFirstStep ? arith::AddIOp::create(b, loc, step, sliceFirstStep)
+                        : step;
 }
 
 // One iteration per K step, every load of the step issued before its
@@ -387,23 +393,26 @@ Value TensorCoreGemvEmitter::stepOf(Value iteration) {
 // takes the same branch-free path and commits one group per iteration.
 SmallVector<Value>
 TensorCoreGemvEmitter::emitPipelinedLoop(ArrayRef<Value> weightRows) {
-  int64_t iterations = spec.k / warpStepK / spec.splitK;
+  int64_t iterations = sliceSteps() / spec.splitK;
   int64_t stages = spec.stages;
   int64_t tileElements = spec.splitK * spec.maxM * kWarpStepK;
   Value lastIteration = cIdx(iterations - 1);
   auto copyIteration = [&](Value iteration) {
     Value clamped = arith::MinUIOp::create(b, loc, iteration, lastIteration);
     Value slot = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
-    copyActivations(
-        arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK)), firstM,
-        position.lastM, arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
-        /*async=*/true,
-        [&](Value row, Value chunk) { return warpStagedChunk(row, chunk); });
+    Value firstStep = arith::MulIOp::create(b, loc, clamped, cIdx(spec.splitK));
+    if (sliceFirstStep)
+      firstStep = arith::AddIOp::create(b, loc, firstStep, sliceFirstStep);
+    copyActivations(firstStep, firstM, position.lastM,
+                    arith::MulIOp::create(b, loc, slot, cIdx(tileElements)),
+                    /*async=*/true, [&](Value row, Value chunk) {
+                      return warpStagedChunk(row, chunk);
+                    });
     AsyncCommitOp::create(b, loc);
   };
   for (int64_t i = 0; i + 1 < stages; ++i)
     copyIteration(cIdx(i));
-  StepLoads first = loadStep(stepK(kWarp), weightRows, {});
+  StepLoads first = loadStep(stepK(stepOf(cIdx(0))), weightRows, {});
   SmallVector<Value> init(zeros);
   llvm::append_range(init, flattenStep(first));
   auto loop =
@@ -440,8 +449,13 @@ TensorCoreGemvEmitter::emitPipelinedLoop(ArrayRef<Value> weightRows) {
 
 SmallVector<Value>
 TensorCoreGemvEmitter::emitStepLoop(ArrayRef<Value> weightRows) {
-  auto loop = scf::ForOp::create(b, loc, kWarp, cIdx(spec.k / warpStepK),
-                                 cIdx(spec.splitK), zeros);
+  Value lower = kWarp, upper = cIdx(sliceSteps());
+  if (sliceFirstStep) {
+    lower = arith::AddIOp::create(b, loc, lower, sliceFirstStep);
+    upper = arith::AddIOp::create(b, loc, upper, sliceFirstStep);
+  }
+  auto loop =
+      scf::ForOp::create(b, loc, lower, upper, cIdx(spec.splitK), zeros);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
@@ -530,6 +544,28 @@ void TensorCoreGemvEmitter::addWholeLineHalves(MutableArrayRef<Value> sums) {
                                     .getShuffleResult());
 }
 
+void TensorCoreGemvEmitter::reduceKSlices(MutableArrayRef<Value> sums) {
+  if (spec.kSlices == 1)
+    return;
+  auto quad = VectorType::get({4}, f32);
+  SmallVector<Value> packed;
+  for (int64_t group = 0; group < int64_t(sums.size()) / 4; ++group)
+    packed.push_back(
+        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4)));
+  auto reduce = ReduceKSlicesOp::create(
+      b, loc, TypeRange(ValueRange(packed)), packed, buffers.partials, kSlice,
+      gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), spec.kSlices,
+      spec.getThreads(kMmaLanes));
+  for (auto [group, total] : llvm::enumerate(reduce.getTotals()))
+    for (int64_t i = 0; i < 4; ++i)
+      sums[4 * group + i] =
+          vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kSlice, cIdx(0));
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, first, /*withElse=*/false).thenBlock());
+}
+
 // Split-K: the first warp of each weight tile adds the others' sums.
 void TensorCoreGemvEmitter::reduceSplitK(MutableArrayRef<Value> sums) {
   if (spec.splitK == 1)
@@ -576,8 +612,8 @@ void TensorCoreGemvEmitter::storeSums(ArrayRef<Value> sums) {
 }
 
 /// The kernel, stage by stage: each lane's place, the operands' set-up, the
-/// K loop (per block shape), the whole-line and split-K reductions, the
-/// epilogue's stores.
+/// K loop (per block shape), the whole-line, K-slice and split-K
+/// reductions, the epilogue's stores.
 void TensorCoreGemvEmitter::emit() {
   setUpLanes();
   setUpOperands();
@@ -585,6 +621,7 @@ void TensorCoreGemvEmitter::emit() {
   if (spec.wholeLines)
     addWholeLineHalves(sums);
   OpBuilder::InsertionGuard epilogueGuard(b);
+  reduceKSlices(sums);
   reduceSplitK(sums);
   storeSums(sums);
 }

@@ -43,6 +43,10 @@ private:
   SmallVector<Value> emitWarpgroupLoop(ArrayRef<Value> weightRows);
   /// Whole lines: adds the two K halves of each product.
   void addWholeLineHalves(MutableArrayRef<Value> sums);
+  /// K slices (spec.kSlices > 1): the cluster's first block adds the
+  /// others' sums in rank order, and the insertion point moves into its
+  /// branch (the split-K reduction and the stores that follow run there).
+  void reduceKSlices(MutableArrayRef<Value> sums);
   /// Split-K: the first warp of each weight tile adds the others' sums in
   /// order, and the insertion point moves into its branch (the stores that
   /// follow run there).
@@ -66,6 +70,11 @@ private:
   /// weight tile (the fused GEMM), lane (g, t) = (lane / 4, lane % 4), the
   /// block's and the lane's first weight row.
   Value kWarp, firstM, blockTile, g, t, blockFirst, firstRow;
+  /// spec.kSlices > 1: the block's K slice (its rank in the cluster) and
+  /// the first K step of its range; null otherwise.
+  Value kSlice, sliceFirstStep;
+  /// K steps of one block's range.
+  int64_t sliceSteps() const { return spec.k / warpStepK / spec.kSlices; }
   /// The lane's activation rows, one per row group (clamped to M - 1).
   SmallVector<Value> activationRows;
   /// The factor of the epilogue (the global scale, with the packed decode's

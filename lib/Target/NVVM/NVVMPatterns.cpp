@@ -360,6 +360,48 @@ struct TensorLoadToPtx : OpRewritePattern<TensorLoadOp> {
   }
 };
 
+/// barrier.cluster's arrive (release) and wait (acquire), ordered with the
+/// memory accesses around them by the memory clobber.
+struct ClusterBarrierToPtx : OpRewritePattern<ClusterBarrierOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClusterBarrierOp op,
+                                PatternRewriter &rewriter) const override {
+    emitTiedPtx(rewriter, op.getLoc(),
+                "barrier.cluster.arrive.aligned;\n"
+                "barrier.cluster.wait.aligned;",
+                ValueRange{});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// mapa.shared::cluster turns this block's workgroup address into the
+/// peer's, which ld.shared::cluster reads (sm_90 on). The four results are
+/// tied operands $0 .. $3 (their inputs $4 .. $7), the address and rank
+/// $8 and $9.
+struct LoadClusterPeerToPtx : OpRewritePattern<LoadClusterPeerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadClusterPeerOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantFloatOp::create(
+        rewriter, loc, rewriter.getF32Type(), APFloat(0.0f));
+    SmallVector<Value> lanes = emitTiedPtx(
+        rewriter, loc,
+        "{\n"
+        ".reg .b32 peer;\n"
+        "mapa.shared::cluster.u32 peer, $8, $9;\n"
+        "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [peer];\n"
+        "}",
+        ValueRange{zero, zero, zero, zero},
+        {sharedAddress(rewriter, loc, op.getSource(), op.getIndex()),
+         toI32(rewriter, loc, op.getRank())});
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, op.getResult().getType(), lanes);
+    return success();
+  }
+};
+
 /// The PTX statement of each warpgroup ordering op.
 std::string orderingPtx(WarpgroupFenceOp) {
   return "wgmma.fence.sync.aligned;";
@@ -446,7 +488,8 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                                             bool warpgroupMma) {
   patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
-               AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
+               AsyncCommitToNVVM, AsyncWaitToNVVM, ClusterBarrierToPtx,
+               LoadClusterPeerToPtx>(patterns.getContext());
   if (warpgroupMma)
     patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,
                  WarpgroupOrderingToPtx<WarpgroupFenceOp>,

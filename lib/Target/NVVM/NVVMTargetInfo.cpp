@@ -117,6 +117,19 @@ public:
   /// (NVVMPatterns.cpp).
   bool hasAsyncCopy() const override { return true; }
 
+  /// Thread-block clusters and distributed workgroup memory: sm_90 on.
+  bool hasBlockClusters() const override {
+    return chip != Chip::sm_80 && chip != Chip::sm_89;
+  }
+
+  /// `.reqnctapercluster 1, 1, blocks` (and `.explicitcluster`): the
+  /// launch keeps its grid, which the cluster's size divides.
+  void annotateClusterBlocks(Operation *kernel, int64_t blocks) const override {
+    kernel->setAttr(
+        NVVM::NVVMDialect::getClusterDimAttrName(),
+        DenseI32ArrayAttr::get(kernel->getContext(), {1, 1, int32_t(blocks)}));
+  }
+
   /// The full mask: the GEMV calls it where the whole warp runs (its
   /// matrix instructions need that too).
   Value emitWarpAll(OpBuilder &builder, Location loc,

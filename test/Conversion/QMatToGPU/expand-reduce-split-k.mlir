@@ -96,3 +96,62 @@ func.func @columns(%s: vector<4xf32>, %p: memref<512xf32, #gpu.address_space<wor
   }
   return
 }
+
+// -----
+
+// K slices across a cluster: sum g's slot, 4 * (g * 128 + thread), the
+// same in every block; a block barrier; blocks other than the first park
+// their sums; a cluster barrier; the first block adds blocks 1 and 2's
+// sums in rank order, sum by sum, the others keep their own; a second
+// cluster barrier; the totals replace the op's results.
+// CHECK-LABEL: func.func @k_slices(
+// CHECK-SAME: %[[S0:[a-z0-9]+]]: vector<4xf32>, %[[S1:[a-z0-9]+]]: vector<4xf32>, %[[P:[a-z0-9]+]]: memref<1024xf32, #gpu.address_space<workgroup>>, %[[RANK:[a-z0-9]+]]: index, %[[TID:[a-z0-9]+]]: index, %[[OUT:[a-z0-9]+]]: memref<?xf32>
+// CHECK-NEXT: %[[C4:.+]] = arith.constant 4 : index
+// CHECK-NEXT: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[G0:.+]] = arith.addi %[[C0]], %[[TID]] : index
+// CHECK-NEXT: %[[SLOT0:.+]] = arith.muli %[[G0]], %[[C4]] : index
+// CHECK-NEXT: %[[C4B:.+]] = arith.constant 4 : index
+// CHECK-NEXT: %[[C128:.+]] = arith.constant 128 : index
+// CHECK-NEXT: %[[G1:.+]] = arith.addi %[[C128]], %[[TID]] : index
+// CHECK-NEXT: %[[SLOT1:.+]] = arith.muli %[[G1]], %[[C4B]] : index
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[FIRST:.+]] = arith.cmpi eq, %[[RANK]], %[[Z]] : index
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[TRUE:.+]] = arith.constant true
+// CHECK-NEXT: %[[OTHER:.+]] = arith.xori %[[FIRST]], %[[TRUE]] : i1
+// CHECK-NEXT: scf.if %[[OTHER]] {
+// CHECK-NEXT: vector.store %[[S0]], %[[P]][%[[SLOT0]]] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[S1]], %[[P]][%[[SLOT1]]] : memref<1024xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: qmat.cluster_barrier
+// CHECK-NEXT: %[[T:.+]]:2 = scf.if %[[FIRST]] -> (vector<4xf32>, vector<4xf32>) {
+// CHECK-NEXT: %[[R1:.+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[A1:.+]] = qmat.load_cluster_peer %[[P]][%[[SLOT0]]] rank %[[R1]] : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+// CHECK-NEXT: %[[SUM1:.+]] = arith.addf %[[S0]], %[[A1]] : vector<4xf32>
+// CHECK-NEXT: %[[R2:.+]] = arith.constant 2 : index
+// CHECK-NEXT: %[[A2:.+]] = qmat.load_cluster_peer %[[P]][%[[SLOT0]]] rank %[[R2]] : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+// CHECK-NEXT: %[[TOTAL0:.+]] = arith.addf %[[SUM1]], %[[A2]] : vector<4xf32>
+// CHECK-NEXT: %[[R1B:.+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[B1:.+]] = qmat.load_cluster_peer %[[P]][%[[SLOT1]]] rank %[[R1B]] : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+// CHECK-NEXT: %[[SUMB:.+]] = arith.addf %[[S1]], %[[B1]] : vector<4xf32>
+// CHECK-NEXT: %[[R2B:.+]] = arith.constant 2 : index
+// CHECK-NEXT: %[[B2:.+]] = qmat.load_cluster_peer %[[P]][%[[SLOT1]]] rank %[[R2B]] : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+// CHECK-NEXT: %[[TOTAL1:.+]] = arith.addf %[[SUMB]], %[[B2]] : vector<4xf32>
+// CHECK-NEXT: scf.yield %[[TOTAL0]], %[[TOTAL1]] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[S0]], %[[S1]] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: qmat.cluster_barrier
+// CHECK-NEXT: vector.store %[[T]]#0, %[[OUT]][%[[TID]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[T]]#1, %[[OUT]][%[[TID]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: return
+func.func @k_slices(%s0: vector<4xf32>, %s1: vector<4xf32>,
+                    %p: memref<1024xf32, #gpu.address_space<workgroup>>,
+                    %rank: index, %thread: index, %out: memref<?xf32>) {
+  %t:2 = qmat.reduce_k_slices %s0, %s1 through %p rank %rank slices 3 thread %thread of 128
+      : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>>
+      -> vector<4xf32>, vector<4xf32>
+  vector.store %t#0, %out[%thread] : memref<?xf32>, vector<4xf32>
+  vector.store %t#1, %out[%thread] : memref<?xf32>, vector<4xf32>
+  return
+}

@@ -119,6 +119,45 @@ func.func @fused_steps(%a: memref<?x384xbf16>, %w: memref<64x192xi8>, %s: memref
 
 // -----
 
+// Rule: every block of a cluster walks as many K steps.
+func.func @fused_slice_steps(%a: memref<?x768xbf16>, %w: memref<64x384xi8>, %s: memref<64x48xf8E4M3FN>,
+                             %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{split_k x k_slices must divide the K/128 = 6 steps, got 2 x 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x768xbf16>, memref<64x384xi8>, memref<64x48xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 1 stages = 2 k_slices = 2
+  return
+}
+
+// -----
+
+// Rule: clusters of up to 8 blocks (the portable size).
+func.func @fused_slices(%a: memref<?x2048xbf16>, %w: memref<64x1024xi8>, %s: memref<64x128xf8E4M3FN>,
+                        %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{k_slices must be one of 1, 2, 4, 8, got 16}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x2048xbf16>, memref<64x1024xi8>, memref<64x128xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 stages = 2 k_slices = 16
+  return
+}
+
+// -----
+
+// Rule: K slices are a form of the warp tiling.
+func.func @fused_slices_warpgroup(%a: memref<?x1024xbf16>, %w: memref<64x512xi8>, %s: memref<64x64xf8E4M3FN>,
+                                  %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{k_slices > 1 is a form of the warp tiling, got k_slices = 2 with warpgroup}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x1024xbf16>, memref<64x512xi8>, memref<64x64xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 k_slices = 2 warpgroup
+  return
+}
+
+// -----
+
 // Rule: the prepared layout needs N % 16 == 0.
 func.func @fused_prepared(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: memref<40x16xf8E4M3FN>,
                           %g: memref<f32>, %y: memref<?x40xbf16>) {

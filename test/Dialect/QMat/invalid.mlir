@@ -1128,6 +1128,60 @@ func.func @tensor_map_stride(%a: memref<?x100xbf16>) {
 
 // -----
 
+// Rule: a cluster of at least two blocks.
+func.func @reduce_k_slices_one_slice(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op attribute 'slices' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2}}
+  %t = qmat.reduce_k_slices %s through %p rank %i slices 1 thread %i of 32 : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return
+}
+
+// -----
+
+// Rule: at most 16 slices (a cluster's blocks) and 1024 threads.
+func.func @reduce_k_slices_many(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op expects at most 16 slices and 1024 threads, got 32 and 32}}
+  %t = qmat.reduce_k_slices %s through %p rank %i slices 32 thread %i of 32 : vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return
+}
+
+// -----
+
+// Rule: one total per sum.
+func.func @reduce_k_slices_totals(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op expects one total per sum (2), got 1}}
+  %t = qmat.reduce_k_slices %s, %s through %p rank %i slices 2 thread %i of 32 : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return
+}
+
+// -----
+
+// Rule: the sums are parked in workgroup memory, which other blocks read.
+func.func @reduce_k_slices_global(%s: vector<4xf32>, %p: memref<1024xf32>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op parks the sums in workgroup memory, got 'memref<1024xf32>'}}
+  %t = qmat.reduce_k_slices %s through %p rank %i slices 2 thread %i of 32 : vector<4xf32> through memref<1024xf32> -> vector<4xf32>
+  return
+}
+
+// -----
+
+// Rule: the buffer holds every thread's sums.
+func.func @reduce_k_slices_small(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op needs 2048 elements of partials (2 sums x 256 threads x 4), got 1024}}
+  %t:2 = qmat.reduce_k_slices %s, %s through %p rank %i slices 4 thread %i of 256 : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>, vector<4xf32>
+  return
+}
+
+// -----
+
+// Rule: a peer block's memory is workgroup memory.
+func.func @load_cluster_peer_global(%p: memref<1024xf32>, %i: index) {
+  // expected-error @+1 {{'qmat.load_cluster_peer' op reads another block's workgroup memory, got 'memref<1024xf32>'}}
+  %v = qmat.load_cluster_peer %p[%i] rank %i : memref<1024xf32> -> vector<4xf32>
+  return
+}
+
+// -----
+
 // Rule: at least two K slices.
 func.func @reduce_split_k_one_slice(%s: vector<4xf32>, %p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
   // expected-error @+1 {{'qmat.reduce_split_k' op attribute 'slices' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2}}

@@ -198,6 +198,7 @@ func.func @target_attrs() attributes {qmat.targets = [#qmat.target<sm_80>, #qmat
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> ins({{.*}} : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>) global_scale(%{{.*}} : memref<f32>) outs(%{{.*}} : memref<?x64xbf16>) m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2{{$}}
 // CHECK: qmat.fused_gemm <int4, block = 32> {{.*}} zero_points({{.*}}) bias({{.*}}) outs({{.*}}) m_tile = 64 warps_n = 4 split_k = 2 col_tiles = 1 decode = magic_bias prepared_weights{{$}}
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 2 stages = 3{{$}}
+// CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 k_slices = 2{{$}}
 func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                       %g: memref<f32>, %y: memref<?x64xbf16>, %si: memref<64x8xbf16>,
                       %zp: memref<64x4xi8>, %b: memref<64xbf16>) {
@@ -213,6 +214,10 @@ func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
       m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 2 stages = 3
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 k_slices = 2
   return
 }
 
@@ -321,6 +326,24 @@ func.func @reduce_split_k(%s0: vector<4xf32>, %s1: vector<4xf32>,
   ^bb0(%t0: vector<4xf32>):
   }
   return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_k_slices
+// CHECK: %[[T:.+]]:2 = qmat.reduce_k_slices %arg0, %arg1 through %arg2 rank %arg3 slices 4 thread %arg4 of 128 : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>, vector<4xf32>
+// CHECK-NEXT: qmat.cluster_barrier
+// CHECK-NEXT: %{{.+}} = qmat.load_cluster_peer %arg2[%arg4] rank %arg3 : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+func.func @reduce_k_slices(%s0: vector<4xf32>, %s1: vector<4xf32>,
+                           %p: memref<1024xf32, #gpu.address_space<workgroup>>,
+                           %rank: index, %thread: index) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+  %t:2 = qmat.reduce_k_slices %s0, %s1 through %p rank %rank slices 4 thread %thread of 128
+      : vector<4xf32>, vector<4xf32> through memref<1024xf32, #gpu.address_space<workgroup>>
+      -> vector<4xf32>, vector<4xf32>
+  qmat.cluster_barrier
+  %v = qmat.load_cluster_peer %p[%thread] rank %rank
+      : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return %t#0, %t#1, %v : vector<4xf32>, vector<4xf32>, vector<4xf32>
 }
 
 // -----

@@ -83,6 +83,9 @@ struct GemvKernelSpec {
   bool weightsAsB = false;
   /// specialized: decoding warpgroups (FusedGemmOp::getSpecializedDecoders).
   int64_t decoderGroups = 1;
+  /// mTiled: blocks of a cluster (the grid's z dimension) that split K
+  /// among them (qmat.fused_gemm's `k_slices`).
+  int64_t kSlices = 1;
 
   /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
   static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);

@@ -226,6 +226,14 @@ LogicalResult MBarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers());
 }
 
+LogicalResult LoadClusterPeerOp::verify() {
+  MemRefType source = getSource().getType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(source))
+    return emitOpError() << "reads another block's workgroup memory, got "
+                         << source;
+  return success();
+}
+
 LogicalResult MBarrierWaitOp::verify() {
   return verifyBarriers(*this, getBarriers());
 }

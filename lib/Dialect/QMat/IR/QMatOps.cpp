@@ -511,8 +511,15 @@ LogicalResult FusedGemmOp::verify() {
                          << kMaxFusedAccumulators << ", got "
                          << colTiles * mTile / 2;
   bool warpgroup = getWarpgroup();
-  int64_t shared =
-      getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages, warpgroup);
+  int64_t kSlices = getKSlices();
+  if (!llvm::is_contained(getKSliceChoices(), kSlices))
+    return emitNotAmong(*this, "k_slices", getKSliceChoices(), kSlices);
+  if (kSlices > 1 && warpgroup)
+    return emitOpError() << "k_slices > 1 is a form of the warp tiling, got "
+                            "k_slices = "
+                         << kSlices << " with warpgroup";
+  int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages,
+                                     warpgroup, kSlices);
   if (!getSpecialized() && shared > getMaxWorkgroupBytes(warpgroup))
     return emitOpError() << (warpgroup ? "the staged activations and codes "
                                        : "the staged activations ")
@@ -523,6 +530,10 @@ LogicalResult FusedGemmOp::verify() {
   if ((problem->k / 128) % splitK != 0)
     return emitOpError() << "split_k must divide the K/128 = "
                          << problem->k / 128 << " steps, got " << splitK;
+  if ((problem->k / 128) % (splitK * kSlices) != 0)
+    return emitOpError() << "split_k x k_slices must divide the K/128 = "
+                         << problem->k / 128 << " steps, got " << splitK
+                         << " x " << kSlices;
   if (getPreparedWeights() &&
       failed(
           verifyPreparedWeights(*this, getScheme(), getWeights(), problem->k)))
@@ -610,13 +621,25 @@ int64_t FusedGemmOp::getStagedCodeBytes(int64_t warpsN, int64_t splitK,
   return warpsN * splitK * lanes * 2 * colTiles * bytesPerLaneRow;
 }
 
+int64_t FusedGemmOp::getKSliceBytes(int64_t mTile, int64_t warpsN,
+                                    int64_t splitK, int64_t colTiles) {
+  int64_t lanes = 32, sumsPerLane = 4;
+  return splitK * warpsN * colTiles * (mTile / 8) * lanes * sumsPerLane * 4;
+}
+
+ArrayRef<int64_t> FusedGemmOp::getKSliceChoices() {
+  static const int64_t values[] = {1, 2, 4, 8};
+  return values;
+}
+
 int64_t FusedGemmOp::getWorkgroupBytes(int64_t mTile, int64_t warpsN,
                                        int64_t splitK, int64_t colTiles,
-                                       int64_t stages, bool warpgroup) {
-  int64_t lanes = 32, sumsPerLane = 4;
-  int64_t partials = splitK == 1 ? 0
-                                 : splitK * warpsN * colTiles * (mTile / 8) *
-                                       lanes * sumsPerLane * 4;
+                                       int64_t stages, bool warpgroup,
+                                       int64_t kSlices) {
+  // The split-K sums and the K slices' take the same place per thread.
+  int64_t partials = splitK == 1 && kSlices == 1
+                         ? 0
+                         : getKSliceBytes(mTile, warpsN, splitK, colTiles);
   int64_t stage = getStagedActivationBytes(mTile, splitK);
   if (warpgroup)
     stage += getStagedCodeBytes(warpsN, splitK, colTiles);

@@ -182,6 +182,30 @@ LogicalResult StoreTileOp::verify() {
 // reduce_split_k
 //===----------------------------------------------------------------------===//
 
+LogicalResult ReduceKSlicesOp::verify() {
+  int64_t sums = getSums().size();
+  if (sums == 0)
+    return emitOpError() << "expects at least one sum";
+  if (getTotals().size() != getSums().size())
+    return emitOpError() << "expects one total per sum (" << sums << "), got "
+                         << getTotals().size();
+  // A cluster has at most 16 blocks, a block at most 1024 threads; the
+  // expansion unrolls over the slices and the sums.
+  if (getSlices() > 16 || getThreads() > 1024)
+    return emitOpError() << "expects at most 16 slices and 1024 threads, got "
+                         << getSlices() << " and " << getThreads();
+  MemRefType partials = getPartials().getType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(partials))
+    return emitOpError() << "parks the sums in workgroup memory, got "
+                         << partials;
+  int64_t needed = 4 * sums * int64_t(getThreads());
+  if (partials.hasStaticShape() && partials.getNumElements() < needed)
+    return emitOpError() << "needs " << needed << " elements of partials ("
+                         << sums << " sums x " << getThreads()
+                         << " threads x 4), got " << partials.getNumElements();
+  return success();
+}
+
 LogicalResult ReduceSplitKOp::verify() {
   int64_t sums = getSums().size();
   if (sums == 0)
