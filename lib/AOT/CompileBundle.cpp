@@ -365,7 +365,11 @@ void reportKernels(const BundleOptions &options, const std::string &step,
                                variant.colTiles, variant.stages,
                                variant.specialized ? ", specialized warpgroup"
                                : variant.warpgroup ? ", warpgroup"
-                                                   : "",
+                               : variant.kSlices > 1
+                                   ? ", K split across a cluster of " +
+                                         std::to_string(variant.kSlices) +
+                                         " blocks"
+                                   : std::string(),
                                launch.symbol, launch.threads,
                                launch.rowsPerBlock, launch.dynamicSharedBytes)
                      .str());

@@ -283,8 +283,8 @@ def _tilings(what, tilings, numbers, names):
 def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx=False,
             scratch_cap_mib=None, gemv_max_m=None, fused_max_m=None, fused_variants=None,
             fused_warpgroup_variants=None, fused_specialized_variants=None,
-            fused_specialized_b_variants=None, prepared_weights=False, qmat_aot=None,
-            timeout=600):
+            fused_specialized_b_variants=None, fused_sliced_variants=None,
+            prepared_weights=False, qmat_aot=None, timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -299,7 +299,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     `fused_specialized_variants` ((m_tile, col_tiles) pairs, the
     specialized warpgroup form, sm_90a) and `fused_specialized_b_variants`
     ((m_tile, col_tiles) pairs of that form with the weights as the
-    instruction's B operand, 16-row column tiles) are qmat-aot's knobs;
+    instruction's B operand, 16-row column tiles) and
+    `fused_sliced_variants` ((m_tile, warps_n, split_k, col_tiles, stages,
+    k_slices) tuples: warp tilings whose K range is split across the blocks
+    of a thread-block cluster, sm_90 on) are qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -329,6 +332,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-specialized-b-variants=" + _tilings(
             "fused_specialized_b_variants", fused_specialized_b_variants, 2,
             "m_tile, col_tiles"))
+    if fused_sliced_variants is not None:
+        tilings.append("--fused-sliced-variants=" + _tilings(
+            "fused_sliced_variants", fused_sliced_variants, 6,
+            "m_tile, warps_n, split_k, col_tiles, stages, k_slices"))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

@@ -106,6 +106,19 @@ def test_compile_takes_weights_as_b_tilings(qmat_aot, tmp_path):
     assert kernel["dynamic_shared_bytes"] == 4 * (112 * 128 + 16)
 
 
+def test_compile_takes_sliced_tilings(qmat_aot, tmp_path):
+    """Tilings whose K is split across a cluster's blocks reach qmat-aot
+    after the listed warp tilings: the manifest says k_slices (1 for the
+    others) and the kernel's name ends in _k2."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 96, 256), targets="sm_90", out_dir=tmp_path,
+                     fused_variants=[(16, 2, 2, 2, 2)],
+                     fused_sliced_variants=[(16, 1, 1, 2, 2, 2)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["warps_n"], v["split_k"], v["k_slices"]) for v in fused] == \
+        [(16, 2, 2, 1), (16, 1, 1, 2)]
+    assert fused[1]["kernels"]["sm_90"]["symbol"].endswith("_mt16_w1_s1_c2_p2_k2")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -138,6 +151,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_specialized_b_variants=[(64,)]), qmat.ArgumentError,
      "fused_specialized_b_variants takes (m_tile, col_tiles) tuples of positive integers, "
      "got (64,)"),
+    (dict(fused_sliced_variants=[(16, 1, 1, 2, 2)]), qmat.ArgumentError,
+     "fused_sliced_variants takes (m_tile, warps_n, split_k, col_tiles, stages, k_slices) "
+     "tuples of positive integers, got (16, 1, 1, 2, 2)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

@@ -176,9 +176,11 @@ void populateBytePermToAMDGCNPermPatterns(RewritePatternSet &patterns,
 /// qmat.wave_mma -> amdgpu.mfma.
 void populateWaveMmaToAMDGPUPatterns(RewritePatternSet &patterns);
 /// qmat.byte_perm, bit_select, load_streaming, pinned_copy, warp_mma, the
-/// asynchronous copies and, with `warpgroupMma` (sm_90a), the warpgroup ops
-/// -> NVVM and nvgpu ops and inline PTX.
-void populateQMatToNVVMPatterns(RewritePatternSet &patterns, bool warpgroupMma);
+/// asynchronous copies, with `warpgroupMma` (sm_90a) the warpgroup ops and
+/// with `clusters` (sm_90 on) the cluster ops -> NVVM and nvgpu ops and
+/// inline PTX.
+void populateQMatToNVVMPatterns(RewritePatternSet &patterns, bool warpgroupMma,
+                                bool clusters);
 
 } // namespace mlir::qmat
 

@@ -248,8 +248,9 @@ qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, in
                 "no compiled fused GEMM variant has m_tile = " + std::to_string(mTile) +
                     ", warps_n = " + std::to_string(warpsN) + ", split_k = " +
                     std::to_string(splitK) + ", col_tiles = " + std::to_string(colTiles) +
-                    ", stages = " + std::to_string(stages) + " and k_slices = " +
-                    std::to_string(kSlices));
+                    (kSlices == 1 ? " and stages = " + std::to_string(stages)
+                                  : ", stages = " + std::to_string(stages) +
+                                        " and k_slices = " + std::to_string(kSlices)));
   overrideMTile = mTile;
   overrideWarpsN = warpsN;
   overrideFusedSplitK = splitK;

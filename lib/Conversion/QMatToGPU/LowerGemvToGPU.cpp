@@ -208,8 +208,10 @@ struct QMatLowerGemvToGPUPass
     Value m = memref::DimOp::create(b, loc, op.getA(), 0);
     Value mTiles = arith::CeilDivUIOp::create(
         b, loc, m, arith::ConstantIndexOp::create(b, loc, op.getMTile()));
-    return {mTiles, blocks,
-            arith::ConstantIndexOp::create(b, loc, op.getKSlices())};
+    Value slices = op.getKSlices() == 1 ? one
+                                        : arith::ConstantIndexOp::create(
+                                              b, loc, op.getKSlices());
+    return {mTiles, blocks, slices};
   }
 
   void runOnOperation() override {

@@ -485,11 +485,13 @@ struct AsyncWaitToNVVM : OpRewritePattern<AsyncWaitOp> {
 } // namespace
 
 void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
-                                            bool warpgroupMma) {
+                                            bool warpgroupMma, bool clusters) {
   patterns.add<BytePermToPrmt, BitSelectToLop3, LoadStreamingToPtx,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
-               AsyncCommitToNVVM, AsyncWaitToNVVM, ClusterBarrierToPtx,
-               LoadClusterPeerToPtx>(patterns.getContext());
+               AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
+  if (clusters)
+    patterns.add<ClusterBarrierToPtx, LoadClusterPeerToPtx>(
+        patterns.getContext());
   if (warpgroupMma)
     patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,
                  WarpgroupOrderingToPtx<WarpgroupFenceOp>,

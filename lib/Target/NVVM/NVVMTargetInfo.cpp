@@ -142,7 +142,7 @@ public:
 
   void
   populateLowerToTargetPatterns(RewritePatternSet &patterns) const override {
-    populateQMatToNVVMPatterns(patterns, hasWarpgroupMma());
+    populateQMatToNVVMPatterns(patterns, hasWarpgroupMma(), hasBlockClusters());
   }
 
   /// The arch-specific (`a`) variants carry the Blackwell conversions.

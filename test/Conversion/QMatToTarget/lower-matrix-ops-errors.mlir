@@ -3,6 +3,7 @@
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=sm_90 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=gfx942 2>&1 | FileCheck %s --check-prefix=AMD
 // RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=host 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: not qmat-opt %s -split-input-file --qmat-lower-to-target=target=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // SM90-NOT: 'qmat.warp_mma'
 // AMD: error: 'qmat.warp_mma' op has no lowering on target 'gfx942'
@@ -49,4 +50,27 @@ func.func @async_copy(%a: memref<256xbf16>, %s: memref<2048xbf16, #gpu.address_s
   qmat.async_commit
   qmat.async_wait 0
   return
+}
+
+// -----
+
+// Thread-block clusters exist from sm_90 on.
+// SM90-NOT: 'qmat.cluster_barrier'
+// SM80: error: 'qmat.cluster_barrier' op has no lowering on target 'sm_80'
+// AMD: error: 'qmat.cluster_barrier' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.cluster_barrier' op has no lowering on target 'host'
+func.func @cluster_barrier() {
+  qmat.cluster_barrier
+  return
+}
+
+// -----
+
+// SM90-NOT: 'qmat.load_cluster_peer'
+// SM80: error: 'qmat.load_cluster_peer' op has no lowering on target 'sm_80'
+// AMD: error: 'qmat.load_cluster_peer' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.load_cluster_peer' op has no lowering on target 'host'
+func.func @load_cluster_peer(%p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) -> vector<4xf32> {
+  %v = qmat.load_cluster_peer %p[%i] rank %i : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return %v : vector<4xf32>
 }

@@ -139,3 +139,32 @@ func.func @stage_barriers(%bars: memref<8xi64, #gpu.address_space<workgroup>>, %
       : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
   return
 }
+
+// -----
+
+// The cluster barrier's arrive (release) and wait (acquire) in one
+// statement ordered by the memory clobber; a peer's four floats through
+// mapa and ld.shared::cluster, the results tied operands $0 .. $3, the
+// address of this block's element and the rank $8 and $9.
+// CHECK-LABEL: func.func @cluster(
+// CHECK-SAME: %[[P:[a-z0-9_]+]]: memref<1024xf32, #gpu.address_space<workgroup>>, %[[I:[a-z0-9_]+]]: index, %[[R:[a-z0-9_]+]]: index)
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: llvm.inline_asm has_side_effects "barrier.cluster.arrive.aligned;\0Abarrier.cluster.wait.aligned;", "~{memory}"  : () -> ()
+// CHECK-NEXT: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[P]]
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.muli %[[I]], %[[C4]] : index
+// CHECK-NEXT: %[[ADDRESS:.+]] = arith.addi %[[BASE]], %[[OFFSET]] : index
+// CHECK-NEXT: %[[ADDRESS32:.+]] = arith.index_cast %[[ADDRESS]] : index to i32
+// CHECK-NEXT: %[[RANK32:.+]] = arith.index_cast %[[R]] : index to i32
+// CHECK-NEXT: %[[LOADED:.+]] = llvm.inline_asm has_side_effects "{\0A.reg .b32 peer;\0Amapa.shared::cluster.u32 peer, $8, $9;\0Ald.shared::cluster.v4.f32 {$0, $1, $2, $3}, [peer];\0A}", "=f,=f,=f,=f,0,1,2,3,r,r,~{memory}" %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ADDRESS32]], %[[RANK32]] : (f32, f32, f32, f32, i32, i32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[X:.+]] = llvm.extractvalue %[[LOADED]][0]
+// CHECK-NEXT: %[[Y:.+]] = llvm.extractvalue %[[LOADED]][1]
+// CHECK-NEXT: %[[Z:.+]] = llvm.extractvalue %[[LOADED]][2]
+// CHECK-NEXT: %[[W:.+]] = llvm.extractvalue %[[LOADED]][3]
+// CHECK-NEXT: %[[V:.+]] = vector.from_elements %[[X]], %[[Y]], %[[Z]], %[[W]] : vector<4xf32>
+// CHECK-NEXT: return %[[V]] : vector<4xf32>
+func.func @cluster(%p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index, %r: index) -> vector<4xf32> {
+  qmat.cluster_barrier
+  %v = qmat.load_cluster_peer %p[%i] rank %r : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
+  return %v : vector<4xf32>
+}

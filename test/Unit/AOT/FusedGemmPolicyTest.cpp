@@ -44,7 +44,8 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
          (v.stages > 1 ? "_p" + std::to_string(v.stages) : "") +
          (v.warpgroup == qmat_policy::kSpecializedForm ? "_ws"
           : v.warpgroup                                ? "_wg"
-                                                       : "");
+                                                       : "") +
+         (v.kSlices > 1 ? "_k" + std::to_string(v.kSlices) : "");
 }
 
 /// The choice among kWithSiblings with the H200's occupancy.
@@ -146,6 +147,29 @@ TEST(FusedGemmPolicy, Warpgroup) {
   // 192 blocks of the 64-row tile: under the 4 per SM it needs.
   EXPECT_EQ(chosen(6144, 5120, 100, onlyGroups), "mt16_w4_s2_c2_p2_wg");
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
+}
+
+// Tilings whose K is split across a cluster's blocks: never taken where a
+// warp tiling without slices is compiled (the same choice as without
+// them); where they are all there is, the warp rules choose, a grid
+// counting each cluster's blocks (5120 x 17408 at M = 32: 80 tiles of 64
+// rows, 320 blocks with 4 slices, past the 1.5 per SM a 32-row tile needs;
+// 160 with 2 are not).
+TEST(FusedGemmPolicy, KSlices) {
+  std::vector<FusedVariantDesc> table = kDefault;
+  table.push_back({16, 1, 4, 2, 2, 0, 2});
+  table.push_back({32, 2, 2, 2, 2, 0, 4});
+  for (int64_t m : {9, 16, 32, 64, 100, 128})
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{5120, 17408},
+                        {6144, 5120},
+                        {17408, 5120}})
+      EXPECT_EQ(chosen(n, k, m, table), chosen(n, k, m)) << n << " x " << k;
+  std::vector<FusedVariantDesc> fourSlices = {{16, 1, 4, 2, 2, 0, 2},
+                                              {32, 2, 2, 2, 2, 0, 4}};
+  EXPECT_EQ(chosen(5120, 17408, 32, fourSlices), "mt32_w2_s2_c2_p2_k4");
+  std::vector<FusedVariantDesc> twoSlices = {{16, 1, 4, 2, 2, 0, 2},
+                                             {32, 2, 2, 2, 2, 0, 2}};
+  EXPECT_EQ(chosen(5120, 17408, 32, twoSlices), "mt16_w1_s4_c2_p2_k2");
 }
 
 // Specialized variants: from M = 96 on, the one of least cost (passes of
