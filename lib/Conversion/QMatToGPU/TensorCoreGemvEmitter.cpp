@@ -544,22 +544,32 @@ void TensorCoreGemvEmitter::addWholeLineHalves(MutableArrayRef<Value> sums) {
                                     .getShuffleResult());
 }
 
-void TensorCoreGemvEmitter::reduceKSlices(MutableArrayRef<Value> sums) {
-  if (spec.kSlices == 1)
-    return;
+SmallVector<Value> TensorCoreGemvEmitter::packQuads(ArrayRef<Value> sums) {
   auto quad = VectorType::get({4}, f32);
   SmallVector<Value> packed;
   for (int64_t group = 0; group < int64_t(sums.size()) / 4; ++group)
     packed.push_back(
         vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4)));
+  return packed;
+}
+
+void TensorCoreGemvEmitter::unpackQuads(ValueRange quads,
+                                        MutableArrayRef<Value> sums) {
+  for (auto [group, quad] : llvm::enumerate(quads))
+    for (int64_t i = 0; i < 4; ++i)
+      sums[4 * group + i] =
+          vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{i});
+}
+
+void TensorCoreGemvEmitter::reduceKSlices(MutableArrayRef<Value> sums) {
+  if (spec.kSlices == 1)
+    return;
+  SmallVector<Value> packed = packQuads(sums);
   auto reduce = ReduceKSlicesOp::create(
       b, loc, TypeRange(ValueRange(packed)), packed, buffers.partials, kSlice,
       gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), spec.kSlices,
       spec.getThreads(kMmaLanes));
-  for (auto [group, total] : llvm::enumerate(reduce.getTotals()))
-    for (int64_t i = 0; i < 4; ++i)
-      sums[4 * group + i] =
-          vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
+  unpackQuads(reduce.getTotals(), sums);
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kSlice, cIdx(0));
   b.setInsertionPointToStart(
@@ -570,17 +580,9 @@ void TensorCoreGemvEmitter::reduceKSlices(MutableArrayRef<Value> sums) {
 void TensorCoreGemvEmitter::reduceSplitK(MutableArrayRef<Value> sums) {
   if (spec.splitK == 1)
     return;
-  auto quad = VectorType::get({4}, f32);
-  SmallVector<Value> packed;
-  for (int64_t group = 0; group < int64_t(sums.size()) / 4; ++group)
-    packed.push_back(
-        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4)));
-  SmallVector<Value> totals = GemvEmitterBase::reduceSplitK(
-      packed, position.warp, position.lane, kMmaLanes);
-  for (auto [group, total] : llvm::enumerate(totals))
-    for (int64_t i = 0; i < 4; ++i)
-      sums[4 * group + i] =
-          vector::ExtractOp::create(b, loc, total, ArrayRef<int64_t>{i});
+  unpackQuads(GemvEmitterBase::reduceSplitK(packQuads(sums), position.warp,
+                                            position.lane, kMmaLanes),
+              sums);
 }
 
 void TensorCoreGemvEmitter::storeSums(ArrayRef<Value> sums) {
