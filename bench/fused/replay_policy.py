@@ -10,7 +10,8 @@ any launcher with it is timed. Runs on the build machine (g++, no GPU).
 
 The driver's occupancy (warps of each tiling one SM holds) is not in the
 JSON: the warp tilings take the figures of test/Unit/AOT/FusedGemmPolicyTest
-(their registers on sm_90), the others 4; 132 SMs.
+(their registers on sm_90), the tilings split across a cluster's blocks 0
+(as the launcher), the others 4; 132 SMs.
 
 Usage: replay_policy.py RESULTS_JSON OUT_JSON [--base=REV]
 """
@@ -25,7 +26,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HEADER = "include/qmat/AOT/FusedGemmPolicy.h"
 RESIDENT_WARPS = {"mt16_w1_s4_c2": 16, "mt16_w2_s2_c2": 16, "mt32_w2_s2_c2": 12,
                   "mt64_w4_s1_c2": 8, "mt16_w1_s4_c1": 20, "mt32_w2_s2_c1": 16}
-NAME = re.compile(r"mt(\d+)_w(\d+)_s(\d+)_c(\d+)_p(\d+)(_ws|_wg)?$")
+NAME = re.compile(r"mt(\d+)_w(\d+)_s(\d+)_c(\d+)_p(\d+)(_ws|_wg)?(?:_k(\d+))?$")
 
 DRIVER = r"""
 #include <cstdio>
@@ -45,10 +46,16 @@ int main() {
 def choices(header_text, names, cases, work):
     variants, resident = [], []
     for name in names:
-        mt, w, s, c, p, form = NAME.match(name).groups()
+        mt, w, s, c, p, form, slices = NAME.match(name).groups()
         form = {"_ws": "kSpecializedForm", "_wg": "kWarpgroupForm"}.get(form, "kWarpForm")
-        variants.append("{%s, %s, %s, %s, %s, %s}" % (mt, w, s, c, p, form))
-        resident.append(str(RESIDENT_WARPS.get(name.rsplit("_p", 1)[0], 4)))
+        # A header before K slices has six fields; it never takes a sliced
+        # tiling.
+        fields = [mt, w, s, c, p, form] + (["kSlices" in header_text and (slices or "1") or "1"]
+                                           if "kSlices" in header_text else [])
+        variants.append("{%s}" % ", ".join(fields))
+        # The launcher asks no occupancy of a sliced tiling (0).
+        resident.append("0" if slices else
+                        str(RESIDENT_WARPS.get(name.rsplit("_p", 1)[0], 4)))
     with open(os.path.join(work, "policy.h"), "w") as f:
         f.write(header_text)
     with open(os.path.join(work, "driver.cpp"), "w") as f:

@@ -151,6 +151,24 @@ constexpr double kWaveFillRatio = 1.5;
 /// 5120 x 17408, 5120 x 6144 and 8704 x 5120 (6144 x 5120: 0.99-1.09); at
 /// M = 17 to 32 the two-column 16-row tiling 0.84-0.99 of the one-column
 /// sibling the wave rule chose.
+/// Tilings whose K range is split across the blocks of a cluster (k_slices)
+/// compete with the warp tilings, their grids counting every block of a
+/// cluster, where each of their warps walks at least kMinSlicedIterations
+/// K steps (K / 128 / (split_k x k_slices)); of two tilings alike but for
+/// their slices, the fewer slices first. Then, where the chosen grid has
+/// fewer than kSlicedBlocksPerSM blocks per SM, its sibling of the fewest
+/// slices that reaches that many (else of the most blocks, where it has
+/// more). Measured on the H100 (bench/README.md, "K slices"), nvfp4 and
+/// int4 bf16: on 5120 x 17408 the sliced tilings took 0.75-0.81 of the
+/// time of the best unsliced one at M = 16, 0.71-0.79 at 32 and
+/// 0.80-0.83 at 64 (32 x 2 x 2 x 2 in 4 slices: 320 blocks at M = 32), on
+/// 5120 x 6144, 6144 x 5120 and 8704 x 5120 0.86-0.99 at 32 and 64; with
+/// fewer than 8 steps per warp (8-way splits of K = 5120 and 6144) the
+/// sliced tilings lost to the unsliced ones (8704 x 5120 at M = 16: 19.0
+/// against 15.9 us), and 8704 x 5120 at M = 64 (272 blocks, 2.1 per SM)
+/// took 0.90-0.95 of its time with 2 slices.
+constexpr int64_t kMinSlicedIterations = 6;
+constexpr double kSlicedBlocksPerSM = 2.25;
 /// The index of the fused variant to launch for an [m, k] x [n, k]^T
 /// product on a GPU with `multiprocessors` SMs, or -1 when there is none.
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
@@ -259,16 +277,19 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     if (specialized >= 0)
       return specialized;
   }
-  // Tilings whose K is split across a cluster's blocks are taken only
-  // where nothing else is compiled, or pinned.
-  auto plain = [](const FusedVariantDesc &v) {
-    return !v.warpgroup && v.kSlices <= 1;
+  auto slices = [](const FusedVariantDesc &v) -> int64_t {
+    return v.kSlices > 1 ? v.kSlices : 1;
+  };
+  // A sliced tiling whose warps walk too few K steps is not taken.
+  auto longEnough = [&](const FusedVariantDesc &v) {
+    return slices(v) == 1 ||
+           k / 128 / (int64_t(v.splitK) * slices(v)) >= kMinSlicedIterations;
   };
   bool anyWarp = false;
   for (int i = 0; i < count; ++i)
-    anyWarp |= plain(variants[i]);
+    anyWarp |= !variants[i].warpgroup;
   auto considered = [&](const FusedVariantDesc &v) {
-    return !anyWarp || plain(v);
+    return (!anyWarp || !v.warpgroup) && longEnough(v);
   };
   auto qualifies = [&](const FusedVariantDesc &v) {
     double perSM = v.mTile >= 64   ? kBlocksPerSMForMTile64
@@ -322,12 +343,38 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                       ? (qualified ? v.warpsN > c.warpsN : v.warpsN < c.warpsN)
                   : rows != chosenRows   ? rows > chosenRows
                   : v.splitK != c.splitK ? v.splitK < c.splitK
-                                         : v.stages > c.stages;
+                  : v.stages != c.stages ? v.stages > c.stages
+                                         : slices(v) < slices(c);
     if (better)
       chosen = i;
   }
   if (chosen < 0)
     return chosen;
+  // Too few blocks: the sibling of the fewest slices that reaches
+  // kSlicedBlocksPerSM, else the one of the most blocks.
+  if (double(blocks(variants[chosen])) < kSlicedBlocksPerSM * double(sms)) {
+    const FusedVariantDesc c = variants[chosen];
+    int best = chosen;
+    auto reaches = [&](int i) {
+      return double(blocks(variants[i])) >= kSlicedBlocksPerSM * double(sms);
+    };
+    // Under one block per SM any split beats idle SMs, however short.
+    bool idle = blocks(c) < sms;
+    for (int i = 0; i < count; ++i) {
+      const FusedVariantDesc &v = variants[i];
+      if (i == chosen || (!considered(v) && !(idle && !v.warpgroup)) ||
+          v.mTile != c.mTile || v.warpsN != c.warpsN || v.splitK != c.splitK ||
+          v.colTiles != c.colTiles || v.stages != c.stages ||
+          v.warpgroup != c.warpgroup)
+        continue;
+      bool better = reaches(i) != reaches(best) ? reaches(i)
+                    : reaches(i) ? slices(v) < slices(variants[best])
+                                 : blocks(v) > blocks(variants[best]);
+      if (better)
+        best = i;
+    }
+    chosen = best;
+  }
   const FusedVariantDesc c = variants[chosen];
   auto isSibling = [&](int i) {
     const FusedVariantDesc &v = variants[i];

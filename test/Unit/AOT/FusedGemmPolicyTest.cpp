@@ -149,27 +149,43 @@ TEST(FusedGemmPolicy, Warpgroup) {
   EXPECT_EQ(chosen(40960, 5120, 100, onlyGroups), "mt64_w4_s1_c1_p2_wg");
 }
 
-// Tilings whose K is split across a cluster's blocks: never taken where a
-// warp tiling without slices is compiled (the same choice as without
-// them); where they are all there is, the warp rules choose, a grid
-// counting each cluster's blocks (5120 x 17408 at M = 32: 80 tiles of 64
-// rows, 320 blocks with 4 slices, past the 1.5 per SM a 32-row tile needs;
-// 160 with 2 are not).
+// Tilings whose K is split across a cluster's blocks compete with the warp
+// tilings, their grids counting every block (5120 x 17408 at M = 32: 80
+// tiles of 64 rows, 320 blocks in 4 slices, past the 1.5 per SM a 32-row
+// tile needs), where each warp walks at least 6 K steps (K = 5120 in 8
+// slices of split-K and clusters walks 5: not taken); alike but for their
+// slices, the fewer first; then a grid under 2.25 blocks per SM takes the
+// sibling of the fewest slices that reaches it (8704 x 5120 at M = 64: 272
+// blocks, 2 slices), and one under one block per SM the sibling of the
+// most blocks whatever its steps (40 x 5120: 3 blocks, 6 with 2 slices).
 TEST(FusedGemmPolicy, KSlices) {
-  std::vector<FusedVariantDesc> table = kDefault;
-  table.push_back({16, 1, 4, 2, 2, 0, 2});
+  std::vector<FusedVariantDesc> table = kWithSiblings;
+  for (FusedVariantDesc v : std::vector<FusedVariantDesc>{{16, 1, 4, 2, 2},
+                                                          {16, 1, 4, 1, 2},
+                                                          {32, 2, 2, 2, 2},
+                                                          {32, 2, 2, 1, 2}}) {
+    v.kSlices = 2;
+    table.push_back(v);
+  }
   table.push_back({32, 2, 2, 2, 2, 0, 4});
-  for (int64_t m : {9, 16, 32, 64, 100, 128})
-    for (auto [n, k] : {std::pair<int64_t, int64_t>{5120, 17408},
-                        {6144, 5120},
-                        {17408, 5120}})
-      EXPECT_EQ(chosen(n, k, m, table), chosen(n, k, m)) << n << " x " << k;
-  std::vector<FusedVariantDesc> fourSlices = {{16, 1, 4, 2, 2, 0, 2},
-                                              {32, 2, 2, 2, 2, 0, 4}};
-  EXPECT_EQ(chosen(5120, 17408, 32, fourSlices), "mt32_w2_s2_c2_p2_k4");
-  std::vector<FusedVariantDesc> twoSlices = {{16, 1, 4, 2, 2, 0, 2},
-                                             {32, 2, 2, 2, 2, 0, 2}};
-  EXPECT_EQ(chosen(5120, 17408, 32, twoSlices), "mt16_w1_s4_c2_p2_k2");
+  EXPECT_EQ(chosen(5120, 17408, 16, table), "mt16_w1_s4_c2_p2_k2");
+  EXPECT_EQ(chosen(5120, 17408, 32, table), "mt32_w2_s2_c2_p2_k4");
+  EXPECT_EQ(chosen(5120, 17408, 64, table), "mt32_w2_s2_c2_p2_k2");
+  EXPECT_EQ(chosen(5120, 6144, 32, table), "mt32_w2_s2_c2_p2_k4");
+  EXPECT_EQ(chosen(6144, 5120, 16, table), "mt16_w1_s4_c2_p2");
+  EXPECT_EQ(chosen(6144, 5120, 32, table), "mt32_w2_s2_c1_p2_k2");
+  EXPECT_EQ(chosen(8704, 5120, 64, table), "mt32_w2_s2_c2_p2_k2");
+  EXPECT_EQ(chosen(8704, 5120, 128, table),
+            chosen(8704, 5120, 128, kWithSiblings));
+  EXPECT_EQ(chosen(40, 5120, 16, table), "mt16_w1_s4_c1_p2_k2");
+  // Many blocks without slices: the sliced tilings change nothing.
+  for (int64_t m : {16, 32, 64, 100})
+    EXPECT_EQ(chosen(248320, 5120, m, table),
+              chosen(248320, 5120, m, kWithSiblings));
+  // Where they are all there is, the warp rules choose among them.
+  std::vector<FusedVariantDesc> onlySliced = {{16, 1, 4, 2, 2, 0, 2},
+                                              {32, 2, 2, 2, 2, 0, 2}};
+  EXPECT_EQ(chosen(5120, 17408, 32, onlySliced), "mt16_w1_s4_c2_p2_k2");
 }
 
 // Specialized variants: from M = 96 on, the one of least cost (passes of
