@@ -140,7 +140,7 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
       layer.gemvVariants.push_back(v);
     std::string error;
     FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
-        layer.plan, layer.scheme, layer.k, options.fusedVariants,
+        layer.plan, layer.scheme, layer.n, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
         options.fusedSpecializedBVariants, error, options.fusedSlicedVariants);
     if (failed(fused)) {

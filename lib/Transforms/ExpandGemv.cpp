@@ -125,8 +125,9 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
           getGemvVariants(op, splitKs, colTileCounts, allGemvVariants);
       std::string error;
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
-          plan, op.getScheme().getKind(), op.getK(), fusedTiles, warpgroupTiles,
-          specializedTiles, specializedBTiles, error, slicedTiles);
+          plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
+          warpgroupTiles, specializedTiles, specializedBTiles, error,
+          slicedTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();

@@ -262,11 +262,28 @@ static LogicalResult addSpecializedVariants(
   return success();
 }
 
+ArrayRef<int64_t> mlir::qmat::getDefaultSlicedTiles() {
+  // The tilings the launcher's policy took on the H100 wherever a K-sliced
+  // tiling was the fastest (bench/README.md, "K slices"): 16 x 1 x 4 x 2
+  // and 32 x 2 x 2 x {1, 2} in 2 slices, 32 x 2 x 2 x 2 in 4, and the
+  // one-column 16-row tiling in 2 for grids under one block per SM.
+  static const int64_t values[] = {16, 1, 4,  2, 2,  2, 16, 1, 4,  1,
+                                   2,  2, 32, 2, 2,  2, 2,  2, 32, 2,
+                                   2,  2, 2,  4, 32, 2, 2,  1, 2,  2};
+  return values;
+}
+
+int64_t mlir::qmat::getSlicedRowLimit(int64_t rowsPerBlock) {
+  return int64_t(qmat_policy::kSlicedBlocksPerSM *
+                 double(kSlicedMaxMultiprocessors)) *
+         rowsPerBlock;
+}
+
 FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
-    PlanAttr plan, SchemeKind scheme, int64_t k, ArrayRef<int64_t> tiles,
-    ArrayRef<int64_t> warpgroupTiles, ArrayRef<int64_t> specializedTiles,
-    ArrayRef<int64_t> specializedBTiles, std::string &error,
-    ArrayRef<int64_t> slicedTiles) {
+    PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
+    ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
+    ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
+    std::string &error, ArrayRef<int64_t> slicedTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -286,6 +303,18 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
             "col_tiles) quadruples, got " +
             std::to_string(warpgroupTiles.size()) + " numbers";
     return failure();
+  }
+  // The default sliced tilings where the policy can take them: rows of
+  // their unsliced grid under the limit (the whole default list kept
+  // together, in its order).
+  SmallVector<int64_t> defaultSliced;
+  if (defaultTiles && slicedTiles.empty() && target->hasBlockClusters()) {
+    ArrayRef<int64_t> all = getDefaultSlicedTiles();
+    for (size_t i = 0; i < all.size(); i += kFusedTilingNumbers + 1)
+      if (n < getSlicedRowLimit(16 * all[i + 1] * all[i + 3]))
+        defaultSliced.append(all.begin() + i,
+                             all.begin() + i + kFusedTilingNumbers + 1);
+    slicedTiles = defaultSliced;
   }
   if (slicedTiles.size() % (kFusedTilingNumbers + 1) != 0) {
     error = "fused-sliced-variants takes (m_tile, warps_n, split_k, "

@@ -95,9 +95,12 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// variants whose K range is split across the blocks of a cluster, as
 /// (m_tile, warps_n, split_k, col_tiles, stages, k_slices) sextuples, on a
 /// target with thread-block clusters; those whose split_k x k_slices does
-/// not divide this K's steps are left out.
+/// not divide this K's steps are left out. Where neither `tiles` nor
+/// `slicedTiles` lists any, a target with clusters takes the default sliced
+/// tilings (getDefaultSlicedTiles) whose rows the launcher's policy can
+/// take for this N.
 FailureOr<SmallVector<FusedGemmVariant>>
-getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t k,
+getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
                      ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
                      ArrayRef<int64_t> specializedTiles,
                      ArrayRef<int64_t> specializedBTiles, std::string &error,
@@ -121,6 +124,17 @@ ArrayRef<int64_t> getDefaultSpecializedTiles(int64_t fusedMaxM);
 /// The (m_tile, col_tiles) pairs with the weights as B compiled when none
 /// are listed, where getDefaultSpecializedTiles' are.
 ArrayRef<int64_t> getDefaultSpecializedBTiles();
+
+/// The default warp tilings split across a cluster's blocks, as (m_tile,
+/// warps_n, split_k, col_tiles, stages, k_slices) sextuples, and the rows
+/// N below which the policy can take one of `rowsPerBlock` rows per block
+/// on a GPU of up to kSlicedMaxMultiprocessors SMs: its unsliced grid of
+/// one M tile has fewer than kSlicedBlocksPerSM blocks per SM there
+/// (FusedGemmPolicy.h). 160 SMs covers the cluster-capable data-center GPUs
+/// (H100 and H200: 132, B200: 148).
+ArrayRef<int64_t> getDefaultSlicedTiles();
+constexpr int64_t kSlicedMaxMultiprocessors = 160;
+int64_t getSlicedRowLimit(int64_t rowsPerBlock);
 
 /// The largest M of the fused GEMM by default: where the specialized form
 /// is compiled by default, kSpecializedFusedMaxM, else kWarpFusedMaxM.
