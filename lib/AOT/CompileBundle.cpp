@@ -57,7 +57,8 @@ namespace {
 /// The layers of `module`: one qmat.matmul per function, every operand a
 /// function argument (the launcher passes them straight through).
 FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
-                                            const BundleOptions &options) {
+                                            const BundleOptions &options,
+                                            bool slicedDefaults) {
   std::vector<Layer> layers;
   bool failedAny = false;
   // A matmul outside a function has no entry point to become.
@@ -142,7 +143,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
     FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
         layer.plan, layer.scheme, layer.n, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
-        options.fusedSpecializedBVariants, error, options.fusedSlicedVariants);
+        options.fusedSpecializedBVariants, error, options.fusedSlicedVariants,
+        slicedDefaults);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -398,12 +400,21 @@ void reportStage(const BundleOptions &options, const std::string &step,
 
 /// Whether `target`'s kernels have the warpgroup matrix instruction (an
 /// unknown name: no; compiling it reports it).
-bool hasWarpgroupMma(StringRef target) {
+std::unique_ptr<TargetInfo> getKernelClassInfo(StringRef target) {
   const NvidiaTarget *nvidia = lookupNvidiaTarget(target);
   std::string error;
-  std::unique_ptr<TargetInfo> info = lookupTargetInfo(
-      nvidia ? stringifyChip(nvidia->kernelClass) : target, error);
+  return lookupTargetInfo(nvidia ? stringifyChip(nvidia->kernelClass) : target,
+                          error);
+}
+
+bool hasWarpgroupMma(const std::string &target) {
+  std::unique_ptr<TargetInfo> info = getKernelClassInfo(target);
   return info && info->hasWarpgroupMma();
+}
+
+bool hasBlockClusters(const std::string &target) {
+  std::unique_ptr<TargetInfo> info = getKernelClassInfo(target);
+  return info && info->hasBlockClusters();
 }
 
 /// Whether two targets' plans of a layer give the launcher the same table:
@@ -458,6 +469,13 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
                                   kWarpFusedMaxM, kSpecializedFusedMaxM)
                         .str());
   }
+  // Likewise the default K-sliced tilings: only where every target has
+  // thread-block clusters.
+  bool slicedDefaults = llvm::all_of(options.targets, hasBlockClusters);
+  if (!slicedDefaults && llvm::any_of(options.targets, hasBlockClusters))
+    report(options, "no default K-sliced fused GEMM tilings: one launcher "
+                    "table serves every target, and not all have "
+                    "thread-block clusters");
   // The ptxas runs still going, in target order (NVIDIA targets only).
   std::vector<std::future<PtxasResult>> assembling;
   for (auto [targetIndex, target] : llvm::enumerate(options.targets)) {
@@ -504,6 +522,7 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);
     pipeline.gemvColTiles = ArrayRef<int64_t>(options.gemvColTiles);
     pipeline.allGemvVariants = options.allGemvVariants;
+    pipeline.noSlicedDefaults = !slicedDefaults;
 
     auto stageStart = std::chrono::steady_clock::now();
     // Plans first: the lowering consumes the matmuls they sit on.
@@ -512,7 +531,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
     buildStrategyPipeline(planPm, pipeline);
     if (failed(runPipeline(planPm, *lowered)))
       return failure();
-    FailureOr<std::vector<Layer>> layers = collectLayers(*lowered, options);
+    FailureOr<std::vector<Layer>> layers =
+        collectLayers(*lowered, options, slicedDefaults);
     if (failed(layers))
       return failure();
     if (layers->empty())

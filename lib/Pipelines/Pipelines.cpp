@@ -101,6 +101,7 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
       options.fusedSpecializedBVariants.end());
   gemv.fusedSlicedVariants.assign(options.fusedSlicedVariants.begin(),
                                   options.fusedSlicedVariants.end());
+  gemv.noSlicedDefaults = options.noSlicedDefaults;
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

@@ -127,7 +127,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
           warpgroupTiles, specializedTiles, specializedBTiles, error,
-          slicedTiles);
+          slicedTiles, !noSlicedDefaults);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();

@@ -283,7 +283,7 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
-    std::string &error, ArrayRef<int64_t> slicedTiles) {
+    std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -308,7 +308,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
   // their unsliced grid under the limit (the whole default list kept
   // together, in its order).
   SmallVector<int64_t> defaultSliced;
-  if (defaultTiles && slicedTiles.empty() && target->hasBlockClusters()) {
+  if (slicedDefaults && defaultTiles && slicedTiles.empty() &&
+      target->hasBlockClusters()) {
     ArrayRef<int64_t> all = getDefaultSlicedTiles();
     for (size_t i = 0; i < all.size(); i += kFusedTilingNumbers + 1)
       if (n < getSlicedRowLimit(16 * all[i + 1] * all[i + 3]))

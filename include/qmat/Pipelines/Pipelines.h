@@ -49,6 +49,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(m_tile, col_tiles) pairs of 16-row column tiles "
                      "(default 64,9,128,9 with the other specialized "
                      "defaults)")};
+  Option<bool> noSlicedDefaults{
+      *this, "no-sliced-defaults",
+      llvm::cl::desc("Compile no default K-sliced tiling (a bundle whose "
+                     "launcher table also serves a target without clusters)"),
+      llvm::cl::init(false)};
   ListOption<int64_t> fusedSlicedVariants{
       *this, "fused-sliced-variants",
       llvm::cl::desc("Fused GEMM warp tilings whose K range is split across "

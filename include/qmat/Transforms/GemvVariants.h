@@ -98,13 +98,14 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// not divide this K's steps are left out. Where neither `tiles` nor
 /// `slicedTiles` lists any, a target with clusters takes the default sliced
 /// tilings (getDefaultSlicedTiles) whose rows the launcher's policy can
-/// take for this N.
+/// take for this N, unless `slicedDefaults` is false.
 FailureOr<SmallVector<FusedGemmVariant>>
 getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
                      ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
                      ArrayRef<int64_t> specializedTiles,
                      ArrayRef<int64_t> specializedBTiles, std::string &error,
-                     ArrayRef<int64_t> slicedTiles = {});
+                     ArrayRef<int64_t> slicedTiles = {},
+                     bool slicedDefaults = true);
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

@@ -102,6 +102,10 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "as the warpgroup instruction's B operand, as (m_tile, "
                "col_tiles) pairs of 16-row column tiles (default 64,9,128,9 "
                "with the other specialized defaults, else none)">,
+    Option<"noSlicedDefaults", "no-sliced-defaults", "bool",
+           /*default=*/"false",
+           "Compile no default K-sliced tiling (a bundle whose launcher "
+           "table also serves a target without clusters)">,
     ListOption<"fusedSlicedVariants", "fused-sliced-variants", "int64_t",
                "Fused GEMM warp tilings whose K range is split across the "
                "blocks of a thread-block cluster, as (m_tile, warps_n, "
