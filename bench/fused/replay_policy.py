@@ -50,8 +50,7 @@ def choices(header_text, names, cases, work):
         form = {"_ws": "kSpecializedForm", "_wg": "kWarpgroupForm"}.get(form, "kWarpForm")
         # A header before K slices has six fields; it never takes a sliced
         # tiling.
-        fields = [mt, w, s, c, p, form] + (["kSlices" in header_text and (slices or "1") or "1"]
-                                           if "kSlices" in header_text else [])
+        fields = [mt, w, s, c, p, form] + ([slices or "1"] if "kSlices" in header_text else [])
         variants.append("{%s}" % ", ".join(fields))
         # The launcher asks no occupancy of a sliced tiling (0).
         resident.append("0" if slices else

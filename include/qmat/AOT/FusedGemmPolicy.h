@@ -350,6 +350,11 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   }
   if (chosen < 0)
     return chosen;
+  // Two variants of one tiling but for their column tiles or slices.
+  auto sameShape = [](const FusedVariantDesc &v, const FusedVariantDesc &c) {
+    return v.mTile == c.mTile && v.warpsN == c.warpsN && v.splitK == c.splitK &&
+           v.stages == c.stages && v.warpgroup == c.warpgroup;
+  };
   // Too few blocks: the sibling of the fewest slices that reaches
   // kSlicedBlocksPerSM, else the one of the most blocks.
   if (double(blocks(variants[chosen])) < kSlicedBlocksPerSM * double(sms)) {
@@ -363,9 +368,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     for (int i = 0; i < count; ++i) {
       const FusedVariantDesc &v = variants[i];
       if (i == chosen || (!considered(v) && !(idle && !v.warpgroup)) ||
-          v.mTile != c.mTile || v.warpsN != c.warpsN || v.splitK != c.splitK ||
-          v.colTiles != c.colTiles || v.stages != c.stages ||
-          v.warpgroup != c.warpgroup)
+          !sameShape(v, c) || v.colTiles != c.colTiles)
         continue;
       bool better = reaches(i) != reaches(best) ? reaches(i)
                     : reaches(i) ? slices(v) < slices(variants[best])
@@ -378,9 +381,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   const FusedVariantDesc c = variants[chosen];
   auto isSibling = [&](int i) {
     const FusedVariantDesc &v = variants[i];
-    return i != chosen && v.mTile == c.mTile && v.warpsN == c.warpsN &&
-           v.splitK == c.splitK && v.stages == c.stages &&
-           v.warpgroup == c.warpgroup && v.kSlices == c.kSlices;
+    return i != chosen && sameShape(v, c) && v.kSlices == c.kSlices;
   };
   // A grid of fewer blocks than SMs leaves SMs idle, and its sibling of the
   // fewest column tiles has the most blocks (40 x 5120 on the H100: 3

@@ -360,21 +360,6 @@ struct TensorLoadToPtx : OpRewritePattern<TensorLoadOp> {
   }
 };
 
-/// barrier.cluster's arrive (release) and wait (acquire), ordered with the
-/// memory accesses around them by the memory clobber.
-struct ClusterBarrierToPtx : OpRewritePattern<ClusterBarrierOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ClusterBarrierOp op,
-                                PatternRewriter &rewriter) const override {
-    emitTiedPtx(rewriter, op.getLoc(),
-                "barrier.cluster.arrive.aligned;\n"
-                "barrier.cluster.wait.aligned;",
-                ValueRange{});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// mapa.shared::cluster turns this block's workgroup address into the
 /// peer's, which ld.shared::cluster reads (sm_90 on). The four results are
 /// tied operands $0 .. $3 (their inputs $4 .. $7), the address and rank
@@ -402,7 +387,8 @@ struct LoadClusterPeerToPtx : OpRewritePattern<LoadClusterPeerOp> {
   }
 };
 
-/// The PTX statement of each warpgroup ordering op.
+/// The PTX statement of each ordering op: the warpgroup's, and the cluster
+/// barrier's arrive (release) and wait (acquire).
 std::string orderingPtx(WarpgroupFenceOp) {
   return "wgmma.fence.sync.aligned;";
 }
@@ -416,11 +402,14 @@ std::string orderingPtx(WarpgroupWaitOp op) {
 std::string orderingPtx(AsyncProxyFenceOp) {
   return "fence.proxy.async.shared::cta;";
 }
+std::string orderingPtx(ClusterBarrierOp) {
+  return "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;";
+}
 
-/// A warpgroup ordering op as its PTX statement, the values it orders (its
-/// operands, which it returns) tied through it.
-template <typename OpTy>
-struct WarpgroupOrderingToPtx : OpRewritePattern<OpTy> {
+/// An ordering op as its PTX statement, ordered with the memory accesses
+/// around it by the memory clobber, the values it orders (its operands,
+/// which it returns) tied through it.
+template <typename OpTy> struct OrderingToPtx : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -490,14 +479,13 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
                AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
   if (clusters)
-    patterns.add<ClusterBarrierToPtx, LoadClusterPeerToPtx>(
+    patterns.add<OrderingToPtx<ClusterBarrierOp>, LoadClusterPeerToPtx>(
         patterns.getContext());
   if (warpgroupMma)
-    patterns.add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,
-                 WarpgroupOrderingToPtx<WarpgroupFenceOp>,
-                 WarpgroupOrderingToPtx<WarpgroupCommitOp>,
-                 WarpgroupOrderingToPtx<WarpgroupWaitOp>,
-                 WarpgroupOrderingToPtx<AsyncProxyFenceOp>, MBarrierInitToPtx,
-                 MBarrierArriveToPtx, MBarrierWaitToPtx, TensorLoadToPtx>(
-        patterns.getContext());
+    patterns
+        .add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,
+             OrderingToPtx<WarpgroupFenceOp>, OrderingToPtx<WarpgroupCommitOp>,
+             OrderingToPtx<WarpgroupWaitOp>, OrderingToPtx<AsyncProxyFenceOp>,
+             MBarrierInitToPtx, MBarrierArriveToPtx, MBarrierWaitToPtx,
+             TensorLoadToPtx>(patterns.getContext());
 }
