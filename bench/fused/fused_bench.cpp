@@ -41,19 +41,24 @@ namespace {
 const char *const kVariantForms[] = {"", "_wg", "_ws"};
 
 struct Variant {
-  int mTile, warpsN, splitK, colTiles, stages, warpgroup, kSlices;
+  int mTile, warpsN, splitK, colTiles, stages, warpgroup, kSlices, multicast;
   /// Pins this variant for every call (or restores the policy).
   qmat_status pin() const {
+    if (multicast > 1)
+      return bench_set_fused_override_multicast(mTile, warpsN, splitK, colTiles,
+                                                stages, multicast);
     return bench_set_fused_override_sliced(mTile, warpsN, splitK, colTiles,
                                            stages, kSlices);
   }
-  /// mt<m>_w<w>_s<s>_c<c>_p<p>, the form's suffix, _k<k> for K slices.
+  /// mt<m>_w<w>_s<s>_c<c>_p<p>, the form's suffix, _k<k> for K slices,
+  /// _x<x> for multicast clusters.
   std::string name() const {
     char text[64];
     std::snprintf(text, sizeof text, "mt%d_w%d_s%d_c%d_p%d%s", mTile, warpsN,
                   splitK, colTiles, stages, kVariantForms[warpgroup]);
     return std::string(text) +
-           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string());
+           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string()) +
+           (multicast > 1 ? "_x" + std::to_string(multicast) : std::string());
   }
 };
 

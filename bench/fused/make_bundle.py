@@ -12,7 +12,8 @@ Usage: make_bundle.py QMAT_AOT OUT_DIR [--schemes=nvfp4,int4] [--acts=bf16,f16]
        [--shapes=17408x5120,...] [--fused-variants=m,w,s,c,p,...]
        [--fused-warpgroup-variants=m,w,s,c,...]
        [--fused-specialized-variants=m,c,...]
-       [--fused-sliced-variants=m,w,s,c,p,k,...] [--timed=specialized]
+       [--fused-sliced-variants=m,w,s,c,p,k,...]
+       [--fused-multicast-variants=m,c,b,x,...] [--timed=specialized]
        [-- QMAT_AOT_FLAGS]
 
 --timed=specialized writes only the specialized tilings to variants.inc
@@ -55,6 +56,9 @@ def main():
     sliced = opts.get("fused-sliced-variants")
     if sliced:
         flags.append("--fused-sliced-variants=" + sliced)
+    multicast = opts.get("fused-multicast-variants")
+    if multicast:
+        flags.append("--fused-multicast-variants=" + multicast)
     write_bundle(aot, out, [(scheme, block, zp, act, n, k)
                             for scheme, block, zp in schemes
                             for act in acts
@@ -68,14 +72,14 @@ def main():
         for v in layer["strategy"]["fused_variants"]:
             t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
                  int(v.get("warpgroup", False)) + int(v.get("specialized", False)),
-                 v.get("k_slices", 1))
+                 v.get("k_slices", 1), v.get("multicast", 1))
             if opts.get("timed") == "specialized" and not v.get("specialized"):
                 continue
             if t not in seen:
                 seen.append(t)
     with open(os.path.join(out, "variants.inc"), "w") as f:
         for t in seen:
-            f.write("{%d, %d, %d, %d, %d, %d, %d},\n" % t)
+            f.write("{%d, %d, %d, %d, %d, %d, %d, %d},\n" % t)
     # The GEMV's range and its (split-K, column tiles) pairs, which the
     # checks in that range pin one by one.
     pairs, gemv_max_m = [], 0

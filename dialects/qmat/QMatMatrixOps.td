@@ -364,6 +364,47 @@ def QMat_ClusterBarrierOp : QMat_InstructionOp<"cluster_barrier",
   let assemblyFormat = "attr-dict";
 }
 
+def QMat_MBarrierArriveClusterOp : QMat_InstructionOp<"mbarrier_arrive_cluster",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrives at a barrier object of a block of the cluster";
+  let description = [{
+    Counts one arrival of this thread at barrier object `index` of
+    `barriers` as the block of rank `rank` in this block's thread-block
+    cluster holds it (its buffer at the same offset; this block's own for
+    its own rank), with release semantics at cluster scope: the block that
+    sees the phase complete may overwrite what this thread read before. The
+    block of that rank must not have exited, and its barrier objects must
+    have been set up before a `qmat.cluster_barrier` both passed. NVIDIA
+    (sm_90 on) lowers it to `mapa.shared::cluster` and
+    `mbarrier.arrive.release.cluster.shared::cluster.b64`.
+
+    ```mlir
+    qmat.mbarrier_arrive_cluster %barriers[%i] rank %r
+        : memref<8xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins QMat_WorkgroupBarriers:$barriers, Index:$index,
+                       Index:$rank);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `rank` $rank attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def QMat_MBarrierInitFenceOp : QMat_InstructionOp<"mbarrier_init_fence",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Makes this thread's barrier set-ups visible to the cluster";
+  let description = [{
+    The barrier objects this thread set up (`qmat.mbarrier_init`) become
+    visible to the other blocks of its cluster, which arrive at them
+    (`qmat.mbarrier_arrive_cluster`) or complete their bytes
+    (`qmat.tensor_load ... multicast`), once a `qmat.cluster_barrier`
+    follows. NVIDIA (sm_90 on) lowers it to
+    `fence.mbarrier_init.release.cluster`.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def QMat_LoadClusterPeerOp : QMat_InstructionOp<"load_cluster_peer",
     [MemoryEffects<[MemRead]>]> {
   let summary = "Four floats of another block's workgroup memory in the cluster";
@@ -399,11 +440,19 @@ def QMat_TensorLoadOp : QMat_InstructionOp<"tensor_load",
     (workgroup memory, as the map lays it out: swizzled if the map is),
     zeros where the tile leaves the tensor. Its bytes count towards the
     phase of barrier object `index` of `barriers` that announced them
-    (`qmat.mbarrier_arrive ... expect`). NVIDIA (sm_90 on) lowers it to
-    `cp.async.bulk.tensor.2d` with `mbarrier::complete_tx::bytes`.
+    (`qmat.mbarrier_arrive ... expect`). With `multicast` (a mask of ranks
+    in the block's thread-block cluster) the tile lands at the same offset
+    of `dst` in every block of the mask, its bytes counting towards the
+    barrier object at the same offset in each; their barrier objects must
+    have been set up before a `qmat.cluster_barrier` all passed. NVIDIA
+    (sm_90 on) lowers it to `cp.async.bulk.tensor.2d` with
+    `mbarrier::complete_tx::bytes` (and `.multicast::cluster`).
 
     ```mlir
     qmat.tensor_load %map[%k, %m] box [64, 128], %staged[%offset],
+        %barriers[%i] : memref<65536xbf16, #gpu.address_space<workgroup>>,
+        memref<8xi64, #gpu.address_space<workgroup>>
+    qmat.tensor_load %map[%k, %m] box [64, 64] multicast 3, %staged[%offset],
         %barriers[%i] : memref<65536xbf16, #gpu.address_space<workgroup>>,
         memref<8xi64, #gpu.address_space<workgroup>>
     ```
@@ -411,11 +460,11 @@ def QMat_TensorLoadOp : QMat_InstructionOp<"tensor_load",
   let arguments = (ins QMat_Pointer:$map, Index:$inner, Index:$outer,
                        DenseI64ArrayAttr:$box, MemRefRankOf<[AnyType], [1]>:$dst,
                        Index:$offset, QMat_WorkgroupBarriers:$barriers,
-                       Index:$index);
+                       Index:$index, OptionalAttr<I64Attr>:$multicast);
   let assemblyFormat = [{
-    $map `[` $inner `,` $outer `]` `box` $box `,` $dst `[` $offset `]` `,`
-    $barriers `[` $index `]` attr-dict `:` type($map) `,` type($dst) `,`
-    type($barriers)
+    $map `[` $inner `,` $outer `]` `box` $box (`multicast` $multicast^)? `,`
+    $dst `[` $offset `]` `,` $barriers `[` $index `]` attr-dict `:`
+    type($map) `,` type($dst) `,` type($barriers)
   }];
   let hasVerifier = 1;
 }

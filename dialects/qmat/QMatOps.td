@@ -258,6 +258,14 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     1 .. 16), so that a block's rows are any multiple of 16 up to 256 and
     the grid can be sized to the multiprocessors rather than to 64-row
     steps.
+    `multicast` (> 1, with `specialized`) makes each `multicast` blocks of
+    neighbouring weight rows, which read the same activations, a
+    thread-block cluster along the grid's y dimension: each block brings in
+    `m_tile` / `multicast` rows of every stage's activations and the tensor
+    copy delivers them to every block of the cluster, so that the
+    activations cross the L2 once per cluster instead of once per block.
+    A block refills a stage only once every block of its cluster is done
+    with it.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -282,7 +290,8 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       DefaultValuedAttr<I64Attr, "1">:$k_slices,
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
-      UnitAttr:$weights_as_b, OptionalAttr<QMat_KernelConfigAttr>:$config);
+      UnitAttr:$weights_as_b, DefaultValuedAttr<I64Attr, "1">:$multicast,
+      OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
         type($weights) `,` type($scales) `)`
@@ -295,7 +304,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     (`k_slices` `=` $k_slices^)?
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
     (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
-    (`weights_as_b` $weights_as_b^)?
+    (`weights_as_b` $weights_as_b^)? (`multicast` `=` $multicast^)?
     (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -304,12 +313,18 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     Type getActType();
     /// The values each tiling attribute may take (the verifier's rule).
     static ArrayRef<int64_t> getMTileChoices();
+    /// The m_tile values of the specialized form with the weights as A
+    /// (the multiplying instruction's N).
+    static ArrayRef<int64_t> getSpecializedMTileChoices();
     static ArrayRef<int64_t> getWarpsNChoices();
     static ArrayRef<int64_t> getSplitKChoices();
     static ArrayRef<int64_t> getStagesChoices();
     /// The values k_slices may take (thread-block clusters of up to 8
     /// blocks, the portable size).
     static ArrayRef<int64_t> getKSliceChoices();
+    /// The values multicast may take (blocks of a cluster sharing each
+    /// stage's activations).
+    static ArrayRef<int64_t> getMulticastChoices();
     /// `k_slices` > 1: bytes of workgroup memory a block parks its sums in
     /// (every thread's 4 x col_tiles x m_tile / 8 sums).
     static int64_t getKSliceBytes(int64_t mTile, int64_t warpsN,
@@ -351,7 +366,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     /// that fit a multiprocessor's workgroup memory (below 3: none).
     static int64_t getSpecializedStageBytes(int64_t mTile, int64_t rows);
     /// `specialized`: whether it takes that tiling. Weights as A: m_tile
-    /// one of 16 .. 256 (the multiplying lanes hold m_tile / 2
+    /// one of getSpecializedMTileChoices (the multiplying lanes hold m_tile / 2
     /// accumulators) and col_tiles 1 or 2 (a multiplying warpgroup per
     /// 64-row column tile). `weightsAsB`: m_tile 64 or 128 (a
     /// multiplying warpgroup per 64 tokens) and col_tiles 1 .. 16 (the

@@ -144,7 +144,7 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
         layer.plan, layer.scheme, layer.n, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
         options.fusedSpecializedBVariants, error, options.fusedSlicedVariants,
-        slicedDefaults);
+        slicedDefaults, options.fusedMulticastVariants);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -206,8 +206,13 @@ LogicalResult collectLaunches(ModuleOp lowered,
           if (auto tiles =
                   op.getGridSizeX().getDefiningOp<arith::CeilDivUIOp>())
             info.mTile = constantIndex(tiles.getRhs());
-          if (auto blocks =
-                  op.getGridSizeY().getDefiningOp<arith::CeilDivUIOp>())
+          // Whole clusters (multicast) round the blocks up to a multiple.
+          Value rows = op.getGridSizeY();
+          if (auto whole = rows.getDefiningOp<arith::MulIOp>())
+            if (auto clusters =
+                    whole.getLhs().getDefiningOp<arith::CeilDivUIOp>())
+              rows = clusters.getLhs();
+          if (auto blocks = rows.getDefiningOp<arith::CeilDivUIOp>())
             info.rowsPerBlock = constantIndex(blocks.getRhs());
           return;
         }
@@ -359,21 +364,25 @@ void reportKernels(const BundleOptions &options, const std::string &step,
          llvm::zip(layer.fusedVariants, binary.fusedLaunches[i]))
       report(options,
              prefix +
-                 llvm::formatv("fused GEMM M tile {0}, {1} warps over N, "
-                               "split-K {2}, {3} column tiles, {4} stages{5}: "
-                               "{6} ({7} threads, {8} rows per block, {9} "
-                               "bytes of dynamic workgroup memory)",
-                               variant.mTile, variant.warpsN, variant.splitK,
-                               variant.colTiles, variant.stages,
-                               variant.specialized ? ", specialized warpgroup"
-                               : variant.warpgroup ? ", warpgroup"
-                               : variant.kSlices > 1
-                                   ? ", K split across a cluster of " +
-                                         std::to_string(variant.kSlices) +
-                                         " blocks"
-                                   : std::string(),
-                               launch.symbol, launch.threads,
-                               launch.rowsPerBlock, launch.dynamicSharedBytes)
+                 llvm::formatv(
+                     "fused GEMM M tile {0}, {1} warps over N, "
+                     "split-K {2}, {3} column tiles, {4} stages{5}: "
+                     "{6} ({7} threads, {8} rows per block, {9} "
+                     "bytes of dynamic workgroup memory)",
+                     variant.mTile, variant.warpsN, variant.splitK,
+                     variant.colTiles, variant.stages,
+                     variant.specialized && variant.multicast > 1
+                         ? ", specialized warpgroup, activations "
+                           "shared by a cluster of " +
+                               std::to_string(variant.multicast) + " blocks"
+                     : variant.specialized ? ", specialized warpgroup"
+                     : variant.warpgroup   ? ", warpgroup"
+                     : variant.kSlices > 1
+                         ? ", K split across a cluster of " +
+                               std::to_string(variant.kSlices) + " blocks"
+                         : std::string(),
+                     launch.symbol, launch.threads, launch.rowsPerBlock,
+                     launch.dynamicSharedBytes)
                      .str());
     const KernelLaunch &dequant = binary.launches[i];
     if (!dequant.symbol.empty())
@@ -517,6 +526,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedSpecializedBVariants);
     pipeline.fusedSlicedVariants =
         ArrayRef<int64_t>(options.fusedSlicedVariants);
+    pipeline.fusedMulticastVariants =
+        ArrayRef<int64_t>(options.fusedMulticastVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

@@ -415,7 +415,12 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "/// blocks of a cluster (k_slices 1: the call above).\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override_sliced(int m_tile, int warps_n, int split_k, "
-        "int col_tiles, int stages, int k_slices);\n\n";
+        "int col_tiles, int stages, int k_slices);\n"
+     << "/// The same for a specialized variant whose clusters of multicast\n"
+     << "/// blocks share the activations (multicast 1: the first call).\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_multicast(int m_tile, int warps_n, int "
+        "split_k, int col_tiles, int stages, int multicast);\n\n";
   for (const Layer &layer : bundle.layers) {
     std::string title = layer.symbol;
     if (layer.symbol != layer.name)
@@ -580,14 +585,14 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "const qmat_policy::FusedVariantDesc kFusedVariants[] = {\n";
   for (const Layer &layer : bundle.layers)
     for (const FusedGemmVariant &v : layer.fusedVariants)
-      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},\n",
+      os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}},\n",
                           v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
                           int(v.specialized ? qmat_policy::kSpecializedForm
                               : v.warpgroup ? qmat_policy::kWarpgroupForm
                                             : qmat_policy::kWarpForm),
-                          v.kSlices);
+                          v.kSlices, v.multicast);
   if (fusedCount == 0)
-    os << "    {0, 0, 0, 0, 0, 0, 1},\n";
+    os << "    {0, 0, 0, 0, 0, 0, 1, 1},\n";
   os << "};\n";
   os << "const GemvKernelDesc kFusedKernels[kNumTargets]["
      << std::max<size_t>(fusedCount, 1) << "] = {\n";
@@ -634,12 +639,17 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "_set_fused_override(int m_tile, int warps_n, int split_k, int "
         "col_tiles, int stages) {\n"
      << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
-        "stages, 1);\n}\n\n"
+        "stages, 1, 1);\n}\n\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override_sliced(int m_tile, int warps_n, int split_k, "
         "int col_tiles, int stages, int k_slices) {\n"
      << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
-        "stages, k_slices);\n}\n\n";
+        "stages, k_slices, 1);\n}\n\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_multicast(int m_tile, int warps_n, int "
+        "split_k, int col_tiles, int stages, int multicast) {\n"
+     << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
+        "stages, 1, multicast);\n}\n\n";
   size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
@@ -769,6 +779,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                                          {"specialized", variant.specialized},
                                          {"weights_as_b", variant.weightsAsB},
                                          {"k_slices", variant.kSlices},
+                                         {"multicast", variant.multicast},
                                          {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);

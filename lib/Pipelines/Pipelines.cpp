@@ -102,6 +102,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.fusedSlicedVariants.assign(options.fusedSlicedVariants.begin(),
                                   options.fusedSlicedVariants.end());
   gemv.noSlicedDefaults = options.noSlicedDefaults;
+  gemv.fusedMulticastVariants.assign(options.fusedMulticastVariants.begin(),
+                                     options.fusedMulticastVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

@@ -113,6 +113,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                                            fusedSpecializedBVariants.end());
     SmallVector<int64_t> slicedTiles(fusedSlicedVariants.begin(),
                                      fusedSlicedVariants.end());
+    SmallVector<int64_t> multicastTiles(fusedMulticastVariants.begin(),
+                                        fusedMulticastVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -127,7 +129,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
           warpgroupTiles, specializedTiles, specializedBTiles, error,
-          slicedTiles, !noSlicedDefaults);
+          slicedTiles, !noSlicedDefaults, multicastTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -189,7 +191,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, v.kSlices, DecodeMethodAttr(),
                   plan.getPreparedWeights(), v.warpgroup, v.specialized,
-                  v.weightsAsB, KernelConfigAttr());
+                  v.weightsAsB, v.multicast, KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();

@@ -189,23 +189,33 @@ int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
              : kWarpFusedMaxM;
 }
 
-/// The specialized variants of `pairs` ((m_tile, col_tiles) pairs; with
-/// `weightsAsB` the form whose weights are the instruction's B operand) for
-/// a `scheme` layer planned as `plan`, appended to `variants`.
+/// The lists of specialized tilings: (m_tile, col_tiles) pairs of the form
+/// with the weights as A or as B, or (m_tile, col_tiles, weights_as_b,
+/// multicast) quadruples of either form whose clusters share the
+/// activations.
+enum class SpecializedList { weightsAsA, weightsAsB, multicast };
+
+/// The specialized variants of `list`'s numbers for a `scheme` layer
+/// planned as `plan`, appended to `variants`.
 static LogicalResult addSpecializedVariants(
-    PlanAttr plan, SchemeKind scheme, ArrayRef<int64_t> pairs, bool weightsAsB,
-    const TargetInfo &target, SmallVector<FusedGemmVariant> &variants,
-    std::string &error) {
-  StringRef option = weightsAsB ? "fused-specialized-b-variants"
-                                : "fused-specialized-variants";
-  if (pairs.size() % 2 != 0) {
-    error = llvm::formatv("{0} takes (m_tile, col_tiles) pairs, got {1} "
-                          "numbers",
-                          option, pairs.size())
+    PlanAttr plan, SchemeKind scheme, ArrayRef<int64_t> numbers,
+    SpecializedList list, const TargetInfo &target,
+    SmallVector<FusedGemmVariant> &variants, std::string &error) {
+  StringRef option =
+      list == SpecializedList::weightsAsA   ? "fused-specialized-variants"
+      : list == SpecializedList::weightsAsB ? "fused-specialized-b-variants"
+                                            : "fused-multicast-variants";
+  size_t width = list == SpecializedList::multicast ? 4 : 2;
+  if (numbers.size() % width != 0) {
+    error = llvm::formatv("{0} takes {1}, got {2} numbers", option,
+                          width == 2 ? "(m_tile, col_tiles) pairs"
+                                     : "(m_tile, col_tiles, weights_as_b, "
+                                       "multicast) quadruples",
+                          numbers.size())
                 .str();
     return failure();
   }
-  if (pairs.empty())
+  if (numbers.empty())
     return success();
   if (!target.hasWarpgroupMma()) {
     error = llvm::formatv("{0} needs the warpgroup matrix instruction, which "
@@ -221,37 +231,65 @@ static LogicalResult addSpecializedVariants(
                 .str();
     return failure();
   }
-  for (size_t i = 0; i < pairs.size(); i += 2) {
-    int64_t rows = FusedGemmOp::getSpecializedRows(pairs[i + 1], weightsAsB);
-    FusedGemmVariant v{pairs[i],
+  for (size_t i = 0; i < numbers.size(); i += width) {
+    bool weightsAsB = list == SpecializedList::weightsAsB ||
+                      (width == 4 && numbers[i + 2] != 0);
+    int64_t multicast = width == 4 ? numbers[i + 3] : 1;
+    if (width == 4 && (numbers[i + 2] < 0 || numbers[i + 2] > 1)) {
+      error = llvm::formatv("fused multicast variant (m_tile = {0}, "
+                            "col_tiles = {1}) has weights_as_b = {2}; it "
+                            "takes 0 or 1",
+                            numbers[i], numbers[i + 1], numbers[i + 2])
+                  .str();
+      return failure();
+    }
+    int64_t rows = FusedGemmOp::getSpecializedRows(numbers[i + 1], weightsAsB);
+    FusedGemmVariant v{numbers[i],
                        weightsAsB ? 1 : 4,
                        1,
-                       pairs[i + 1],
-                       FusedGemmOp::getSpecializedStages(pairs[i], rows),
+                       numbers[i + 1],
+                       FusedGemmOp::getSpecializedStages(numbers[i], rows),
                        /*warpgroup=*/true,
                        /*specialized=*/true,
                        weightsAsB};
+    v.multicast = multicast;
     if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles, weightsAsB)) {
-      error = llvm::formatv(
-                  "fused specialized variant (m_tile = {0}, col_tiles = {1}) "
-                  "is not a legal qmat.fused_gemm tiling ({2})",
-                  v.mTile, v.colTiles,
-                  weightsAsB ? "with the weights as B: m_tile 64 or 128, "
-                               "col_tiles 1 to 16"
-                             : "m_tile one of 16, 32, 64, 128, 256, col_tiles "
-                               "1 or 2")
+      error =
+          llvm::formatv(
+              "fused specialized variant (m_tile = {0}, col_tiles = {1}) "
+              "is not a legal qmat.fused_gemm tiling ({2})",
+              v.mTile, v.colTiles,
+              weightsAsB ? "with the weights as B: m_tile 64 or 128, "
+                           "col_tiles 1 to 16"
+                         : "m_tile one of 16, 32, 64, 128, 192, 256, col_tiles "
+                           "1 or 2")
+              .str();
+      return failure();
+    }
+    if (width == 4 &&
+        (multicast == 1 ||
+         !llvm::is_contained(FusedGemmOp::getMulticastChoices(), multicast) ||
+         v.mTile % (8 * multicast) != 0)) {
+      error = llvm::formatv("fused multicast variant (m_tile = {0}, "
+                            "col_tiles = {1}) has multicast = {2}; it takes 2 "
+                            "or 4 where m_tile is a multiple of 8 x "
+                            "multicast",
+                            v.mTile, v.colTiles, multicast)
                   .str();
       return failure();
     }
     for (const FusedGemmVariant &other : variants)
       if (other.mTile == v.mTile && other.warpsN == v.warpsN &&
           other.splitK == v.splitK && other.colTiles == v.colTiles &&
-          other.stages == v.stages) {
+          other.stages == v.stages && other.multicast == v.multicast) {
         error = llvm::formatv("fused specialized variant (m_tile = {0}, "
-                              "col_tiles = {1}) has the tiling of a listed "
+                              "col_tiles = {1}{4}) has the tiling of a listed "
                               "warp or warpgroup variant (warps_n = {3}, "
                               "split_k = 1, stages = {2})",
-                              v.mTile, v.colTiles, v.stages, v.warpsN)
+                              v.mTile, v.colTiles, v.stages, v.warpsN,
+                              v.multicast > 1 ? ", multicast = " +
+                                                    std::to_string(v.multicast)
+                                              : std::string())
                     .str();
         return failure();
       }
@@ -283,7 +321,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
-    std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults) {
+    std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults,
+    ArrayRef<int64_t> multicastTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -454,11 +493,14 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     specializedBTiles = getDefaultSpecializedBTiles();
   }
   if (failed(addSpecializedVariants(plan, scheme, specializedTiles,
-                                    /*weightsAsB=*/false, *target, variants,
-                                    error)) ||
+                                    SpecializedList::weightsAsA, *target,
+                                    variants, error)) ||
       failed(addSpecializedVariants(plan, scheme, specializedBTiles,
-                                    /*weightsAsB=*/true, *target, variants,
-                                    error)))
+                                    SpecializedList::weightsAsB, *target,
+                                    variants, error)) ||
+      failed(addSpecializedVariants(plan, scheme, multicastTiles,
+                                    SpecializedList::multicast, *target,
+                                    variants, error)))
     return failure();
   return variants;
 }

@@ -267,15 +267,23 @@ def _int_in_range(what, value, lo, hi):
     return number
 
 
-def _tilings(what, tilings, numbers, names):
-    """`tilings` as qmat-aot's comma-separated list of `numbers`-tuples."""
+def _tilings(what, tilings, numbers, names, flag_at=None):
+    """`tilings` as qmat-aot's comma-separated list of `numbers`-tuples of
+    positive integers (the number at `flag_at` of each a bool or 0 / 1)."""
     flat = []
     for tiling in tilings:
         t = tuple(tiling) if isinstance(tiling, (tuple, list)) else (tiling,)
-        if len(t) != numbers or any(isinstance(x, bool) or not isinstance(x, int) or
-                                    not 1 <= x <= 2147483647 for x in t):
-            raise ArgumentError(f"{what} takes ({names}) tuples of positive integers, "
-                                f"got {tiling!r}")
+        t = tuple(int(x) if i == flag_at and isinstance(x, bool) else x
+                  for i, x in enumerate(t))
+
+        def bad(i, x):
+            if isinstance(x, bool) or not isinstance(x, int):
+                return True
+            return not (0 <= x <= 1 if i == flag_at else 1 <= x <= 2147483647)
+        if len(t) != numbers or any(bad(i, x) for i, x in enumerate(t)):
+            kind = "positive integers" if flag_at is None else \
+                f"positive integers ({names.split(', ')[flag_at]} a bool)"
+            raise ArgumentError(f"{what} takes ({names}) tuples of {kind}, got {tiling!r}")
         flat.extend(t)
     return ",".join(str(x) for x in flat)
 
@@ -284,7 +292,7 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
             scratch_cap_mib=None, gemv_max_m=None, fused_max_m=None, fused_variants=None,
             fused_warpgroup_variants=None, fused_specialized_variants=None,
             fused_specialized_b_variants=None, fused_sliced_variants=None,
-            prepared_weights=False, qmat_aot=None, timeout=600):
+            fused_multicast_variants=None, prepared_weights=False, qmat_aot=None, timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -302,7 +310,11 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     instruction's B operand, 16-row column tiles) and
     `fused_sliced_variants` ((m_tile, warps_n, split_k, col_tiles, stages,
     k_slices) tuples: warp tilings whose K range is split across the blocks
-    of a thread-block cluster, sm_90 on) are qmat-aot's knobs;
+    of a thread-block cluster, sm_90 on) and `fused_multicast_variants`
+    ((m_tile, col_tiles, weights_as_b, multicast) tuples: specialized
+    tilings whose clusters of blocks share the activations, sm_90a; never
+    taken by the launcher's policy, only by its override) are qmat-aot's
+    knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -336,6 +348,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-sliced-variants=" + _tilings(
             "fused_sliced_variants", fused_sliced_variants, 6,
             "m_tile, warps_n, split_k, col_tiles, stages, k_slices"))
+    if fused_multicast_variants is not None:
+        tilings.append("--fused-multicast-variants=" + _tilings(
+            "fused_multicast_variants", fused_multicast_variants, 4,
+            "m_tile, col_tiles, weights_as_b, multicast", flag_at=2))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

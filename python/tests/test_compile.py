@@ -119,6 +119,23 @@ def test_compile_takes_sliced_tilings(qmat_aot, tmp_path):
     assert fused[1]["kernels"]["sm_90"]["symbol"].endswith("_mt16_w1_s1_c2_p2_k2")
 
 
+def test_compile_takes_multicast_tilings(qmat_aot, tmp_path):
+    """Specialized tilings whose clusters share the activations reach
+    qmat-aot after the listed ones (weights_as_b given as a bool): the
+    manifest says multicast (1 for the others) and the kernels' names end in
+    _x2 and _x4."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 192, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_variants=[(16, 2, 2, 2, 2)], fused_specialized_variants=[(128, 1)],
+                     fused_multicast_variants=[(128, 1, False, 2), (128, 9, True, 4)],
+                     qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["col_tiles"], v["weights_as_b"], v["multicast"])
+            for v in fused] == [(16, 2, False, 1), (128, 1, False, 1), (128, 1, False, 2),
+                                (128, 9, True, 4)]
+    assert fused[2]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w4_s1_c1_p4_wg_ws_x2")
+    assert fused[3]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w1_s1_c9_p4_wg_wsb_x4")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -154,6 +171,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_sliced_variants=[(16, 1, 1, 2, 2)]), qmat.ArgumentError,
      "fused_sliced_variants takes (m_tile, warps_n, split_k, col_tiles, stages, k_slices) "
      "tuples of positive integers, got (16, 1, 1, 2, 2)"),
+    (dict(fused_multicast_variants=[(128, 1, 2, 2)]), qmat.ArgumentError,
+     "fused_multicast_variants takes (m_tile, col_tiles, weights_as_b, multicast) tuples of "
+     "positive integers (weights_as_b a bool), got (128, 1, 2, 2)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

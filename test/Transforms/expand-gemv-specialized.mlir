@@ -12,7 +12,7 @@
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-b-variants=64,9,128" 2>&1 | FileCheck %s --check-prefix=WSB-ODD
 
 // ODD: error: 'qmat.matmul' op fused-specialized-variants takes (m_tile, col_tiles) pairs, got 1 numbers
-// ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 128, col_tiles = 4) is not a legal qmat.fused_gemm tiling (m_tile one of 16, 32, 64, 128, 256, col_tiles 1 or 2)
+// ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 128, col_tiles = 4) is not a legal qmat.fused_gemm tiling (m_tile one of 16, 32, 64, 128, 192, 256, col_tiles 1 or 2)
 // TWICE: error: 'qmat.matmul' op fused specialized variant (m_tile = 32, col_tiles = 1) has the tiling of a listed warp or warpgroup variant (warps_n = 4, split_k = 1, stages = 4)
 // WSB-ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 256, col_tiles = 9) is not a legal qmat.fused_gemm tiling (with the weights as B: m_tile 64 or 128, col_tiles 1 to 16)
 // WSB-ODD: error: 'qmat.matmul' op fused-specialized-b-variants takes (m_tile, col_tiles) pairs, got 3 numbers

@@ -135,6 +135,14 @@ cl::list<int64_t> fusedSlicedVariants(
              "warps_n, split_k, col_tiles, stages, k_slices) sextuples "
              "(default none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedMulticastVariants(
+    "fused-multicast-variants", cl::CommaSeparated,
+    cl::value_desc("m,c,b,x,..."),
+    cl::desc("Fused GEMM tilings of the specialized form whose clusters of "
+             "x blocks along N share each stage's activations through the "
+             "tensor copy's multicast (sm_90a), as (m_tile, col_tiles, "
+             "weights_as_b, multicast) quadruples (default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -197,10 +205,13 @@ bool outOfRange(cl::Option &option, int64_t value, int64_t min, int64_t max) {
 }
 
 /// Whether a tiling list is not made of `size`-tuples of positive 32-bit
-/// integers (`tuples` names them), and reports it.
-bool badTilings(cl::list<int64_t> &option, size_t size, StringRef tuples) {
-  for (int64_t value : option)
-    if (outOfRange(option, value, 1, INT32_MAX))
+/// integers (`tuples` names them; the number at `flagAt` of each may be 0 or
+/// 1), and reports it.
+bool badTilings(cl::list<int64_t> &option, size_t size, StringRef tuples,
+                size_t flagAt = SIZE_MAX) {
+  for (auto [i, value] : llvm::enumerate(option))
+    if (i % size == flagAt ? outOfRange(option, value, 0, 1)
+                           : outOfRange(option, value, 1, INT32_MAX))
       return true;
   if (option.size() % size != 0)
     return option.error("takes " + tuples + ", got " + Twine(option.size()) +
@@ -249,7 +260,10 @@ bool hasBadOption() {
       badTilings(fusedSpecializedBVariants, 2, "pairs (m_tile, col_tiles)") ||
       badTilings(fusedSlicedVariants, 6,
                  "sextuples (m_tile, warps_n, split_k, col_tiles, stages, "
-                 "k_slices)"))
+                 "k_slices)") ||
+      badTilings(fusedMulticastVariants, 4,
+                 "quadruples (m_tile, col_tiles, weights_as_b, multicast)",
+                 /*flagAt=*/2))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -432,6 +446,8 @@ int main(int argc, char **argv) {
                                            fusedSpecializedBVariants.end());
   options.fusedSlicedVariants.assign(fusedSlicedVariants.begin(),
                                      fusedSlicedVariants.end());
+  options.fusedMulticastVariants.assign(fusedMulticastVariants.begin(),
+                                        fusedMulticastVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.allGemvVariants = allGemvVariants;

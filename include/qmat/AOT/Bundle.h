@@ -119,6 +119,9 @@ struct BundleOptions {
   /// Warp tilings whose K is split across a cluster's blocks, as (m_tile,
   /// warps_n, split_k, col_tiles, stages, k_slices) sextuples.
   std::vector<int64_t> fusedSlicedVariants;
+  /// Specialized tilings whose clusters share the activations, as (m_tile,
+  /// col_tiles, weights_as_b, multicast) quadruples.
+  std::vector<int64_t> fusedMulticastVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   /// Every GEMV variant of those lists, not only those the launcher's

@@ -21,7 +21,9 @@ namespace qmat_policy {
 /// warpgroup matrix instruction, kSpecializedForm for the specialized
 /// warpgroup form (colTiles warpgroups multiply, one decodes; its kernel
 /// takes A's tensor map after its other arguments); `kSlices` blocks of a
-/// cluster split each tile's K range among them (the grid's z dimension).
+/// cluster split each tile's K range among them (the grid's z dimension);
+/// `multicast` blocks of a cluster along N share each stage's activations
+/// (specialized; the grid's y dimension a multiple of it).
 enum FusedForm : int {
   kWarpForm = 0,
   kWarpgroupForm = 1,
@@ -35,6 +37,7 @@ struct FusedVariantDesc {
   int stages;
   int warpgroup;
   int kSlices = 1;
+  int multicast = 1;
 };
 
 /// Blocks per SM from which a variant of that M tile is taken: a larger M
@@ -238,7 +241,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     for (int i = 0; i < count; ++i) {
       const FusedVariantDesc &v = variants[i];
       int64_t c = cost(v);
-      if (!weightsAsB(v) || c < 0 || blocks(v) > sms ||
+      if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) > sms ||
           8 * blocks(v) < kSpecializedBFillEighths * sms)
         continue;
       if (chosen < 0 || c < chosenCost) {
@@ -255,8 +258,8 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     for (int i = 0; i < count; ++i) {
       const FusedVariantDesc &v = variants[i];
       int64_t c = cost(v);
-      if (v.warpgroup != kSpecializedForm || weightsAsB(v) || c < 0 ||
-          blocks(v) * kSMsPerSpecializedBlock < sms)
+      if (v.warpgroup != kSpecializedForm || weightsAsB(v) || v.multicast > 1 ||
+          c < 0 || blocks(v) * kSMsPerSpecializedBlock < sms)
         continue;
       if (specialized >= 0) {
         const FusedVariantDesc &w = variants[specialized];

@@ -60,6 +60,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "the blocks of a thread-block cluster, as (m_tile, "
                      "warps_n, split_k, col_tiles, stages, k_slices) "
                      "sextuples (sm_90 on; default none)")};
+  ListOption<int64_t> fusedMulticastVariants{
+      *this, "fused-multicast-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized form whose "
+                     "clusters of blocks share each stage's activations, as "
+                     "(m_tile, col_tiles, weights_as_b, multicast) "
+                     "quadruples (sm_90a; default none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

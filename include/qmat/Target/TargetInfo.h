@@ -104,11 +104,13 @@ public:
 
   /// Whether blocks form thread-block clusters whose blocks read each
   /// other's workgroup memory (qmat.cluster_barrier,
-  /// qmat.load_cluster_peer).
+  /// qmat.load_cluster_peer, qmat.mbarrier_arrive_cluster, multicast
+  /// tensor loads).
   virtual bool hasBlockClusters() const { return false; }
-  /// Makes `kernel` run in clusters of `blocks` blocks along the grid's z
-  /// dimension (hasBlockClusters).
-  virtual void annotateClusterBlocks(Operation *kernel, int64_t blocks) const {}
+  /// Makes `kernel` run in clusters of `blocks` blocks along the grid's
+  /// dimension `dimension` (0 x, 1 y, 2 z; hasBlockClusters).
+  virtual void annotateClusterBlocks(Operation *kernel, unsigned dimension,
+                                     int64_t blocks) const {}
 
   /// Rewrites qmat's instruction-level ops (qmat.byte_perm, the matrix
   /// ops, ...) into this target's instructions (qmat-lower-to-target).

@@ -71,6 +71,8 @@ struct FusedGemmVariant {
   bool weightsAsB = false;
   /// qmat.fused_gemm's `k_slices` (warp tilings, sm_90 on).
   int64_t kSlices = 1;
+  /// qmat.fused_gemm's `multicast` (specialized tilings).
+  int64_t multicast = 1;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -98,14 +100,15 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// not divide this K's steps are left out. Where neither `tiles` nor
 /// `slicedTiles` lists any, a target with clusters takes the default sliced
 /// tilings (getDefaultSlicedTiles) whose rows the launcher's policy can
-/// take for this N, unless `slicedDefaults` is false.
-FailureOr<SmallVector<FusedGemmVariant>>
-getFusedGemmVariants(PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
-                     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
-                     ArrayRef<int64_t> specializedTiles,
-                     ArrayRef<int64_t> specializedBTiles, std::string &error,
-                     ArrayRef<int64_t> slicedTiles = {},
-                     bool slicedDefaults = true);
+/// take for this N, unless `slicedDefaults` is false. `multicastTiles` adds
+/// specialized variants whose clusters share the activations, as (m_tile,
+/// col_tiles, weights_as_b, multicast) quadruples.
+FailureOr<SmallVector<FusedGemmVariant>> getFusedGemmVariants(
+    PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
+    ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
+    ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
+    std::string &error, ArrayRef<int64_t> slicedTiles = {},
+    bool slicedDefaults = true, ArrayRef<int64_t> multicastTiles = {});
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

@@ -111,6 +111,12 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "blocks of a thread-block cluster, as (m_tile, warps_n, "
                "split_k, col_tiles, stages, k_slices) sextuples (sm_90 on; "
                "default none)">,
+    ListOption<"fusedMulticastVariants", "fused-multicast-variants",
+               "int64_t",
+               "Fused GEMM tilings of the specialized form whose clusters of "
+               "blocks share each stage's activations, as (m_tile, "
+               "col_tiles, weights_as_b, multicast) quadruples (sm_90a; "
+               "default none)">,
   ];
 }
 

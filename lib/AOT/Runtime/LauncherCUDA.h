@@ -197,7 +197,7 @@ qmat_status loadState(CUcontext context, ContextState *&state) {
       functions.push_back(function);
       if (!residentWarps)
         continue;
-      if (fused && fused[i].kSlices > 1) {
+      if (fused && (fused[i].kSlices > 1 || fused[i].multicast > 1)) {
         residentWarps->push_back(0);
         continue;
       }
@@ -378,13 +378,14 @@ qmat_status runGemv(const LayerDesc &layer, ContextState &state, CUstream stream
 }
 
 /// A's tensor map for the specialized fused GEMM: tiles of 64 columns
-/// (128 bytes, 128-byte swizzled) by mTile rows, zeros past row m. The
-/// launch copies it (a by-value parameter).
-qmat_status encodeActivationMap(const LayerDesc &layer, int64_t m, int mTile,
-                                const void *a, CUtensorMap &map) {
+/// (128 bytes, 128-byte swizzled) by `rows` rows (the M tile, or a block's
+/// share of it with multicast), zeros past row m. The launch copies it (a
+/// by-value parameter).
+qmat_status encodeActivationMap(const LayerDesc &layer, int64_t m, int rows, const void *a,
+                                CUtensorMap &map) {
   const cuuint64_t dims[2] = {cuuint64_t(layer.k), cuuint64_t(m)};
   const cuuint64_t rowBytes[1] = {cuuint64_t(layer.k) * 2};
-  const cuuint32_t box[2] = {64, cuuint32_t(mTile)};
+  const cuuint32_t box[2] = {64, cuuint32_t(rows)};
   const cuuint32_t steps[2] = {1, 1};
   CUresult result = cuTensorMapEncodeTiled(
       &map,
@@ -411,8 +412,8 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
   std::vector<void *> pointers = params.pointers();
   CUtensorMap activationMap;
   if (kFusedVariants[variant].warpgroup == qmat_policy::kSpecializedForm) {
-    if (qmat_status s = encodeActivationMap(
-            layer, m, kFusedVariants[variant].mTile, a, activationMap))
+    const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
+    if (qmat_status s = encodeActivationMap(layer, m, v.mTile / v.multicast, a, activationMap))
       return s;
     pointers.push_back(&activationMap);
   }

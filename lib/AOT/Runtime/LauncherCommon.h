@@ -121,7 +121,8 @@ bool takesGemv(const LayerDesc &layer, int64_t m) {
 
 /// m_tile = -1 in the fused override: every M above the GEMV dequantizes.
 std::atomic<int> overrideMTile{0}, overrideWarpsN{0}, overrideFusedSplitK{0},
-    overrideFusedColTiles{0}, overrideFusedStages{0}, overrideFusedKSlices{0};
+    overrideFusedColTiles{0}, overrideFusedStages{0}, overrideFusedKSlices{0},
+    overrideFusedMulticast{0};
 
 /// Whether m rows take the fused dequant-GEMM (no workspace needed).
 bool takesFused(const LayerDesc &layer, int64_t m) {
@@ -229,37 +230,40 @@ size_t workspaceSize(const LayerDesc &layer, int64_t maxM) {
 }
 
 qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, int stages,
-                             int kSlices) {
-  if (mTile == -1 || (mTile == 0 && warpsN == 0 && splitK == 0 && colTiles == 0 &&
-                      stages == 0 && kSlices <= 1)) {
+                             int kSlices, int multicast) {
+  if (mTile == -1 || (mTile == 0 && warpsN == 0 && splitK == 0 && colTiles == 0 && stages == 0 &&
+                      kSlices <= 1 && multicast <= 1)) {
     overrideMTile = mTile;
     overrideWarpsN = overrideFusedSplitK = overrideFusedColTiles = overrideFusedStages =
-        overrideFusedKSlices = 0;
+        overrideFusedKSlices = overrideFusedMulticast = 0;
     return QMAT_OK;
   }
   bool known = false;
   for (size_t i = 0; i < kNumFusedKernels; ++i) {
     const qmat_policy::FusedVariantDesc &v = kFusedVariants[i];
     known |= v.mTile == mTile && v.warpsN == warpsN && v.splitK == splitK &&
-             v.colTiles == colTiles && v.stages == stages && v.kSlices == kSlices;
+             v.colTiles == colTiles && v.stages == stages && v.kSlices == kSlices &&
+             v.multicast == multicast;
   }
+  std::string last = kSlices != 1     ? " and k_slices = " + std::to_string(kSlices)
+                     : multicast != 1 ? " and multicast = " + std::to_string(multicast)
+                                      : std::string();
   if (!known)
     return fail(QMAT_ERROR_INVALID_ARGUMENT,
                 "no compiled fused GEMM variant has m_tile = " + std::to_string(mTile) +
                     ", warps_n = " + std::to_string(warpsN) + ", split_k = " +
                     std::to_string(splitK) + ", col_tiles = " + std::to_string(colTiles) +
-                    (kSlices == 1 ? " and stages = " + std::to_string(stages)
-                                  : ", stages = " + std::to_string(stages) +
-                                        " and k_slices = " + std::to_string(kSlices)));
+                    (last.empty() ? " and stages = " + std::to_string(stages)
+                                  : ", stages = " + std::to_string(stages) + last));
   overrideMTile = mTile;
   overrideWarpsN = warpsN;
   overrideFusedSplitK = splitK;
   overrideFusedColTiles = colTiles;
   overrideFusedStages = stages;
   overrideFusedKSlices = kSlices;
+  overrideFusedMulticast = multicast;
   return QMAT_OK;
 }
-
 
 /// (0, 0): the policy chooses. Benchmarks set one variant for every call.
 std::atomic<int> overrideSplitK{0}, overrideColTiles{0};
@@ -347,7 +351,8 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
           variants[i].splitK == overrideFusedSplitK &&
           variants[i].colTiles == overrideFusedColTiles &&
           variants[i].stages == overrideFusedStages &&
-          variants[i].kSlices == overrideFusedKSlices)
+          variants[i].kSlices == overrideFusedKSlices &&
+          variants[i].multicast == overrideFusedMulticast)
         chosen = i;
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
@@ -366,19 +371,18 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
 
 std::string describeFused(size_t variant, int processors, const char *processorName) {
   const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
-  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) +
-         ", warps_n " + std::to_string(v.warpsN) + ", split_k " +
-         std::to_string(v.splitK) + ", col_tiles " +
+  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) + ", warps_n " +
+         std::to_string(v.warpsN) + ", split_k " + std::to_string(v.splitK) + ", col_tiles " +
          std::to_string(v.colTiles) + ", stages " + std::to_string(v.stages) +
          (v.kSlices > 1 ? ", k_slices " + std::to_string(v.kSlices) : std::string()) +
+         (v.multicast > 1 ? ", multicast " + std::to_string(v.multicast) : std::string()) +
          (v.warpgroup == qmat_policy::kSpecializedForm ? ", specialized"
           : v.warpgroup                                ? ", warpgroup"
                                                        : "") +
          "), " +
          (overrideMTile > 0
               ? std::string("set by the fused override")
-              : "chosen by the policy for " + std::to_string(processors) + " " +
-                    processorName);
+              : "chosen by the policy for " + std::to_string(processors) + " " + processorName);
 }
 
 /// The fused variant's grid for m rows: M tiles along x, blocks of weight
@@ -386,7 +390,11 @@ std::string describeFused(size_t variant, int processors, const char *processorN
 qmat_status fusedGrid(const LayerDesc &layer, const GemvKernelDesc &kernel, size_t variant,
                       int64_t m, unsigned &mTiles, unsigned &blocks, unsigned &slices) {
   int64_t tiles = (m + kFusedVariants[variant].mTile - 1) / kFusedVariants[variant].mTile;
+  // Whole clusters along N (multicast): the blocks past the last rows
+  // bring in their share of the activations and store nothing.
+  int64_t cluster = kFusedVariants[variant].multicast;
   int64_t rows = (layer.n + kernel.rowsPerBlock - 1) / kernel.rowsPerBlock;
+  rows = (rows + cluster - 1) / cluster * cluster;
   if (rows > 65535)
     return fail(QMAT_ERROR_INVALID_ARGUMENT,
                 "the fused GEMM grid needs " + std::to_string(rows) +

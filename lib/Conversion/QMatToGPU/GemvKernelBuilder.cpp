@@ -49,6 +49,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.warpsN = op.getWarpsN();
   spec.stages = op.getStages();
   spec.kSlices = op.getKSlices();
+  spec.multicast = op.getMulticast();
   spec.warpgroup = config.getMatrix() == MatrixOp::wgmma_64xnx16;
   spec.dynamicShared = op.getWarpgroup();
   spec.specialized = spec.warpgroup && op.getSpecialized();
@@ -137,7 +138,8 @@ std::string GemvKernelSpec::getKernelName() const {
                .str() +
            (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "") +
            (weightsAsB ? "b" : "") +
-           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string());
+           (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string()) +
+           (multicast > 1 ? "_x" + std::to_string(multicast) : std::string());
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",

@@ -68,7 +68,9 @@ struct QMatLowerGemvToGPUPass
     if (config.getResidentThreads())
       info.annotateKernel(kernel, threads, config.getResidentThreads());
     if (spec.kSlices > 1)
-      info.annotateClusterBlocks(kernel, spec.kSlices);
+      info.annotateClusterBlocks(kernel, /*dimension=*/2, spec.kSlices);
+    if (spec.multicast > 1)
+      info.annotateClusterBlocks(kernel, /*dimension=*/1, spec.multicast);
 
     Block &entry = kernel.getBody().front();
     unsigned argIndex = 0;
@@ -280,11 +282,13 @@ struct QMatLowerGemvToGPUPass
     if (failed(argTypes))
       return failure();
     // The specialized form loads its activations through a tensor map,
-    // passed by value after Y.
+    // passed by value after Y, each block of a multicast cluster its share
+    // of the M tile's rows.
     if (spec.specialized) {
       args.push_back(TensorMapOp::create(
           b, loc, args.front(),
-          b.getDenseI64ArrayAttr({kSpecializedStageK, spec.maxM})));
+          b.getDenseI64ArrayAttr(
+              {kSpecializedStageK, spec.maxM / spec.multicast})));
       argTypes->push_back(args.back().getType());
     }
     gpu::GPUFuncOp kernel =
@@ -294,6 +298,14 @@ struct QMatLowerGemvToGPUPass
     int64_t perBlock = spec.getRowsPerBlock();
     Value blocks = arith::CeilDivUIOp::create(
         b, loc, rows, arith::ConstantIndexOp::create(b, loc, perBlock));
+    // Whole clusters: a block past the last rows still brings in its share
+    // of its cluster's activations (and stores nothing).
+    if (spec.multicast > 1) {
+      Value multicast = arith::ConstantIndexOp::create(b, loc, spec.multicast);
+      blocks = arith::MulIOp::create(
+          b, loc, arith::CeilDivUIOp::create(b, loc, blocks, multicast),
+          multicast);
+    }
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     gpu::KernelDim3 grid = getGrid(b, loc, op, blocks, one);
     Value threads = arith::ConstantIndexOp::create(

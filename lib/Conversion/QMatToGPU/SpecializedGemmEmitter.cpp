@@ -23,6 +23,14 @@
 // block's 16 x col_tiles weight rows (its B tile, the instruction's N), so
 // that a block's rows need not be a multiple of 64.
 //
+// With `multicast` the blocks of a cluster (neighbours along the grid's y
+// dimension: the same M tile, the next weight rows) share the activations:
+// block r of the cluster loads rows r x m_tile / multicast .. of each
+// stage's tile and the copy lands in every block of the cluster, counting
+// towards each block's `full`; each multiplying warpgroup releases a stage
+// at the `empty` of every block of the cluster, so that a block refills a
+// stage only once the whole cluster is done with it.
+//
 // A decoding thread takes one weight row of each 64 rows of the block and
 // 32 K elements of each stage: lanes 8q .. 8q + 7 of a warp take 8
 // consecutive rows and one K half.
@@ -163,10 +171,19 @@ private:
     return llvm::divideCeil(spec.getRowsPerBlock(), kTileRows);
   }
 
+  /// Where the multiplying warpgroups release a stage's `empty`: their
+  /// first thread at its own block's, or with `multicast` their first
+  /// `multicast` threads at each block's of the cluster.
+  void releaseStage(Value stage, Value consumer);
+  /// Rows of the M tile one block of the cluster brings in.
+  int64_t sliceRows() const { return spec.maxM / spec.multicast; }
+
   LaunchPosition position;
   /// The workgroup memory's address (i64), where the descriptors start.
   Value sharedBase;
   Value firstM, blockFirst, thread;
+  /// The block's rank in its cluster (multicast).
+  Value rank;
   /// The decoding thread's weight row of each column tile (clamped to
   /// N - 1), its K half, and the element of a stage's weights where the
   /// chunk of each of its 4 words goes in column tile 0 (the column tiles'
@@ -266,9 +283,7 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
         Value previous = arith::RemUIOp::create(
             b, loc, arith::AddIOp::create(b, loc, iteration, cIdx(stages - 1)),
             cIdx(stages));
-        MBarrierArriveOp::create(b, loc, buffers.stageBarriers,
-                                 barrier(previous, /*empty=*/true),
-                                 IntegerAttr());
+        releaseStage(previous, consumer);
       });
     }
     scf::YieldOp::create(b, loc, sums);
@@ -315,18 +330,49 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
               columnOffsets, rowOffsets, position.numM, position.numN);
 }
 
+void SpecializedGemmEmitter::releaseStage(Value stage, Value consumer) {
+  Value empty = barrier(stage, /*empty=*/true);
+  if (spec.multicast == 1) {
+    MBarrierArriveOp::create(b, loc, buffers.stageBarriers, empty,
+                             IntegerAttr());
+    return;
+  }
+  // The warpgroup's instructions that read the stage are done for each of
+  // its threads once wait_group returns, so one arrival per warpgroup and
+  // block says so.
+  Value groupThread = arith::SubIOp::create(
+      b, loc, thread,
+      arith::MulIOp::create(b, loc, consumer, cIdx(kWarpgroupThreads)));
+  emitIf(compare(arith::CmpIPredicate::ult, groupThread, spec.multicast), [&] {
+    MBarrierArriveClusterOp::create(b, loc, buffers.stageBarriers, empty,
+                                    groupThread);
+  });
+}
+
 void SpecializedGemmEmitter::loadActivations(Value iteration) {
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(spec.stages));
   Value full = barrier(stage, /*empty=*/false);
+  // The stage's `full` waits for the whole tile, whichever block of the
+  // cluster brings each share in.
   MBarrierArriveOp::create(b, loc, buffers.stageBarriers, full,
                            b.getI64IntegerAttr(activationElements() * 2));
+  Value first = firstM,
+        offset =
+            arith::MulIOp::create(b, loc, stage, cIdx(activationElements()));
+  IntegerAttr mask;
+  if (spec.multicast > 1) {
+    Value share = arith::MulIOp::create(b, loc, rank, cIdx(sliceRows()));
+    first = arith::AddIOp::create(b, loc, first, share);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, share, cIdx(kSpecializedStageK)));
+    mask = b.getI64IntegerAttr((int64_t(1) << spec.multicast) - 1);
+  }
   TensorLoadOp::create(
       b, loc, buffers.activationMap,
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
-      firstM, b.getDenseI64ArrayAttr({kSpecializedStageK, spec.maxM}),
-      buffers.stagedActivations,
-      arith::MulIOp::create(b, loc, stage, cIdx(activationElements())),
-      buffers.stageBarriers, full);
+      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)), first,
+      b.getDenseI64ArrayAttr({kSpecializedStageK, sliceRows()}),
+      buffers.stagedActivations, offset, buffers.stageBarriers, full, mask);
 }
 
 SmallVector<GemvEmitterBase::RowChunk>
@@ -573,19 +619,33 @@ void SpecializedGemmEmitter::emit() {
   thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // The first thread sets up the barrier objects: `full` counts every
   // decoder and the announcement of the tile's bytes, `empty` every
-  // multiplying thread.
+  // multiplying thread (with `multicast`, every multiplying warpgroup of
+  // the cluster).
   int64_t multipliers = kWarpgroupThreads * multiplyingGroups();
+  bool cluster = spec.multicast > 1;
+  int64_t releases =
+      cluster ? multiplyingGroups() * spec.multicast : multipliers;
   emitIf(compare(arith::CmpIPredicate::eq, thread, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
       MBarrierInitOp::create(b, loc, buffers.stageBarriers, cIdx(s),
                              kWarpgroupThreads + 1);
       MBarrierInitOp::create(b, loc, buffers.stageBarriers,
-                             cIdx(spec.stages + s), multipliers);
+                             cIdx(spec.stages + s), releases);
     }
-    // The tensor loads (the asynchronous proxy) complete bytes on them.
+    // The tensor loads (the asynchronous proxy) complete bytes on them,
+    // and with `multicast` the cluster's other blocks arrive at them.
     AsyncProxyFenceOp::create(b, loc);
+    if (cluster)
+      MBarrierInitFenceOp::create(b, loc);
   });
-  gpu::BarrierOp::create(b, loc);
+  if (cluster) {
+    rank = arith::RemUIOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+        cIdx(spec.multicast));
+    ClusterBarrierOp::create(b, loc);
+  } else {
+    gpu::BarrierOp::create(b, loc);
+  }
   // The last M tile ends at row M where M holds a whole tile: a tensor load
   // that zero-fills rows past the matrix's edge costs time per row (one
   // 256-row tile at M = 192 took 1.19-1.51x its M = 256 time on the H100;
@@ -652,6 +712,12 @@ void SpecializedGemmEmitter::emit() {
         arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, half, cIdx(4)), cIdx(w))));
   emitDecode();
+  // No block of a cluster leaves while another may still address its
+  // workgroup memory.
+  if (cluster) {
+    b.setInsertionPointAfter(roles);
+    ClusterBarrierOp::create(b, loc);
+  }
 }
 
 void mlir::qmat::gemv::emitSpecializedFusedGemm(OpBuilder &b, Location loc,

@@ -133,7 +133,8 @@ SmallVector<Value> emitTiedPtx(OpBuilder &builder, Location loc, StringRef text,
     types.push_back(reg.getType());
   }
   for (Value input : inputs) {
-    ins += input.getType().isInteger(64) ? ",l" : ",r";
+    Type type = input.getType();
+    ins += type.isInteger(64) ? ",l" : type.isInteger(16) ? ",h" : ",r";
     operands.push_back(input);
   }
   std::string constraints = outs + ties + ins + ",~{memory}";
@@ -337,7 +338,8 @@ struct MBarrierWaitToPtx : OpRewritePattern<MBarrierWaitOp> {
 };
 
 /// cp.async.bulk.tensor (sm_90 on). The shared::cluster destination and
-/// barrier take this block's own addresses (a block is a cluster of one);
+/// barrier take this block's own addresses (with a multicast mask, the
+/// instruction delivers to the same offsets of every block of the mask);
 /// the map's generic address is its by-value parameter's.
 struct TensorLoadToPtx : OpRewritePattern<TensorLoadOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -346,15 +348,43 @@ struct TensorLoadToPtx : OpRewritePattern<TensorLoadOp> {
     Location loc = op.getLoc();
     Value map = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
                                          op.getMap());
-    emitTiedPtx(
-        rewriter, loc,
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-        ".mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-        ValueRange{},
-        {sharedAddress(rewriter, loc, op.getDst(), op.getOffset()), map,
-         toI32(rewriter, loc, op.getInner()),
-         toI32(rewriter, loc, op.getOuter()),
-         sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex())});
+    SmallVector<Value> inputs = {
+        sharedAddress(rewriter, loc, op.getDst(), op.getOffset()), map,
+        toI32(rewriter, loc, op.getInner()),
+        toI32(rewriter, loc, op.getOuter()),
+        sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex())};
+    std::string text = "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+                       ".mbarrier::complete_tx::bytes";
+    if (std::optional<int64_t> mask = op.getMulticast()) {
+      text += ".multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;";
+      inputs.push_back(arith::ConstantIntOp::create(
+          rewriter, loc, rewriter.getI16Type(), *mask));
+    } else {
+      text += " [$0], [$1, {$2, $3}], [$4];";
+    }
+    emitTiedPtx(rewriter, loc, text, ValueRange{}, inputs);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// mapa.shared::cluster turns this block's barrier address into the peer's,
+/// at which the arrival counts with cluster-scope release (sm_90 on).
+struct MBarrierArriveClusterToPtx : OpRewritePattern<MBarrierArriveClusterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MBarrierArriveClusterOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitTiedPtx(rewriter, loc,
+                "{\n"
+                ".reg .b32 peer;\n"
+                "mapa.shared::cluster.u32 peer, $0, $1;\n"
+                "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                "[peer];\n"
+                "}",
+                ValueRange{},
+                {sharedAddress(rewriter, loc, op.getBarriers(), op.getIndex()),
+                 toI32(rewriter, loc, op.getRank())});
     rewriter.eraseOp(op);
     return success();
   }
@@ -401,6 +431,9 @@ std::string orderingPtx(WarpgroupWaitOp op) {
 }
 std::string orderingPtx(AsyncProxyFenceOp) {
   return "fence.proxy.async.shared::cta;";
+}
+std::string orderingPtx(MBarrierInitFenceOp) {
+  return "fence.mbarrier_init.release.cluster;";
 }
 std::string orderingPtx(ClusterBarrierOp) {
   return "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;";
@@ -479,8 +512,10 @@ void mlir::qmat::populateQMatToNVVMPatterns(RewritePatternSet &patterns,
                WarpMmaToMmaSync, PinnedCopyToMov, AsyncCopyToNVGPU,
                AsyncCommitToNVVM, AsyncWaitToNVVM>(patterns.getContext());
   if (clusters)
-    patterns.add<OrderingToPtx<ClusterBarrierOp>, LoadClusterPeerToPtx>(
-        patterns.getContext());
+    patterns
+        .add<OrderingToPtx<ClusterBarrierOp>, LoadClusterPeerToPtx,
+             OrderingToPtx<MBarrierInitFenceOp>, MBarrierArriveClusterToPtx>(
+            patterns.getContext());
   if (warpgroupMma)
     patterns
         .add<WarpgroupMmaToPtx, WarpgroupMmaSharedToPtx,

@@ -122,12 +122,15 @@ public:
     return chip != Chip::sm_80 && chip != Chip::sm_89;
   }
 
-  /// `.reqnctapercluster 1, 1, blocks` (and `.explicitcluster`): the
-  /// launch keeps its grid, which the cluster's size divides.
-  void annotateClusterBlocks(Operation *kernel, int64_t blocks) const override {
-    kernel->setAttr(
-        NVVM::NVVMDialect::getClusterDimAttrName(),
-        DenseI32ArrayAttr::get(kernel->getContext(), {1, 1, int32_t(blocks)}));
+  /// `.reqnctapercluster` (and `.explicitcluster`) with `blocks` in
+  /// `dimension`: the launch keeps its grid, which the cluster's size
+  /// divides.
+  void annotateClusterBlocks(Operation *kernel, unsigned dimension,
+                             int64_t blocks) const override {
+    SmallVector<int32_t, 3> dims = {1, 1, 1};
+    dims[dimension] = int32_t(blocks);
+    kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    DenseI32ArrayAttr::get(kernel->getContext(), dims));
   }
 
   /// The full mask: the GEMV calls it where the whole warp runs (its

@@ -74,3 +74,25 @@ func.func @load_cluster_peer(%p: memref<1024xf32, #gpu.address_space<workgroup>>
   %v = qmat.load_cluster_peer %p[%i] rank %i : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
   return %v : vector<4xf32>
 }
+
+// -----
+
+// SM90-NOT: 'qmat.mbarrier_arrive_cluster'
+// SM80: error: 'qmat.mbarrier_arrive_cluster' op has no lowering on target 'sm_80'
+// AMD: error: 'qmat.mbarrier_arrive_cluster' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.mbarrier_arrive_cluster' op has no lowering on target 'host'
+func.func @mbarrier_arrive_cluster(%b: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  qmat.mbarrier_arrive_cluster %b[%i] rank %i : memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+// SM90-NOT: 'qmat.mbarrier_init_fence'
+// SM80: error: 'qmat.mbarrier_init_fence' op has no lowering on target 'sm_80'
+// AMD: error: 'qmat.mbarrier_init_fence' op has no lowering on target 'gfx942'
+// HOST: error: 'qmat.mbarrier_init_fence' op has no lowering on target 'host'
+func.func @mbarrier_init_fence() {
+  qmat.mbarrier_init_fence
+  return
+}

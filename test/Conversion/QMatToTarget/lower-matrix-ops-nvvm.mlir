@@ -168,3 +168,31 @@ func.func @cluster(%p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: inde
   %v = qmat.load_cluster_peer %p[%i] rank %r : memref<1024xf32, #gpu.address_space<workgroup>> -> vector<4xf32>
   return %v : vector<4xf32>
 }
+
+// -----
+
+// Sharing a stage across a cluster: the barrier set-ups published to the
+// cluster, an arrival at the barrier object of the block of rank %r (mapa
+// of this block's address, then a release at cluster scope), and the
+// tensor load delivered to every block of the 16-bit mask (operand $5, a
+// 16-bit register).
+// CHECK-LABEL: func.func @cluster_stages(
+// CHECK-SAME: %[[BARS:[a-z0-9_]+]]: memref<8xi64, #gpu.address_space<workgroup>>, %[[I:[a-z0-9_]+]]: index, %[[R:[a-z0-9_]+]]: index, %[[MAP:[a-z0-9_]+]]: !llvm.ptr, %[[DST:[a-z0-9_]+]]: memref<32768xbf16, #gpu.address_space<workgroup>>)
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[MASK:.+]] = arith.constant 3 : i16
+// CHECK: llvm.inline_asm has_side_effects "fence.mbarrier_init.release.cluster;", "~{memory}"  : () -> ()
+// CHECK-NEXT: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[BARS]]
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.muli %[[I]], %[[C8]] : index
+// CHECK-NEXT: %[[ADDRESS:.+]] = arith.addi %[[BASE]], %[[OFFSET]] : index
+// CHECK-NEXT: %[[BAR:.+]] = arith.index_cast %[[ADDRESS]] : index to i32
+// CHECK-NEXT: %[[RANK32:.+]] = arith.index_cast %[[R]] : index to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "{\0A.reg .b32 peer;\0Amapa.shared::cluster.u32 peer, $0, $1;\0Ambarrier.arrive.release.cluster.shared::cluster.b64 _, [peer];\0A}", "r,r,~{memory}" %[[BAR]], %[[RANK32]] : (i32, i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;", "r,l,r,r,r,h,~{memory}" %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[MASK]] : (i32, i64, i32, i32, i32, i16) -> ()
+func.func @cluster_stages(%bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index, %r: index,
+                          %map: !llvm.ptr, %dst: memref<32768xbf16, #gpu.address_space<workgroup>>) {
+  qmat.mbarrier_init_fence
+  qmat.mbarrier_arrive_cluster %bars[%i] rank %r : memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.tensor_load %map[%i, %i] box [64, 64] multicast 3, %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}

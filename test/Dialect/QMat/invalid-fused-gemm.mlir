@@ -441,3 +441,57 @@ func.func @weights_as_b_col_tiles(%a: memref<?x256xbf16>, %w: memref<64x128xi8>,
       m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 17 stages = 4 warpgroup specialized weights_as_b
   return
 }
+
+// -----
+
+// Rule: a multicast cluster holds 1, 2 or 4 blocks.
+func.func @fused_multicast(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                           %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{multicast must be one of 1, 2, 4, got 3}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 3
+  return
+}
+
+// -----
+
+// Rule: multicast is a form of the specialized tiling, whose activations
+// arrive through the tensor copy.
+func.func @multicast_without_specialized(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{multicast > 1 is a form of the specialized tiling (specialized is not set)}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup multicast = 2
+  return
+}
+
+// -----
+
+// Rule: each block of the cluster loads whole 8-row atoms of the M tile.
+func.func @multicast_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                            %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{multicast = 4 gives each block of the cluster m_tile / multicast activation rows, whole 8-row atoms: m_tile must be a multiple of 32, got 16}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 16 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 4
+  return
+}
+
+// -----
+
+// Rule: the specialized form's M tile is the multiplying instruction's N:
+// 16 to 128, 192 or 256.
+func.func @specialized_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{m_tile must be one of 16, 32, 64, 128, 192, 256, got 96}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 96 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
+  return
+}

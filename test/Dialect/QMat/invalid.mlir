@@ -1099,6 +1099,17 @@ func.func @tensor_load_global(%map: !llvm.ptr, %dst: memref<65536xbf16>,
 
 // -----
 
+// Rule: a multicast mask names 1 to 16 ranks of the cluster.
+func.func @tensor_load_multicast(%map: !llvm.ptr, %dst: memref<65536xbf16, #gpu.address_space<workgroup>>,
+                                 %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op multicast must be a mask of 1 to 16 cluster ranks (1 to 65535), got 0}}
+  qmat.tensor_load %map[%i, %i] box [64, 64] multicast 0, %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<65536xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
 // Rule: the box fits the destination.
 func.func @tensor_load_fits(%map: !llvm.ptr, %dst: memref<4096xbf16, #gpu.address_space<workgroup>>,
                             %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {

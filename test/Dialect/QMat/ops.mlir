@@ -199,6 +199,7 @@ func.func @target_attrs() attributes {qmat.targets = [#qmat.target<sm_80>, #qmat
 // CHECK: qmat.fused_gemm <int4, block = 32> {{.*}} zero_points({{.*}}) bias({{.*}}) outs({{.*}}) m_tile = 64 warps_n = 4 split_k = 2 col_tiles = 1 decode = magic_bias prepared_weights{{$}}
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 2 stages = 3{{$}}
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 k_slices = 2{{$}}
+// CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 2{{$}}
 func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                       %g: memref<f32>, %y: memref<?x64xbf16>, %si: memref<64x8xbf16>,
                       %zp: memref<64x4xi8>, %b: memref<64xbf16>) {
@@ -218,6 +219,10 @@ func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
       m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 k_slices = 2
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 2
   return
 }
 
@@ -365,6 +370,9 @@ func.func @specialized_ops(%descA: i64, %descB: i64, %c: f32) -> f32 {
 // CHECK: qmat.mbarrier_arrive %arg0[%arg1] expect 16384 : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: qmat.mbarrier_wait %arg0[%arg1], %arg2 : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: qmat.tensor_load %arg3[%arg1, %arg1] box [64, 128], %arg4[%arg1], %arg0[%arg1] : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.tensor_load %arg3[%arg1, %arg1] box [64, 64] multicast 3, %arg4[%arg1], %arg0[%arg1] : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_init_fence
+// CHECK: qmat.mbarrier_arrive_cluster %arg0[%arg1] rank %arg1 : memref<8xi64, #gpu.address_space<workgroup>>
 func.func @stage_barriers_and_tensor_loads(
     %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index, %parity: i32,
     %map: !llvm.ptr, %dst: memref<32768xbf16, #gpu.address_space<workgroup>>) {
@@ -374,6 +382,10 @@ func.func @stage_barriers_and_tensor_loads(
   qmat.mbarrier_wait %bars[%i], %parity : memref<8xi64, #gpu.address_space<workgroup>>
   qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
       : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.tensor_load %map[%i, %i] box [64, 64] multicast 3, %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<32768xbf16, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  qmat.mbarrier_init_fence
+  qmat.mbarrier_arrive_cluster %bars[%i] rank %i : memref<8xi64, #gpu.address_space<workgroup>>
   return
 }
 

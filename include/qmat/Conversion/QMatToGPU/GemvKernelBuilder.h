@@ -86,6 +86,9 @@ struct GemvKernelSpec {
   /// mTiled: blocks of a cluster (the grid's z dimension) that split K
   /// among them (qmat.fused_gemm's `k_slices`).
   int64_t kSlices = 1;
+  /// specialized: blocks of a cluster along the grid's y dimension that
+  /// share each stage's activations (qmat.fused_gemm's `multicast`).
+  int64_t multicast = 1;
 
   /// The kernel of `op` as `config` (its #qmat.kernel_config) says.
   static GemvKernelSpec get(GemvOp op, KernelConfigAttr config);

@@ -226,6 +226,10 @@ LogicalResult MBarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers());
 }
 
+LogicalResult MBarrierArriveClusterOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
 LogicalResult LoadClusterPeerOp::verify() {
   MemRefType source = getSource().getType();
   if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(source))
@@ -252,6 +256,12 @@ LogicalResult TensorLoadOp::verify() {
   if (!dst.getElementType().isIntOrFloat())
     return emitOpError() << "loads integer or float elements, got "
                          << dst.getElementType();
+  // A cluster holds at most 16 blocks (the instruction's 16-bit mask).
+  if (std::optional<int64_t> mask = getMulticast();
+      mask && (*mask < 1 || *mask > 0xFFFF))
+    return emitOpError() << "multicast must be a mask of 1 to 16 cluster "
+                            "ranks (1 to 65535), got "
+                         << *mask;
   if (!dst.isDynamicDim(0) && dst.getDimSize(0) < box[0] * box[1])
     return emitOpError() << "the box of " << box[0] * box[1]
                          << " elements does not fit dst " << dst;

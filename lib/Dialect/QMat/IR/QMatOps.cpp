@@ -474,9 +474,15 @@ LogicalResult FusedGemmOp::verify() {
                          << ", block = " << getScheme().getBlockSize();
   int64_t mTile = getMTile(), warpsN = getWarpsN(), splitK = getSplitK(),
           colTiles = getColTiles(), stages = getStages();
-  if (!llvm::is_contained(getMTileChoices(), mTile) &&
-      !(getSpecialized() && mTile == kMaxSpecializedMTile))
-    return emitNotAmong(*this, "m_tile", getMTileChoices(), mTile);
+  if (getSpecialized() && !getWeightsAsB()
+          ? !llvm::is_contained(getSpecializedMTileChoices(), mTile)
+          : !llvm::is_contained(getMTileChoices(), mTile) &&
+                !(getSpecialized() && mTile == kMaxSpecializedMTile))
+    return emitNotAmong(*this, "m_tile",
+                        getSpecialized() && !getWeightsAsB()
+                            ? getSpecializedMTileChoices()
+                            : getMTileChoices(),
+                        mTile);
   if (!llvm::is_contained(getWarpsNChoices(), warpsN))
     return emitNotAmong(*this, "warps_n", getWarpsNChoices(), warpsN);
   if (!llvm::is_contained(getSplitKChoices(), splitK))
@@ -490,6 +496,19 @@ LogicalResult FusedGemmOp::verify() {
   if (getWeightsAsB() && !getSpecialized())
     return emitOpError() << "weights_as_b is a form of the specialized "
                             "tiling (specialized is not set)";
+  int64_t multicast = getMulticast();
+  if (!llvm::is_contained(getMulticastChoices(), multicast))
+    return emitNotAmong(*this, "multicast", getMulticastChoices(), multicast);
+  if (multicast > 1 && !getSpecialized())
+    return emitOpError() << "multicast > 1 is a form of the specialized "
+                            "tiling (specialized is not set)";
+  // Each block loads whole 8-row swizzle atoms of the stage.
+  if (mTile % (8 * multicast) != 0)
+    return emitOpError() << "multicast = " << multicast
+                         << " gives each block of the cluster m_tile / "
+                            "multicast activation rows, whole 8-row atoms: "
+                            "m_tile must be a multiple of "
+                         << 8 * multicast << ", got " << mTile;
   if (getSpecialized()) {
     if (failed(verifySpecializedTiling()))
       return failure();
@@ -579,6 +598,13 @@ ArrayRef<int64_t> FusedGemmOp::getMTileChoices() {
   return values;
 }
 
+ArrayRef<int64_t> FusedGemmOp::getSpecializedMTileChoices() {
+  // 192: M = 129 to 192 in one pass over the weights, where two 128-row
+  // tiles take two and a 256-row one zero-fills up to 127 rows.
+  static const int64_t values[] = {16, 32, 64, 128, 192, kMaxSpecializedMTile};
+  return values;
+}
+
 ArrayRef<int64_t> FusedGemmOp::getWarpsNChoices() {
   static const int64_t values[] = {1, 2, 4, 8};
   return values;
@@ -625,6 +651,11 @@ int64_t FusedGemmOp::getKSliceBytes(int64_t mTile, int64_t warpsN,
                                     int64_t splitK, int64_t colTiles) {
   int64_t lanes = 32, sumsPerLane = 4;
   return splitK * warpsN * colTiles * (mTile / 8) * lanes * sumsPerLane * 4;
+}
+
+ArrayRef<int64_t> FusedGemmOp::getMulticastChoices() {
+  static const int64_t values[] = {1, 2, 4};
+  return values;
 }
 
 ArrayRef<int64_t> FusedGemmOp::getKSliceChoices() {
@@ -696,8 +727,7 @@ bool FusedGemmOp::isSpecializedTiling(int64_t mTile, int64_t colTiles,
   if (weightsAsB)
     return (mTile == 64 || mTile == 128) && colTiles >= 1 &&
            colTiles <= kMaxSpecializedBColTiles;
-  return (llvm::is_contained(getMTileChoices(), mTile) ||
-          mTile == kMaxSpecializedMTile) &&
+  return llvm::is_contained(getSpecializedMTileChoices(), mTile) &&
          (colTiles == 1 || colTiles == 2);
 }
 
