@@ -197,6 +197,11 @@ constexpr double kSlicedBlocksPerSM = 2.25;
 /// rows per block, then the smaller split, then the deeper pipeline; where
 /// that one's grid has fewer blocks than SMs, its sibling of the fewest
 /// column tiles, else, where m fits one tile, the wave rule (kWaveFillRatio).
+/// Specialized variants whose clusters share the activations (multicast >
+/// 1) are never taken by these rules: each was slower than its single-block
+/// sibling on every layer of the example model and M timed on the H100
+/// (bench/README.md, "Activations shared across a cluster"); the override
+/// runs them.
 /// `m`, `n` and `k` positive.
 inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                               int64_t multiprocessors,

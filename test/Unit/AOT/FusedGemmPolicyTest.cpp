@@ -45,7 +45,8 @@ std::string chosen(int64_t n, int64_t k, int64_t m,
          (v.warpgroup == qmat_policy::kSpecializedForm ? "_ws"
           : v.warpgroup                                ? "_wg"
                                                        : "") +
-         (v.kSlices > 1 ? "_k" + std::to_string(v.kSlices) : "");
+         (v.kSlices > 1 ? "_k" + std::to_string(v.kSlices) : "") +
+         (v.multicast > 1 ? "_x" + std::to_string(v.multicast) : "");
 }
 
 /// The choice among kWithSiblings with the H200's occupancy.
@@ -389,4 +390,37 @@ TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 129, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
+}
+
+TEST(FusedGemmPolicy, MulticastNotTaken) {
+  // The sm_90a table with multicast siblings of every specialized tiling
+  // (clusters of 2 along N; measured slower than the single-block tilings
+  // on every layer and M, bench/README.md): the choices are those of the
+  // table without them, at every M and on every layer of the example.
+  std::vector<FusedVariantDesc> table = kDefault;
+  for (int mTile : {128, 256})
+    table.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
+  for (int mTile : {64, 128})
+    table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
+  // The siblings come first, so that no tie goes to the single-block one.
+  std::vector<FusedVariantDesc> withMulticast;
+  for (FusedVariantDesc v : table)
+    if (v.warpgroup == qmat_policy::kSpecializedForm) {
+      v.multicast = 2;
+      withMulticast.push_back(v);
+    }
+  withMulticast.insert(withMulticast.end(), table.begin(), table.end());
+  for (int64_t n : {17408, 5120, 6144, 8704, 248320})
+    for (int64_t k : {5120, 17408})
+      for (int64_t m = 9; m <= 1024; m += 5)
+        EXPECT_EQ(chosen(n, k, m, withMulticast), chosen(n, k, m, table))
+            << n << " x " << k << " at M = " << m;
+  // A table of multicast tilings alone still serves every M (by the warp
+  // tilings' rules, as any table without warp tilings).
+  std::vector<FusedVariantDesc> onlyMulticast(withMulticast.begin(),
+                                              withMulticast.begin() + 4);
+  for (int64_t m = 9; m <= 1024; m += 5) {
+    std::string choice = chosen(17408, 5120, m, onlyMulticast);
+    EXPECT_EQ(choice.substr(choice.size() - 3), "_x2") << "M = " << m;
+  }
 }
