@@ -26,7 +26,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HEADER = "include/qmat/AOT/FusedGemmPolicy.h"
 RESIDENT_WARPS = {"mt16_w1_s4_c2": 16, "mt16_w2_s2_c2": 16, "mt32_w2_s2_c2": 12,
                   "mt64_w4_s1_c2": 8, "mt16_w1_s4_c1": 20, "mt32_w2_s2_c1": 16}
-NAME = re.compile(r"mt(\d+)_w(\d+)_s(\d+)_c(\d+)_p(\d+)(_ws|_wg)?(?:_k(\d+))?$")
+NAME = re.compile(r"mt(\d+)_w(\d+)_s(\d+)_c(\d+)_p(\d+)(_ws|_wg)?(?:_k(\d+))?(?:_x(\d+))?$")
 
 DRIVER = r"""
 #include <cstdio>
@@ -46,14 +46,18 @@ int main() {
 def choices(header_text, names, cases, work):
     variants, resident = [], []
     for name in names:
-        mt, w, s, c, p, form, slices = NAME.match(name).groups()
+        mt, w, s, c, p, form, slices, multicast = NAME.match(name).groups()
         form = {"_ws": "kSpecializedForm", "_wg": "kWarpgroupForm"}.get(form, "kWarpForm")
-        # A header before K slices has six fields; it never takes a sliced
-        # tiling.
-        fields = [mt, w, s, c, p, form] + ([slices or "1"] if "kSlices" in header_text else [])
+        # A header before K slices has six fields, one before multicast
+        # seven; neither takes such a tiling.
+        fields = [mt, w, s, c, p, form]
+        if "kSlices" in header_text:
+            fields.append(slices or "1")
+        if "int multicast" in header_text:
+            fields.append(multicast or "1")
         variants.append("{%s}" % ", ".join(fields))
-        # The launcher asks no occupancy of a sliced tiling (0).
-        resident.append("0" if slices else
+        # The launcher asks no occupancy of a tiling in clusters (0).
+        resident.append("0" if slices or multicast else
                         str(RESIDENT_WARPS.get(name.rsplit("_p", 1)[0], 4)))
     with open(os.path.join(work, "policy.h"), "w") as f:
         f.write(header_text)

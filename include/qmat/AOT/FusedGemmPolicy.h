@@ -123,8 +123,16 @@ constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 /// B"), 144-row blocks on 17408 x 5120 (121 blocks on 132 SMs) took
 /// 0.75-0.94 of the best other tiling's time at M = 48 to 128, where grids
 /// of fewer rows per block (48 and 80 rows on 5120 and 6144 rows) or of
-/// many waves (the lm_head) were slower than the others.
-constexpr int64_t kSpecializedBUpToM = 128;
+/// many waves (the lm_head) were slower than the others. Up to M = 256,
+/// where a grid of at most kSpecializedBMaxTiles M tiles is one such wave:
+/// on 8704 x 5120 (61 blocks per M tile) two tiles of 128 x 9 took
+/// 0.87-0.93 of the other tilings' time at M = 192 and 256 in one H100 run
+/// and 0.87-0.94 of the best other default tiling's in another
+/// (bench/README.md, "Activations shared across a cluster"), where three
+/// tiles of 64 x 9 on 6144 x 5120 at M = 192 (129 blocks) took 1.17 of
+/// the best: each M tile decodes the weights again.
+constexpr int64_t kSpecializedBUpToM = 256;
+constexpr int64_t kSpecializedBMaxTiles = 2;
 constexpr int64_t kSpecializedBFillEighths = 7;
 /// Such a tile larger than M is taken where less than 1 / this of it lies
 /// past A's edge: its decoders, not its tensor loads, set its pace, so the
@@ -177,8 +185,9 @@ constexpr double kSlicedBlocksPerSM = 2.25;
 /// `residentWarps[i]`, where given, is how many warps of variant i one SM
 /// holds (the driver's occupancy).
 ///
-/// Up to kSpecializedBUpToM, a variant with the weights as B whose grid is
-/// one wave filling kSpecializedBFillEighths of the SMs (the least passes
+/// Up to kSpecializedBUpToM, a variant with the weights as B whose grid of
+/// at most kSpecializedBMaxTiles M tiles is one wave filling
+/// kSpecializedBFillEighths of the SMs (the least passes
 /// over the weights; a tile past A's edge by less than
 /// 1 / kSpecializedBEdgeFraction of it), where one is compiled.
 /// From kSpecializedFromM on, the specialized variant of least cost
@@ -247,7 +256,8 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       const FusedVariantDesc &v = variants[i];
       int64_t c = cost(v);
       if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) > sms ||
-          8 * blocks(v) < kSpecializedBFillEighths * sms)
+          8 * blocks(v) < kSpecializedBFillEighths * sms ||
+          (m + v.mTile - 1) / v.mTile > kSpecializedBMaxTiles)
         continue;
       if (chosen < 0 || c < chosenCost) {
         chosen = i;

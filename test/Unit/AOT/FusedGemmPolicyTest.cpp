@@ -361,6 +361,7 @@ TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
   std::vector<FusedVariantDesc> table = kDefault;
   for (int mTile : {128, 256})
     table.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
+  std::vector<FusedVariantDesc> sm90aA = table;
   for (int mTile : {64, 128})
     table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
   // 17408 rows make 121 blocks of 144: one wave filling 121 / 132 >= 7/8.
@@ -390,6 +391,15 @@ TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 129, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
+  // To M = 256 where two M tiles still make one wave: 8704 rows, 122
+  // blocks of 144 rows; not three tiles (6144 rows at M = 192: 3 x 43
+  // blocks of 64 tokens fill the SMs, but decode the weights three times),
+  // nor above M = 256.
+  EXPECT_EQ(chosen(8704, 5120, 192, table), "mt128_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(8704, 5120, 256, table), "mt128_w1_s1_c9_p4_ws");
+  EXPECT_EQ(chosen(8704, 5120, 257, table), chosen(8704, 5120, 257, sm90aA));
+  EXPECT_EQ(chosen(6144, 5120, 192, table), chosen(6144, 5120, 192, sm90aA));
+  EXPECT_EQ(chosen(6144, 5120, 192, table), "mt256_w4_s1_c1_p4_ws");
 }
 
 TEST(FusedGemmPolicy, MulticastNotTaken) {
