@@ -269,7 +269,7 @@ static LogicalResult addSpecializedVariants(
     if (width == 4 &&
         (multicast == 1 ||
          !llvm::is_contained(FusedGemmOp::getMulticastChoices(), multicast) ||
-         v.mTile % (8 * multicast) != 0)) {
+         !isWholeMulticastShare(v.mTile, multicast))) {
       error = llvm::formatv("fused multicast variant (m_tile = {0}, "
                             "col_tiles = {1}) has multicast = {2}; it takes 2 "
                             "or 4 where m_tile is a multiple of 8 x "

@@ -171,9 +171,9 @@ private:
     return llvm::divideCeil(spec.getRowsPerBlock(), kTileRows);
   }
 
-  /// Where the multiplying warpgroups release a stage's `empty`: their
-  /// first thread at its own block's, or with `multicast` their first
-  /// `multicast` threads at each block's of the cluster.
+  /// Where the multiplying warpgroups release a stage's `empty`: every
+  /// thread at its own block's, or with `multicast` their first `multicast`
+  /// threads, one at each block's of the cluster.
   void releaseStage(Value stage, Value consumer);
   /// Rows of the M tile one block of the cluster brings in.
   int64_t sliceRows() const { return spec.maxM / spec.multicast; }

@@ -503,7 +503,7 @@ LogicalResult FusedGemmOp::verify() {
     return emitOpError() << "multicast > 1 is a form of the specialized "
                             "tiling (specialized is not set)";
   // Each block loads whole 8-row swizzle atoms of the stage.
-  if (mTile % (8 * multicast) != 0)
+  if (!isWholeMulticastShare(mTile, multicast))
     return emitOpError() << "multicast = " << multicast
                          << " gives each block of the cluster m_tile / "
                             "multicast activation rows, whole 8-row atoms: "

@@ -41,6 +41,11 @@ constexpr int64_t kMaxSpecializedBColTiles = 16;
 /// m_tile 128 holds where the block has two decoding warpgroups (512
 /// threads: 128 registers a lane).
 constexpr int64_t kMaxTwoDecoderAccumulators = 72;
+/// Whether each block of a `multicast`-block cluster loads whole 8-row
+/// swizzle atoms of an m_tile-row stage (m_tile / multicast rows).
+constexpr bool isWholeMulticastShare(int64_t mTile, int64_t multicast) {
+  return multicast > 0 && mTile % (8 * multicast) == 0;
+}
 /// Bytes of one barrier object (an mbarrier's 64-bit state); the
 /// specialized form keeps two per stage after its decoded weights.
 constexpr int64_t kBarrierObjectBytes = 8;
