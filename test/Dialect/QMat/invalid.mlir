@@ -803,6 +803,16 @@ func.func @warpgroup_mma_a(%a: vector<2xbf16>, %desc: i64, %c: f32) {
   return
 }
 
+
+// -----
+
+// Rule: the four A pairs share one type (generic form: the custom one names
+// one).
+func.func @warpgroup_mma_a_types(%a: vector<2xbf16>, %h: vector<2xf16>, %desc: i64, %c: f32) {
+  // expected-error @+1 {{'qmat.warpgroup_mma' op A pairs must have one type}}
+  %d:4 = "qmat.warpgroup_mma"(%a, %a, %a, %h, %desc, %c, %c, %c, %c) <{operandSegmentSizes = array<i32: 4, 1, 4>}> : (vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xf16>, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  return
+}
 // -----
 
 // Rule: a wait names how many batches may stay in flight: not negative.
@@ -876,6 +886,16 @@ func.func @decode_tile_fp8(%c: vector<16xi8>, %s: bf16) {
   return
 }
 
+
+// -----
+
+// Rule: a tile decode takes the codes of at least one row (generic form:
+// the custom one always has a row).
+func.func @decode_tile_no_rows(%s: f8E4M3FN) {
+  // expected-error @+1 {{'qmat.decode_tile' op expects the codes of at least one row}}
+  %t = "qmat.decode_tile"(%s, %s, %s, %s) <{operandSegmentSizes = array<i32: 0, 4, 0, 0>, scheme = #qmat.scheme<nvfp4, block = 16>}> : (f8E4M3FN, f8E4M3FN, f8E4M3FN, f8E4M3FN) -> vector<1x16x2xbf16>
+  return
+}
 // -----
 
 // Rule: a tile decode takes one scale per 8-element word.
@@ -1066,6 +1086,30 @@ func.func @mbarrier_wait_global(%bars: memref<8xi64>, %i: index, %parity: i32) {
   return
 }
 
+
+// -----
+
+func.func @mbarrier_init_global(%bars: memref<8xi64>, %i: index) {
+  // expected-error @+1 {{'qmat.mbarrier_init' op barrier objects live in workgroup memory, got 'memref<8xi64>'}}
+  qmat.mbarrier_init %bars[%i], 1 : memref<8xi64>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_global(%bars: memref<8xi64>, %i: index) {
+  // expected-error @+1 {{'qmat.mbarrier_arrive' op barrier objects live in workgroup memory, got 'memref<8xi64>'}}
+  qmat.mbarrier_arrive %bars[%i] : memref<8xi64>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_cluster_global(%bars: memref<8xi64>, %i: index) {
+  // expected-error @+1 {{'qmat.mbarrier_arrive_cluster' op barrier objects live in workgroup memory, got 'memref<8xi64>'}}
+  qmat.mbarrier_arrive_cluster %bars[%i] rank %i : memref<8xi64>
+  return
+}
 // -----
 
 // Rule: barrier objects are i64 elements of a 1-D memref.
@@ -1097,6 +1141,17 @@ func.func @tensor_load_global(%map: !llvm.ptr, %dst: memref<65536xbf16>,
   return
 }
 
+
+// -----
+
+// Rule: it loads integer or float elements.
+func.func @tensor_load_index(%map: !llvm.ptr, %dst: memref<65536xindex, #gpu.address_space<workgroup>>,
+                             %bars: memref<8xi64, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op loads integer or float elements, got 'index'}}
+  qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<65536xindex, #gpu.address_space<workgroup>>, memref<8xi64, #gpu.address_space<workgroup>>
+  return
+}
 // -----
 
 // Rule: a multicast mask names 1 to 16 ranks of the cluster.
@@ -1119,6 +1174,17 @@ func.func @tensor_load_fits(%map: !llvm.ptr, %dst: memref<4096xbf16, #gpu.addres
   return
 }
 
+
+// -----
+
+// Rule: its barrier objects live in workgroup memory.
+func.func @tensor_load_global_barriers(%map: !llvm.ptr, %dst: memref<65536xbf16, #gpu.address_space<workgroup>>,
+                                       %bars: memref<8xi64>, %i: index) {
+  // expected-error @+1 {{'qmat.tensor_load' op barrier objects live in workgroup memory, got 'memref<8xi64>'}}
+  qmat.tensor_load %map[%i, %i] box [64, 128], %dst[%i], %bars[%i]
+      : !llvm.ptr, memref<65536xbf16, #gpu.address_space<workgroup>>, memref<8xi64>
+  return
+}
 // -----
 
 // Rule: a tensor map's tile rows are 128 bytes (the swizzle's row).
@@ -1146,6 +1212,15 @@ func.func @reduce_k_slices_one_slice(%s: vector<4xf32>, %p: memref<1024xf32, #gp
   return
 }
 
+
+// -----
+
+// Rule: a K-slice reduction takes at least one sum (generic form).
+func.func @reduce_k_slices_no_sums(%p: memref<1024xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{'qmat.reduce_k_slices' op expects at least one sum}}
+  "qmat.reduce_k_slices"(%p, %i, %i) <{slices = 2 : i64, threads = 32 : i64}> : (memref<1024xf32, #gpu.address_space<workgroup>>, index, index) -> ()
+  return
+}
 // -----
 
 // Rule: at most 16 slices (a cluster's blocks) and 1024 threads.
