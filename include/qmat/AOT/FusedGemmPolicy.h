@@ -219,9 +219,12 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   if (count <= 0 || n <= 0 || k <= 0 || m <= 0)
     return -1;
   int64_t sms = multiprocessors > 0 ? multiprocessors : 1;
+  auto mTiles = [&](const FusedVariantDesc &v) {
+    return (m + v.mTile - 1) / v.mTile;
+  };
   auto blocks = [&](const FusedVariantDesc &v) {
     int64_t rows = 16 * int64_t(v.colTiles) * v.warpsN;
-    return (m + v.mTile - 1) / v.mTile * ((n + rows - 1) / rows) *
+    return mTiles(v) * ((n + rows - 1) / rows) *
            (v.kSlices > 1 ? v.kSlices : 1);
   };
   // A specialized tiling's cost: its tiles' passes over the weights, each
@@ -235,7 +238,6 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
     return v.warpgroup == kSpecializedForm && v.warpsN == 1;
   };
   auto cost = [&](const FusedVariantDesc &v) -> int64_t {
-    int64_t tiles = (m + v.mTile - 1) / v.mTile;
     if (v.mTile > m) {
       int64_t past = v.mTile - m;
       bool refused = weightsAsB(v) ? past * kSpecializedBEdgeFraction >= v.mTile
@@ -245,7 +247,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       if (refused)
         return -1;
     }
-    return tiles * (v.mTile + kSpecializedTileOverheadRows);
+    return mTiles(v) * (v.mTile + kSpecializedTileOverheadRows);
   };
   if (m <= kSpecializedBUpToM) {
     // Of the grids of one wave that fill kSpecializedBFillEighths of the
@@ -257,7 +259,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       int64_t c = cost(v);
       if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) > sms ||
           8 * blocks(v) < kSpecializedBFillEighths * sms ||
-          (m + v.mTile - 1) / v.mTile > kSpecializedBMaxTiles)
+          mTiles(v) > kSpecializedBMaxTiles)
         continue;
       if (chosen < 0 || c < chosenCost) {
         chosen = i;

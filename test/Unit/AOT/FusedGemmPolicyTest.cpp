@@ -354,16 +354,24 @@ TEST(FusedGemmPolicy, ThirtyTwoRowThreshold) {
   EXPECT_EQ(withOccupancy(5120, 6144, 88), "mt32_w2_s2_c2_p2");
 }
 
-TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
-  // The sm_90a table: the warp tilings, 128 x 1 and 256 x 1 with the
-  // weights as A, and 144-row blocks (9 column tiles of 16 rows) with the
-  // weights as B at m_tile 64 and 128.
+/// The default sm_90a table: kDefault, the specialized 128 x 1 and 256 x 1,
+/// and with `weightsAsB` the 64 x 9 and 128 x 9 tilings with the weights as
+/// B.
+static std::vector<FusedVariantDesc> sm90aDefault(bool weightsAsB) {
   std::vector<FusedVariantDesc> table = kDefault;
   for (int mTile : {128, 256})
     table.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
-  std::vector<FusedVariantDesc> sm90aA = table;
-  for (int mTile : {64, 128})
-    table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
+  if (weightsAsB)
+    for (int mTile : {64, 128})
+      table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
+  return table;
+}
+
+TEST(FusedGemmPolicy, SpecializedWeightsAsB) {
+  // The sm_90a table: 144-row blocks (9 column tiles of 16 rows) with the
+  // weights as B at m_tile 64 and 128 besides the others.
+  std::vector<FusedVariantDesc> table = sm90aDefault(/*weightsAsB=*/true);
+  std::vector<FusedVariantDesc> sm90aA = sm90aDefault(/*weightsAsB=*/false);
   // 17408 rows make 121 blocks of 144: one wave filling 121 / 132 >= 7/8.
   EXPECT_EQ(chosen(17408, 5120, 64, table), "mt64_w1_s1_c9_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w1_s1_c9_p4_ws");
@@ -407,11 +415,7 @@ TEST(FusedGemmPolicy, MulticastNotTaken) {
   // (clusters of 2 along N; measured slower than the single-block tilings
   // on every layer and M, bench/README.md): the choices are those of the
   // table without them, at every M and on every layer of the example.
-  std::vector<FusedVariantDesc> table = kDefault;
-  for (int mTile : {128, 256})
-    table.push_back({mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm});
-  for (int mTile : {64, 128})
-    table.push_back({mTile, 1, 1, 9, 4, qmat_policy::kSpecializedForm});
+  std::vector<FusedVariantDesc> table = sm90aDefault(/*weightsAsB=*/true);
   // The siblings come first, so that no tie goes to the single-block one.
   std::vector<FusedVariantDesc> withMulticast;
   for (FusedVariantDesc v : table)
