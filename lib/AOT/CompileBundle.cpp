@@ -144,7 +144,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
         layer.plan, layer.scheme, layer.n, layer.k, options.fusedVariants,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
         options.fusedSpecializedBVariants, error, options.fusedSlicedVariants,
-        slicedDefaults, options.fusedMulticastVariants);
+        slicedDefaults, options.fusedMulticastVariants,
+        options.fusedSpecializedSlicedVariants);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -528,6 +529,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedSlicedVariants);
     pipeline.fusedMulticastVariants =
         ArrayRef<int64_t>(options.fusedMulticastVariants);
+    pipeline.fusedSpecializedSlicedVariants =
+        ArrayRef<int64_t>(options.fusedSpecializedSlicedVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

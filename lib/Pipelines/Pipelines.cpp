@@ -104,6 +104,9 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.noSlicedDefaults = options.noSlicedDefaults;
   gemv.fusedMulticastVariants.assign(options.fusedMulticastVariants.begin(),
                                      options.fusedMulticastVariants.end());
+  gemv.fusedSpecializedSlicedVariants.assign(
+      options.fusedSpecializedSlicedVariants.begin(),
+      options.fusedSpecializedSlicedVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

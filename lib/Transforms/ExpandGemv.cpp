@@ -115,6 +115,9 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                                      fusedSlicedVariants.end());
     SmallVector<int64_t> multicastTiles(fusedMulticastVariants.begin(),
                                         fusedMulticastVariants.end());
+    SmallVector<int64_t> specializedSlicedTiles(
+        fusedSpecializedSlicedVariants.begin(),
+        fusedSpecializedSlicedVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -129,7 +132,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
       FailureOr<SmallVector<FusedGemmVariant>> fused = getFusedGemmVariants(
           plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
           warpgroupTiles, specializedTiles, specializedBTiles, error,
-          slicedTiles, !noSlicedDefaults, multicastTiles);
+          slicedTiles, !noSlicedDefaults, multicastTiles,
+          specializedSlicedTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();

@@ -190,27 +190,33 @@ int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
 }
 
 /// The lists of specialized tilings: (m_tile, col_tiles) pairs of the form
-/// with the weights as A or as B, or (m_tile, col_tiles, weights_as_b,
+/// with the weights as A or as B, (m_tile, col_tiles, weights_as_b,
 /// multicast) quadruples of either form whose clusters share the
-/// activations.
-enum class SpecializedList { weightsAsA, weightsAsB, multicast };
+/// activations, or (m_tile, col_tiles, k_slices) triples of the form with
+/// the weights as A whose clusters split the K range.
+enum class SpecializedList { weightsAsA, weightsAsB, multicast, sliced };
 
-/// The specialized variants of `list`'s numbers for a `scheme` layer
-/// planned as `plan`, appended to `variants`.
+/// The specialized variants of `list`'s numbers for a `scheme` layer of K
+/// `k` planned as `plan`, appended to `variants`.
 static LogicalResult addSpecializedVariants(
-    PlanAttr plan, SchemeKind scheme, ArrayRef<int64_t> numbers,
+    PlanAttr plan, SchemeKind scheme, int64_t k, ArrayRef<int64_t> numbers,
     SpecializedList list, const TargetInfo &target,
     SmallVector<FusedGemmVariant> &variants, std::string &error) {
   StringRef option =
       list == SpecializedList::weightsAsA   ? "fused-specialized-variants"
       : list == SpecializedList::weightsAsB ? "fused-specialized-b-variants"
-                                            : "fused-multicast-variants";
-  size_t width = list == SpecializedList::multicast ? 4 : 2;
+      : list == SpecializedList::multicast
+          ? "fused-multicast-variants"
+          : "fused-specialized-sliced-variants";
+  size_t width = list == SpecializedList::multicast ? 4
+                 : list == SpecializedList::sliced  ? 3
+                                                    : 2;
   if (numbers.size() % width != 0) {
     error = llvm::formatv("{0} takes {1}, got {2} numbers", option,
-                          width == 2 ? "(m_tile, col_tiles) pairs"
-                                     : "(m_tile, col_tiles, weights_as_b, "
-                                       "multicast) quadruples",
+                          width == 2   ? "(m_tile, col_tiles) pairs"
+                          : width == 3 ? "(m_tile, col_tiles, k_slices) triples"
+                                       : "(m_tile, col_tiles, weights_as_b, "
+                                         "multicast) quadruples",
                           numbers.size())
                 .str();
     return failure();
@@ -253,6 +259,8 @@ static LogicalResult addSpecializedVariants(
                        /*specialized=*/true,
                        weightsAsB};
     v.multicast = multicast;
+    if (width == 3)
+      v.kSlices = numbers[i + 2];
     if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles, weightsAsB)) {
       error =
           llvm::formatv(
@@ -278,10 +286,24 @@ static LogicalResult addSpecializedVariants(
                   .str();
       return failure();
     }
+    if (width == 3 &&
+        (v.kSlices == 1 ||
+         !llvm::is_contained(FusedGemmOp::getKSliceChoices(), v.kSlices))) {
+      error = llvm::formatv("fused specialized sliced variant (m_tile = {0}, "
+                            "col_tiles = {1}) has k_slices = {2}; it takes 2, "
+                            "4 or 8",
+                            v.mTile, v.colTiles, v.kSlices)
+                  .str();
+      return failure();
+    }
+    // A K range the slices' K steps do not divide has no such variant.
+    if (width == 3 && (k / 128) % v.kSlices != 0)
+      continue;
     for (const FusedGemmVariant &other : variants)
       if (other.mTile == v.mTile && other.warpsN == v.warpsN &&
           other.splitK == v.splitK && other.colTiles == v.colTiles &&
-          other.stages == v.stages && other.multicast == v.multicast) {
+          other.stages == v.stages && other.multicast == v.multicast &&
+          other.kSlices == v.kSlices) {
         error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                               "col_tiles = {1}{4}) has the tiling of a listed "
                               "warp or warpgroup variant (warps_n = {3}, "
@@ -322,7 +344,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
     std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults,
-    ArrayRef<int64_t> multicastTiles) {
+    ArrayRef<int64_t> multicastTiles,
+    ArrayRef<int64_t> specializedSlicedTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -492,15 +515,18 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     specializedTiles = getDefaultSpecializedTiles(plan.getFusedMaxM());
     specializedBTiles = getDefaultSpecializedBTiles();
   }
-  if (failed(addSpecializedVariants(plan, scheme, specializedTiles,
+  if (failed(addSpecializedVariants(plan, scheme, k, specializedTiles,
                                     SpecializedList::weightsAsA, *target,
                                     variants, error)) ||
-      failed(addSpecializedVariants(plan, scheme, specializedBTiles,
+      failed(addSpecializedVariants(plan, scheme, k, specializedBTiles,
                                     SpecializedList::weightsAsB, *target,
                                     variants, error)) ||
-      failed(addSpecializedVariants(plan, scheme, multicastTiles,
+      failed(addSpecializedVariants(plan, scheme, k, multicastTiles,
                                     SpecializedList::multicast, *target,
-                                    variants, error)))
+                                    variants, error)) ||
+      failed(addSpecializedVariants(plan, scheme, k, specializedSlicedTiles,
+                                    SpecializedList::sliced, *target, variants,
+                                    error)))
     return failure();
   return variants;
 }

@@ -143,6 +143,13 @@ cl::list<int64_t> fusedMulticastVariants(
              "tensor copy's multicast (sm_90a), as (m_tile, col_tiles, "
              "weights_as_b, multicast) quadruples (default none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedSpecializedSlicedVariants(
+    "fused-specialized-sliced-variants", cl::CommaSeparated,
+    cl::value_desc("m,c,k,..."),
+    cl::desc("Fused GEMM tilings of the specialized form whose K range is "
+             "split across the k blocks of a thread-block cluster (sm_90a), "
+             "as (m_tile, col_tiles, k_slices) triples (default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -263,7 +270,9 @@ bool hasBadOption() {
                  "k_slices)") ||
       badTilings(fusedMulticastVariants, 4,
                  "quadruples (m_tile, col_tiles, weights_as_b, multicast)",
-                 /*flagAt=*/2))
+                 /*flagAt=*/2) ||
+      badTilings(fusedSpecializedSlicedVariants, 3,
+                 "triples (m_tile, col_tiles, k_slices)"))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -448,6 +457,9 @@ int main(int argc, char **argv) {
                                      fusedSlicedVariants.end());
   options.fusedMulticastVariants.assign(fusedMulticastVariants.begin(),
                                         fusedMulticastVariants.end());
+  options.fusedSpecializedSlicedVariants.assign(
+      fusedSpecializedSlicedVariants.begin(),
+      fusedSpecializedSlicedVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.allGemvVariants = allGemvVariants;

@@ -122,6 +122,9 @@ struct BundleOptions {
   /// Specialized tilings whose clusters share the activations, as (m_tile,
   /// col_tiles, weights_as_b, multicast) quadruples.
   std::vector<int64_t> fusedMulticastVariants;
+  /// Specialized tilings whose K is split across a cluster's blocks, as
+  /// (m_tile, col_tiles, k_slices) triples.
+  std::vector<int64_t> fusedSpecializedSlicedVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   /// Every GEMV variant of those lists, not only those the launcher's

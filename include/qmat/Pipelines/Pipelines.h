@@ -66,6 +66,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "clusters of blocks share each stage's activations, as "
                      "(m_tile, col_tiles, weights_as_b, multicast) "
                      "quadruples (sm_90a; default none)")};
+  ListOption<int64_t> fusedSpecializedSlicedVariants{
+      *this, "fused-specialized-sliced-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized form whose K "
+                     "range is split across the blocks of a thread-block "
+                     "cluster, as (m_tile, col_tiles, k_slices) triples "
+                     "(sm_90a; default none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

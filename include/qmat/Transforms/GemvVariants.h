@@ -102,13 +102,16 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// tilings (getDefaultSlicedTiles) whose rows the launcher's policy can
 /// take for this N, unless `slicedDefaults` is false. `multicastTiles` adds
 /// specialized variants whose clusters share the activations, as (m_tile,
-/// col_tiles, weights_as_b, multicast) quadruples.
+/// col_tiles, weights_as_b, multicast) quadruples; `specializedSlicedTiles`
+/// specialized variants (the weights as A) whose K range is split across
+/// the blocks of a cluster, as (m_tile, col_tiles, k_slices) triples.
 FailureOr<SmallVector<FusedGemmVariant>> getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
     std::string &error, ArrayRef<int64_t> slicedTiles = {},
-    bool slicedDefaults = true, ArrayRef<int64_t> multicastTiles = {});
+    bool slicedDefaults = true, ArrayRef<int64_t> multicastTiles = {},
+    ArrayRef<int64_t> specializedSlicedTiles = {});
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

@@ -117,6 +117,12 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "blocks share each stage's activations, as (m_tile, "
                "col_tiles, weights_as_b, multicast) quadruples (sm_90a; "
                "default none)">,
+    ListOption<"fusedSpecializedSlicedVariants",
+               "fused-specialized-sliced-variants", "int64_t",
+               "Fused GEMM tilings of the specialized form whose K range is "
+               "split across the blocks of a thread-block cluster, as "
+               "(m_tile, col_tiles, k_slices) triples (sm_90a; default "
+               "none)">,
   ];
 }
 

@@ -129,6 +129,23 @@ void GemvEmitterBase::loadRowScales(Value row, ArrayRef<Value> blocks,
   }
 }
 
+SmallVector<Value> GemvEmitterBase::packQuads(ArrayRef<Value> sums) {
+  auto quad = VectorType::get({4}, f32);
+  SmallVector<Value> packed;
+  for (int64_t group = 0; group < int64_t(sums.size()) / 4; ++group)
+    packed.push_back(
+        vector::FromElementsOp::create(b, loc, quad, sums.slice(4 * group, 4)));
+  return packed;
+}
+
+void GemvEmitterBase::unpackQuads(ValueRange quads,
+                                  MutableArrayRef<Value> sums) {
+  for (auto [group, quad] : llvm::enumerate(quads))
+    for (int64_t i = 0; i < 4; ++i)
+      sums[4 * group + i] =
+          vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{i});
+}
+
 SmallVector<Value> GemvEmitterBase::reduceSplitK(ArrayRef<Value> sums,
                                                  Value warp, Value laneSlot,
                                                  int64_t laneSlots,

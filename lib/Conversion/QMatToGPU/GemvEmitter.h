@@ -59,6 +59,9 @@ protected:
   Value toI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, i32, index);
   }
+  /// The lane's sums as vectors of 4 (the reductions' unit), and back.
+  SmallVector<Value> packQuads(ArrayRef<Value> sums);
+  void unpackQuads(ValueRange quads, MutableArrayRef<Value> sums);
 
   /// A cached load of weight data (qmat.load_tile): scales and zero points,
   /// which the lanes of several rows and blocks read again.

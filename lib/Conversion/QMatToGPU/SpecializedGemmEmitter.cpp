@@ -69,8 +69,15 @@ public:
 
 private:
   /// Multiplying warpgroup `consumer`: the instructions of every stage on
-  /// its column tile, then the epilogue.
-  void emitMultiply(Value consumer);
+  /// its column tile; returns the lane's sums.
+  SmallVector<Value> multiply(Value consumer);
+  /// Warpgroup `consumer`'s epilogue on the lane's sums `sums`.
+  void storeSums(Value consumer, ArrayRef<Value> sums);
+  /// The lane's sums: a 64 x N instruction's N / 2, N the M tile, or with
+  /// the weights as B the block's rows.
+  int64_t tileSums() const {
+    return (spec.weightsAsB ? spec.getRowsPerBlock() : spec.maxM) / 2;
+  }
   /// The decoding warpgroup: loads, decode and stores of every stage.
   void emitDecode();
   /// One decoding iteration on its loads `own` (flattened, shaped as
@@ -86,7 +93,8 @@ private:
   Value laneK(Value iteration) {
     return arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)),
+        arith::MulIOp::create(b, loc, kIteration(iteration),
+                              cIdx(kSpecializedStageK)),
         arith::MulIOp::create(b, loc, half, cIdx(kLaneK)));
   }
   /// This thread's codes and scales of iteration `iteration`, one chunk
@@ -144,7 +152,16 @@ private:
   Value parity(Value round) {
     return toI32(arith::AndIOp::create(b, loc, round, cIdx(1)));
   }
-  int64_t iterations() const { return spec.k / kSpecializedStageK; }
+  /// The block's iterations: its K slice's.
+  int64_t iterations() const {
+    return spec.k / kSpecializedStageK / spec.kSlices;
+  }
+  /// The K step of the block's iteration `iteration` (its slice's first
+  /// one on).
+  Value kIteration(Value iteration) {
+    return sliceFirst ? arith::AddIOp::create(b, loc, iteration, sliceFirst)
+                      : iteration;
+  }
   /// How many iterations ahead a decoder loads its codes and scales: far
   /// enough that a stage's loads have landed when the decoder reaches it
   /// although the memory's latency exceeds two stages' multiplying time.
@@ -184,6 +201,9 @@ private:
   Value firstM, blockFirst, thread;
   /// The block's rank in its cluster (multicast).
   Value rank;
+  /// With k_slices, the block's K slice (its rank in the cluster) and the
+  /// slice's first iteration.
+  Value slice, sliceFirst;
   /// The decoding thread's weight row of each column tile (clamped to
   /// N - 1), its K half, and the element of a stage's weights where the
   /// chunk of each of its 4 words goes in column tile 0 (the column tiles'
@@ -216,14 +236,11 @@ Value SpecializedGemmEmitter::descriptor(Value offset) {
           (int64_t(1) << 16) | ((kAtomBytes / 16) << 32) | (int64_t(1) << 62)));
 }
 
-void SpecializedGemmEmitter::emitMultiply(Value consumer) {
+SmallVector<Value> SpecializedGemmEmitter::multiply(Value consumer) {
   int64_t stages = spec.stages;
   bool weightsAsB = spec.weightsAsB;
-  // The lane's sums: a 64 x N instruction's N / 2, N the M tile, or with
-  // the weights as B the block's rows.
-  int64_t tileSums = (weightsAsB ? spec.getRowsPerBlock() : spec.maxM) / 2;
   int64_t weightsFirstByte = stages * activationElements() * 2;
-  SmallVector<Value> zeros(tileSums, cF32(0.0f));
+  SmallVector<Value> zeros(tileSums(), cF32(0.0f));
   // The consumer's own tile: its 64 weight rows, or its 64 tokens.
   Value ownBytes =
       arith::MulIOp::create(b, loc, consumer, cIdx(kTileRows * kRowBytes));
@@ -288,8 +305,12 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
     }
     scf::YieldOp::create(b, loc, sums);
   }
-  SmallVector<Value> sums(
-      WarpgroupWaitOp::create(b, loc, 0, loop.getResults()).getReady());
+  return llvm::to_vector(ValueRange(
+      WarpgroupWaitOp::create(b, loc, 0, loop.getResults()).getReady()));
+}
+
+void SpecializedGemmEmitter::storeSums(Value consumer, ArrayRef<Value> sums) {
+  bool weightsAsB = spec.weightsAsB;
 
   // Warp w of the warpgroup holds rows 16w + g (+ 8) of its A tile and, per
   // 8 columns j, columns 8j + 2t (+ 1): rows are weight rows and columns
@@ -301,7 +322,7 @@ void SpecializedGemmEmitter::emitMultiply(Value consumer) {
   Value g = arith::DivUIOp::create(b, loc, lane, cIdx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, cIdx(4));
   SmallVector<int64_t> rowOffsets, columnOffsets;
-  for (int64_t j = 0; j < tileSums / 4; ++j)
+  for (int64_t j = 0; j < tileSums() / 4; ++j)
     for (int64_t e = 0; e < 4; ++e) {
       columnOffsets.push_back(8 * j + e % 2);
       rowOffsets.push_back(8 * (e / 2));
@@ -370,8 +391,9 @@ void SpecializedGemmEmitter::loadActivations(Value iteration) {
   }
   TensorLoadOp::create(
       b, loc, buffers.activationMap,
-      arith::MulIOp::create(b, loc, iteration, cIdx(kSpecializedStageK)), first,
-      b.getDenseI64ArrayAttr({kSpecializedStageK, sliceRows()}),
+      arith::MulIOp::create(b, loc, kIteration(iteration),
+                            cIdx(kSpecializedStageK)),
+      first, b.getDenseI64ArrayAttr({kSpecializedStageK, sliceRows()}),
       buffers.stagedActivations, offset, buffers.stageBarriers, full, mask);
 }
 
@@ -415,7 +437,8 @@ SmallVector<Value> SpecializedGemmEmitter::loadTripScales(Value tripStart) {
   int64_t alignment = std::min(bytes, rowBytes & -rowBytes);
   Value block = arith::DivUIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, tripStart, cIdx(kSpecializedStageK)),
+      arith::MulIOp::create(b, loc, kIteration(tripStart),
+                            cIdx(kSpecializedStageK)),
       cIdx(bs));
   SmallVector<Value> vectors;
   for (Value row : rows)
@@ -638,6 +661,10 @@ void SpecializedGemmEmitter::emit() {
     if (cluster)
       MBarrierInitFenceOp::create(b, loc);
   });
+  if (spec.kSlices > 1) {
+    slice = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    sliceFirst = arith::MulIOp::create(b, loc, slice, cIdx(iterations()));
+  }
   if (cluster) {
     rank = arith::RemUIOp::create(
         b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
@@ -661,14 +688,40 @@ void SpecializedGemmEmitter::emit() {
       arith::MulIOp::create(b, loc, tile, cIdx(spec.getRowsPerBlock()));
   Value multiplies = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            thread, cIdx(multipliers));
-  auto roles = scf::IfOp::create(b, loc, multiplies, true);
+  auto consumer = [&]() -> Value {
+    return multiplyingGroups() > 1
+               ? Value(arith::DivUIOp::create(b, loc, thread,
+                                              cIdx(kWarpgroupThreads)))
+               : cIdx(0);
+  };
+  // With k_slices the roles hand the multiplying lanes' sums (zeros for the
+  // decoders, which take part in the exchange's barriers) to the
+  // exchange across the cluster, after which the first block stores them.
+  bool sliced = spec.kSlices > 1;
+  auto quad = VectorType::get({4}, f32);
+  SmallVector<Type> quads(sliced ? tileSums() / 4 : 0, quad);
+  auto roles = scf::IfOp::create(b, loc, quads, multiplies, true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    emitMultiply(multiplyingGroups() > 1
-                     ? Value(arith::DivUIOp::create(b, loc, thread,
-                                                    cIdx(kWarpgroupThreads)))
-                     : cIdx(0));
+    Value own = consumer();
+    SmallVector<Value> sums = multiply(own);
+    if (sliced)
+      scf::YieldOp::create(b, loc, packQuads(sums));
+    else
+      storeSums(own, sums);
+  }
+  if (sliced) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(roles);
+    auto reduce = ReduceKSlicesOp::create(
+        b, loc, TypeRange(quads), roles.getResults(), buffers.partials, slice,
+        thread, spec.kSlices, spec.getThreads(32));
+    SmallVector<Value> totals(tileSums());
+    unpackQuads(reduce.getTotals(), totals);
+    emitIf(arith::AndIOp::create(b, loc, multiplies,
+                                 compare(arith::CmpIPredicate::eq, slice, 0)),
+           [&] { storeSums(consumer(), totals); });
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(roles.elseBlock());
@@ -712,6 +765,14 @@ void SpecializedGemmEmitter::emit() {
         arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, half, cIdx(4)), cIdx(w))));
   emitDecode();
+  if (sliced)
+    scf::YieldOp::create(
+        b, loc,
+        SmallVector<Value>(
+            quads.size(),
+            arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(quad, b.getFloatAttr(f32, 0.0)))));
   // No block of a cluster leaves while another may still address its
   // workgroup memory.
   if (cluster) {

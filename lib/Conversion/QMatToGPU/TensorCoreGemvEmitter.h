@@ -43,9 +43,6 @@ private:
   SmallVector<Value> emitWarpgroupLoop(ArrayRef<Value> weightRows);
   /// Whole lines: adds the two K halves of each product.
   void addWholeLineHalves(MutableArrayRef<Value> sums);
-  /// The lane's sums as vectors of 4 (the reductions' unit), and back.
-  SmallVector<Value> packQuads(ArrayRef<Value> sums);
-  void unpackQuads(ValueRange quads, MutableArrayRef<Value> sums);
   /// K slices (spec.kSlices > 1): the cluster's first block adds the
   /// others' sums in rank order, and the insertion point moves into its
   /// branch (the split-K reduction and the stores that follow run there).

@@ -273,3 +273,52 @@ func.func @weights_as_b(%a: memref<?x512xbf16>, %w: memref<17408x256xi8>, %s: me
       m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
   return
 }
+
+// -----
+
+// K split across a cluster of two blocks (k_slices = 2; K = 1024: 16
+// iterations, 8 a block): the grid's z dimension holds the slices and the
+// kernel the cluster's shape. Block z walks iterations 8z .. 8z + 7: its
+// activations' tensor loads start at K column 64 (8z + i) and its decoders'
+// codes and scales at K 64 (8z + i) + 32 h. After the roles, every thread
+// (the decoders with zero sums) takes part in the exchange of the 16 sums
+// of each multiplying lane, after which the first block's multiplying
+// threads store the totals.
+// CHECK-LABEL: func.func @specialized_sliced(
+// CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k1024_bf16_magic_bias_mt32_w4_s1_c1_p4_wg_ws_k2 blocks in (%{{.+}}, %c2, %c2) threads in (%c256, %c1, %c1)
+// CHECK: gpu.func @fused_nvfp4_bs16_k1024_bf16_magic_bias_mt32_w4_s1_c1_p4_wg_ws_k2({{.+}}) kernel attributes {{{.*}}nvvm.cluster_dim = array<i32: 1, 1, 2>
+// CHECK: %[[PARTIALS:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SLICE:.+]] = gpu.block_id  z
+// CHECK-NEXT: %[[SLICE_FIRST:.+]] = arith.muli %[[SLICE]], %c8 : index
+// CHECK: %[[MULTIPLIES:.+]] = arith.cmpi ult, %[[THREAD:.+]], %c128 : index
+// CHECK-NEXT: %[[SUMS:.+]]:4 = scf.if %[[MULTIPLIES]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1 iter_args(
+// CHECK: qmat.warpgroup_wait 0,
+// CHECK: vector.from_elements
+// CHECK: scf.yield %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK-NEXT: } else {
+// CHECK: %[[K0:.+]] = arith.muli %[[SLICE]], %c512 : index
+// CHECK-NEXT: qmat.tensor_load %{{.+}}[%[[K0]], %{{.+}}] box [64, 32]
+// CHECK: %[[HALF_K:.+]] = arith.muli %{{.+}}, %c32 : index
+// CHECK-NEXT: %[[SLICE_K:.+]] = arith.muli %[[SLICE]], %c512 : index
+// CHECK-NEXT: %[[LANE_K:.+]] = arith.addi %[[SLICE_K]], %[[HALF_K]] : index
+// CHECK-NEXT: %[[BYTE:.+]] = arith.shrui %[[LANE_K]], %c1 : index
+// CHECK-NEXT: vector.load %arg1[%{{.+}}, %[[BYTE]]]
+// CHECK: qmat.mbarrier_arrive %{{.+}}[%[[S:.+]]] expect 4096
+// CHECK-NEXT: %[[AT:.+]] = arith.muli %[[S]], %c2048 : index
+// CHECK-NEXT: %[[K_STEP:.+]] = arith.addi %{{.+}}, %[[SLICE_FIRST]] : index
+// CHECK-NEXT: %[[K:.+]] = arith.muli %[[K_STEP]], %c64 : index
+// CHECK-NEXT: qmat.tensor_load %{{.+}}[%[[K]], %{{.+}}] box [64, 32], %{{.+}}[%[[AT]]]
+// CHECK: scf.yield %[[ZERO:.+]], %[[ZERO]], %[[ZERO]], %[[ZERO]] : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK: %[[TOTALS:.+]]:4 = qmat.reduce_k_slices %[[SUMS]]#0, %[[SUMS]]#1, %[[SUMS]]#2, %[[SUMS]]#3 through %[[PARTIALS]] rank %[[SLICE]] slices 2 thread %[[THREAD]] of 256
+// CHECK-NEXT: %[[T0:.+]] = vector.extract %[[TOTALS]]#0[0] : f32 from vector<4xf32>
+// CHECK: %[[FIRST_SLICE:.+]] = arith.cmpi eq, %[[SLICE]], %c0 : index
+// CHECK-NEXT: %[[STORES:.+]] = arith.andi %[[MULTIPLIES]], %[[FIRST_SLICE]] : i1
+// CHECK-NEXT: scf.if %[[STORES]] {
+// CHECK: qmat.store_tile %[[T0]],
+func.func @specialized_sliced(%a: memref<?x1024xbf16>, %w: memref<128x512xi8>, %s: memref<128x64xf8E4M3FN>,
+                              %g: memref<f32>, %y: memref<?x128xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16> ins(%a, %w, %s : memref<?x1024xbf16>, memref<128x512xi8>, memref<128x64xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>) m_tile = 32 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 k_slices = 2 warpgroup specialized
+  return
+}

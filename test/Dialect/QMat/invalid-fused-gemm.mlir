@@ -145,14 +145,42 @@ func.func @fused_slices(%a: memref<?x2048xbf16>, %w: memref<64x1024xi8>, %s: mem
 
 // -----
 
-// Rule: K slices are a form of the warp tiling.
+// Rule: K slices are a form of the warp and specialized tilings.
 func.func @fused_slices_warpgroup(%a: memref<?x1024xbf16>, %w: memref<64x512xi8>, %s: memref<64x64xf8E4M3FN>,
                                   %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{k_slices > 1 is a form of the warp tiling, got k_slices = 2 with warpgroup}}
+  // expected-error @+1 {{k_slices > 1 is a form of the warp and specialized tilings, got k_slices = 2 with warpgroup}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x1024xbf16>, memref<64x512xi8>, memref<64x64xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
       m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 k_slices = 2 warpgroup
+  return
+}
+
+// -----
+
+// Rule: a specialized tiling's K slices need the weights as A and no
+// multicast (the slices' cluster is along z).
+func.func @specialized_slices_weights_as_b(%a: memref<?x1024xbf16>, %w: memref<64x512xi8>, %s: memref<64x64xf8E4M3FN>,
+                                           %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{k_slices > 1 with specialized needs the weights as A and multicast = 1 (the slices' cluster is along z), got weights_as_b = 1, multicast = 1}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x1024xbf16>, memref<64x512xi8>, memref<64x64xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 4 stages = 4 k_slices = 2 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
+// Rule: a specialized tiling's K slices park every thread's sums in its
+// stages: 256 x 2 has 196608 bytes of them, three stages 147456.
+func.func @specialized_slices_parked(%a: memref<?x1024xbf16>, %w: memref<128x512xi8>, %s: memref<128x64xf8E4M3FN>,
+                                     %g: memref<f32>, %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{k_slices > 1 parks every thread's m_tile / 2 sums in the stages' workgroup memory: 196608 bytes, more than the 147456 of 3 stages}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x1024xbf16>, memref<128x512xi8>, memref<128x64xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x128xbf16>)
+      m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 2 stages = 3 k_slices = 2 warpgroup specialized
   return
 }
 

@@ -533,9 +533,9 @@ LogicalResult FusedGemmOp::verify() {
   int64_t kSlices = getKSlices();
   if (!llvm::is_contained(getKSliceChoices(), kSlices))
     return emitNotAmong(*this, "k_slices", getKSliceChoices(), kSlices);
-  if (kSlices > 1 && warpgroup)
-    return emitOpError() << "k_slices > 1 is a form of the warp tiling, got "
-                            "k_slices = "
+  if (kSlices > 1 && warpgroup && !getSpecialized())
+    return emitOpError() << "k_slices > 1 is a form of the warp and "
+                            "specialized tilings, got k_slices = "
                          << kSlices << " with warpgroup";
   int64_t shared = getWorkgroupBytes(mTile, warpsN, splitK, colTiles, stages,
                                      warpgroup, kSlices);
@@ -714,6 +714,26 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
   if (getPreparedWeights())
     return emitOpError() << "specialized reads the codes in the checkpoint's "
                             "layout; prepared_weights is not taken";
+  int64_t kSlices = getKSlices();
+  if (kSlices == 1)
+    return success();
+  if (getWeightsAsB() || getMulticast() != 1)
+    return emitOpError() << "k_slices > 1 with specialized needs the weights "
+                            "as A and multicast = 1 (the slices' cluster is "
+                            "along z), got weights_as_b = "
+                         << getWeightsAsB()
+                         << ", multicast = " << getMulticast();
+  int64_t rows = getSpecializedRows(colTiles, /*weightsAsB=*/false);
+  // Every thread's sums, the decoders' too (they take part in the
+  // exchange's barriers).
+  int64_t parked =
+      mTile / 2 * 4 * getSpecializedThreads(mTile, colTiles, false);
+  int64_t staged = stages * getSpecializedStageBytes(mTile, rows);
+  if (parked > staged)
+    return emitOpError() << "k_slices > 1 parks every thread's m_tile / 2 "
+                            "sums in the stages' workgroup memory: "
+                         << parked << " bytes, more than the " << staged
+                         << " of " << stages << " stages";
   return success();
 }
 
