@@ -322,6 +322,19 @@ static LogicalResult addSpecializedVariants(
   return success();
 }
 
+ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedSlicedTiles(int64_t n,
+                                                               int64_t k) {
+  // The sibling the launcher's policy may take (its M tile's grid under
+  // one block per SM on a GPU of up to kSlicedMaxMultiprocessors SMs, and
+  // enough K steps a slice: qmat_policy::kSpecializedSlicedMaxMTile).
+  static const int64_t values[] = {qmat_policy::kSpecializedSlicedMaxMTile, 1,
+                                   2};
+  if (llvm::divideCeil(n, 64) >= kSlicedMaxMultiprocessors ||
+      k / 64 / 2 < qmat_policy::kMinSpecializedSliceSteps)
+    return {};
+  return values;
+}
+
 ArrayRef<int64_t> mlir::qmat::getDefaultSlicedTiles() {
   // The tilings the launcher's policy took on the H100 wherever a K-sliced
   // tiling was the fastest (bench/README.md, "K slices"): 16 x 1 x 4 x 2
@@ -514,6 +527,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
   if (specializedTiles.empty() && specializedBTiles.empty() && defaults) {
     specializedTiles = getDefaultSpecializedTiles(plan.getFusedMaxM());
     specializedBTiles = getDefaultSpecializedBTiles();
+    if (specializedSlicedTiles.empty())
+      specializedSlicedTiles = getDefaultSpecializedSlicedTiles(n, k);
   }
   if (failed(addSpecializedVariants(plan, scheme, k, specializedTiles,
                                     SpecializedList::weightsAsA, *target,

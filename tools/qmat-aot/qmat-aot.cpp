@@ -148,7 +148,9 @@ cl::list<int64_t> fusedSpecializedSlicedVariants(
     cl::value_desc("m,c,k,..."),
     cl::desc("Fused GEMM tilings of the specialized form whose K range is "
              "split across the k blocks of a thread-block cluster (sm_90a), "
-             "as (m_tile, col_tiles, k_slices) triples (default none)"),
+             "as (m_tile, col_tiles, k_slices) triples (default 128,1,2 with "
+             "the other specialized defaults where N is under 160 x 64 rows "
+             "and K at least 256 x 64; else none)"),
     cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),

@@ -115,6 +115,18 @@ constexpr int64_t kSpecializedOneWaveEdgeFraction = 4;
 constexpr int64_t kSpecializedWideFromM = 512;
 constexpr int64_t kSpecializedWideMTile = 256;
 constexpr int64_t kSpecializedWideBlocksPerSM = 8;
+/// The specialized tiling chosen below is replaced by its sibling whose K
+/// range two blocks of a cluster split (k_slices 2), where one is compiled,
+/// its M tile has at most kSpecializedSlicedMaxMTile rows, its grid has
+/// fewer blocks than SMs and each slice walks at least
+/// kMinSpecializedSliceSteps K steps of 64. Measured on the H100
+/// (bench/README.md, "K slices of the specialized form"): 128 x 1 in two
+/// slices took 0.83-0.96 of the time of 128 x 1 on 5120 x 17408 (80 blocks,
+/// 136 steps a slice) at M = 64 .. 256, but 0.98-1.08 on 5120 x 6144 (48
+/// steps); the 192- and 256-row tiles' slices took 1.03-1.33 of their
+/// siblings' time at M = 192 and 256.
+constexpr int64_t kSpecializedSlicedMaxMTile = 128;
+constexpr int64_t kMinSpecializedSliceSteps = 128;
 
 /// The specialized form with the weights as the instruction's B operand
 /// (warpsN 1: a block of any multiple of 16 rows) is taken up to this M
@@ -195,8 +207,9 @@ constexpr double kSlicedBlocksPerSM = 2.25;
 /// kSpecializedOneWaveEdgeFraction; ties to the
 /// larger M tile, then the fewer column tiles but where
 /// kSpecializedWideFromM and kSpecializedWideBlocksPerSM take the more)
-/// among those whose grid has a
-/// block per kSMsPerSpecializedBlock SMs, where one is compiled. Otherwise,
+/// among the unsliced ones whose grid has a
+/// block per kSMsPerSpecializedBlock SMs, where one is compiled, or its
+/// sibling in two K slices (kSpecializedSlicedMaxMTile). Otherwise,
 /// among the warp variants (all variants where none is one), the largest M tile
 /// (up to the one that holds m) whose grid has enough blocks per SM (the
 /// thresholds above; the 16-row tile always qualifies; where no grid of the
@@ -276,7 +289,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       const FusedVariantDesc &v = variants[i];
       int64_t c = cost(v);
       if (v.warpgroup != kSpecializedForm || weightsAsB(v) || v.multicast > 1 ||
-          c < 0 || blocks(v) * kSMsPerSpecializedBlock < sms)
+          v.kSlices > 1 || c < 0 || blocks(v) * kSMsPerSpecializedBlock < sms)
         continue;
       if (specialized >= 0) {
         const FusedVariantDesc &w = variants[specialized];
@@ -294,8 +307,20 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       specialized = i;
       chosenCost = c;
     }
-    if (specialized >= 0)
+    if (specialized >= 0) {
+      // Its sibling in two K slices (kSpecializedSlicedMaxMTile).
+      const FusedVariantDesc &s = variants[specialized];
+      if (s.mTile <= kSpecializedSlicedMaxMTile && blocks(s) < sms &&
+          k / 64 / 2 >= kMinSpecializedSliceSteps)
+        for (int i = 0; i < count; ++i) {
+          const FusedVariantDesc &v = variants[i];
+          if (v.warpgroup == kSpecializedForm && !weightsAsB(v) &&
+              v.multicast == 1 && v.kSlices == 2 && v.mTile == s.mTile &&
+              v.colTiles == s.colTiles && v.stages == s.stages)
+            return i;
+        }
       return specialized;
+    }
   }
   auto slices = [](const FusedVariantDesc &v) -> int64_t {
     return v.kSlices > 1 ? v.kSlices : 1;

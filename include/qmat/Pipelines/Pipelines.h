@@ -71,7 +71,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Fused GEMM tilings of the specialized form whose K "
                      "range is split across the blocks of a thread-block "
                      "cluster, as (m_tile, col_tiles, k_slices) triples "
-                     "(sm_90a; default none)")};
+                     "(sm_90a; default 128,1,2 with the other specialized "
+                     "defaults where N is under 160 x 64 rows and K at least "
+                     "256 x 64; else none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

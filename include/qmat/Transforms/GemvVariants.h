@@ -140,6 +140,10 @@ ArrayRef<int64_t> getDefaultSpecializedBTiles();
 /// (FusedGemmPolicy.h). 160 SMs covers the cluster-capable data-center GPUs
 /// (H100 and H200: 132, B200: 148).
 ArrayRef<int64_t> getDefaultSlicedTiles();
+/// The specialized tilings in K slices (m_tile, col_tiles, k_slices) that a
+/// layer of N x K compiles where the specialized defaults apply: 128 x 1 in
+/// two slices where the launcher's policy can take it, else none.
+ArrayRef<int64_t> getDefaultSpecializedSlicedTiles(int64_t n, int64_t k);
 constexpr int64_t kSlicedMaxMultiprocessors = 160;
 int64_t getSlicedRowLimit(int64_t rowsPerBlock);
 

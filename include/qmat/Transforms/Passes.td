@@ -122,7 +122,8 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "Fused GEMM tilings of the specialized form whose K range is "
                "split across the blocks of a thread-block cluster, as "
                "(m_tile, col_tiles, k_slices) triples (sm_90a; default "
-               "none)">,
+               "128,1,2 with the other specialized defaults where N is under "
+               "160 x 64 rows and K at least 256 x 64; else none)">,
   ];
 }
 

@@ -31,6 +31,12 @@
 // at the `empty` of every block of the cluster, so that a block refills a
 // stage only once the whole cluster is done with it.
 //
+// With `k_slices` the blocks of a cluster along the grid's z dimension
+// split the K steps: block z walks its slice's with the same pipeline, and
+// after the loop every thread of the block (the decoders with zero sums)
+// takes part in qmat.reduce_k_slices, after which the first block's
+// multiplying warps store the totals.
+//
 // A decoding thread takes one weight row of each 64 rows of the block and
 // 32 K elements of each stage: lanes 8q .. 8q + 7 of a warp take 8
 // consecutive rows and one K half.

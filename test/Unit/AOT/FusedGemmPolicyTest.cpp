@@ -438,3 +438,40 @@ TEST(FusedGemmPolicy, MulticastNotTaken) {
     EXPECT_EQ(choice.substr(choice.size() - 3), "_x2") << "M = " << m;
   }
 }
+
+TEST(FusedGemmPolicy, SpecializedKSlices) {
+  // The sm_90a table with the two-slice siblings of 128 x 1 and 256 x 1.
+  std::vector<FusedVariantDesc> table = sm90aDefault(/*weightsAsB=*/true);
+  std::vector<FusedVariantDesc> sliced = table;
+  for (int mTile : {128, 256}) {
+    FusedVariantDesc v{mTile, 4, 1, 1, 4, qmat_policy::kSpecializedForm};
+    v.kSlices = 2;
+    sliced.push_back(v);
+  }
+  // 5120 x 17408: 80 blocks of 64 rows on 132 SMs, 136 K steps a slice.
+  EXPECT_EQ(chosen(5120, 17408, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 96, sliced), "mt128_w4_s1_c1_p4_ws_k2");
+  EXPECT_EQ(chosen(5120, 17408, 128, sliced), "mt128_w4_s1_c1_p4_ws_k2");
+  // A 256-row tile keeps its single blocks.
+  EXPECT_EQ(chosen(5120, 17408, 256, sliced), "mt256_w4_s1_c1_p4_ws");
+  // 128 K steps a slice take the sibling, 127 do not.
+  EXPECT_EQ(chosen(5120, 16384, 128, sliced), "mt128_w4_s1_c1_p4_ws_k2");
+  EXPECT_EQ(chosen(5120, 16256, 128, sliced), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 6144, 128, sliced), "mt128_w4_s1_c1_p4_ws");
+  // 131 blocks on 132 SMs take it, 132 do not (the weights as A only:
+  // with them as B, 144-row blocks serve 8448 rows at M = 128).
+  std::vector<FusedVariantDesc> slicedA = sm90aDefault(/*weightsAsB=*/false);
+  slicedA.push_back(sliced.back());
+  slicedA.push_back(sliced[sliced.size() - 2]);
+  EXPECT_EQ(chosen(64 * 131, 17408, 128, slicedA), "mt128_w4_s1_c1_p4_ws_k2");
+  EXPECT_EQ(chosen(64 * 132, 17408, 128, slicedA), "mt128_w4_s1_c1_p4_ws");
+  // Elsewhere the choices are the table's without them.
+  for (int64_t n : {17408, 5120, 6144, 8704, 248320})
+    for (int64_t k : {5120, 6144})
+      for (int64_t m = 9; m <= 1024; m += 5)
+        EXPECT_EQ(chosen(n, k, m, sliced), chosen(n, k, m, table))
+            << n << " x " << k << " at M = " << m;
+  for (int64_t m = 9; m < qmat_policy::kSpecializedFromM; m += 5)
+    EXPECT_EQ(chosen(5120, 17408, m, sliced), chosen(5120, 17408, m, table))
+        << "M = " << m;
+}
