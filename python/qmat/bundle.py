@@ -292,7 +292,8 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
             scratch_cap_mib=None, gemv_max_m=None, fused_max_m=None, fused_variants=None,
             fused_warpgroup_variants=None, fused_specialized_variants=None,
             fused_specialized_b_variants=None, fused_sliced_variants=None,
-            fused_multicast_variants=None, prepared_weights=False, qmat_aot=None, timeout=600):
+            fused_multicast_variants=None, fused_specialized_sliced_variants=None,
+            prepared_weights=False, qmat_aot=None, timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -313,8 +314,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     of a thread-block cluster, sm_90 on) and `fused_multicast_variants`
     ((m_tile, col_tiles, weights_as_b, multicast) tuples: specialized
     tilings whose clusters of blocks share the activations, sm_90a; never
-    taken by the launcher's policy, only by its override) are qmat-aot's
-    knobs;
+    taken by the launcher's policy, only by its override) and
+    `fused_specialized_sliced_variants` ((m_tile, col_tiles, k_slices)
+    tuples: specialized tilings whose K range is split across the blocks of
+    a cluster, sm_90a) are qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -352,6 +355,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-multicast-variants=" + _tilings(
             "fused_multicast_variants", fused_multicast_variants, 4,
             "m_tile, col_tiles, weights_as_b, multicast", flag_at=2))
+    if fused_specialized_sliced_variants is not None:
+        tilings.append("--fused-specialized-sliced-variants=" + _tilings(
+            "fused_specialized_sliced_variants", fused_specialized_sliced_variants, 3,
+            "m_tile, col_tiles, k_slices"))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

@@ -136,6 +136,19 @@ def test_compile_takes_multicast_tilings(qmat_aot, tmp_path):
     assert fused[3]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w1_s1_c9_p4_wg_wsb_x4")
 
 
+def test_compile_takes_specialized_sliced_tilings(qmat_aot, tmp_path):
+    """Specialized tilings whose K range a cluster's blocks split reach
+    qmat-aot after the listed ones: the manifest says k_slices and the
+    kernel's name ends in _ws_k2."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 192, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_variants=[(16, 2, 2, 2, 2)], fused_specialized_variants=[(128, 1)],
+                     fused_specialized_sliced_variants=[(128, 1, 2)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["col_tiles"], v.get("specialized", False), v["k_slices"])
+            for v in fused] == [(16, 2, False, 1), (128, 1, True, 1), (128, 1, True, 2)]
+    assert fused[2]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w4_s1_c1_p4_wg_ws_k2")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -174,6 +187,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_multicast_variants=[(128, 1, 2, 2)]), qmat.ArgumentError,
      "fused_multicast_variants takes (m_tile, col_tiles, weights_as_b, multicast) tuples of "
      "positive integers (weights_as_b a bool), got (128, 1, 2, 2)"),
+    (dict(fused_specialized_sliced_variants=[(128, 1)]), qmat.ArgumentError,
+     "fused_specialized_sliced_variants takes (m_tile, col_tiles, k_slices) tuples of "
+     "positive integers, got (128, 1)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),
