@@ -122,9 +122,9 @@ constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 /// kMinSpecializedSliceSteps K steps of 64. Measured on the H100
 /// (bench/README.md, "K slices of the specialized form"): 128 x 1 in two
 /// slices took 0.83-0.96 of the time of 128 x 1 on 5120 x 17408 (80 blocks,
-/// 136 steps a slice) at M = 64 .. 256, but 0.98-1.08 on 5120 x 6144 (48
-/// steps); the 192- and 256-row tiles' slices took 1.03-1.33 of their
-/// siblings' time at M = 192 and 256.
+/// 136 steps a slice) at M = 64 .. 1024, but 0.98-1.16 on 5120 x 6144 (48
+/// steps); the 192- and 256-row tiles' slices took up to 1.37 and 1.46 of
+/// their siblings' time from M = 192.
 constexpr int64_t kSpecializedSlicedMaxMTile = 128;
 constexpr int64_t kMinSpecializedSliceSteps = 128;
 
