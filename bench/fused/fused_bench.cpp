@@ -37,13 +37,17 @@ using namespace bench;
 namespace {
 
 /// The name suffix of each form (Variant::warpgroup): warp, warpgroup,
-/// specialized warpgroup.
-const char *const kVariantForms[] = {"", "_wg", "_ws"};
+/// specialized warpgroup, specialized with the weights in registers.
+const char *const kVariantForms[] = {"", "_wg", "_ws", "_wr"};
+/// The form whose override names it by M tile and column tiles.
+constexpr int kRegisterForm = 3;
 
 struct Variant {
   int mTile, warpsN, splitK, colTiles, stages, warpgroup, kSlices, multicast;
   /// Pins this variant for every call (or restores the policy).
   qmat_status pin() const {
+    if (warpgroup == kRegisterForm)
+      return bench_set_fused_override_registers(mTile, colTiles);
     if (multicast > 1)
       return bench_set_fused_override_multicast(mTile, warpsN, splitK, colTiles,
                                                 stages, multicast);

@@ -71,7 +71,8 @@ def main():
     for layer in manifest["layers"]:
         for v in layer["strategy"]["fused_variants"]:
             t = (v["m_tile"], v["warps_n"], v["split_k"], v["col_tiles"], v.get("stages", 1),
-                 int(v.get("warpgroup", False)) + int(v.get("specialized", False)),
+                 int(v.get("warpgroup", False)) + int(v.get("specialized", False))
+                 + int(v.get("weights_in_registers", False)),
                  v.get("k_slices", 1), v.get("multicast", 1))
             if opts.get("timed") == "specialized" and not v.get("specialized"):
                 continue

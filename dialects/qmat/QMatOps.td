@@ -266,6 +266,15 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     activations cross the L2 once per cluster instead of once per block.
     A block refills a stage only once every block of its cluster is done
     with it.
+    `weights_in_registers` (with `specialized`, the weights as A) keeps the
+    decoded weights in the multiplying warps' registers, as the
+    instruction's register A operand, instead of passing them through
+    workgroup memory: each multiplying warpgroup decodes its own 64 rows
+    (the quad exchange and decode of `warpgroup`) while its instructions on
+    the previous K step run, and the block's first thread brings in the
+    activations. A stage then holds 128 K elements of activations (two
+    tensor loads of 64 columns), `stages` 3 or 4 of them; `m_tile` 64 or
+    128, `col_tiles` 1 or 2, `multicast` and `k_slices` 1.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -291,6 +300,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
       UnitAttr:$weights_as_b, DefaultValuedAttr<I64Attr, "1">:$multicast,
+      UnitAttr:$weights_in_registers,
       OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
@@ -305,6 +315,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     (`decode` `=` $decode^)? (`prepared_weights` $prepared_weights^)?
     (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
     (`weights_as_b` $weights_as_b^)? (`multicast` `=` $multicast^)?
+    (`weights_in_registers` $weights_in_registers^)?
     (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -388,8 +399,27 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     static int64_t getSpecializedRows(int64_t colTiles, bool weightsAsB) {
       return (weightsAsB ? 16 : 64) * colTiles;
     }
+    /// `weights_in_registers`: bytes of one stage (m_tile activation rows
+    /// of 128 K elements), the whole pipeline's (its stages, then two
+    /// barrier objects per stage), the stages built (the most, up to 4,
+    /// that fit: with one column tile, half a multiprocessor's memory, so
+    /// that two blocks share it; below 3: none) and threads per block (a
+    /// multiplying warpgroup per column tile).
+    static int64_t getRegisterStageBytes(int64_t mTile);
+    static int64_t getRegisterWorkgroupBytes(int64_t mTile, int64_t stages);
+    static int64_t getRegisterStages(int64_t mTile, int64_t colTiles);
+    static int64_t getRegisterThreads(int64_t colTiles) {
+      return 128 * colTiles;
+    }
+    /// `weights_in_registers`: whether it takes that tiling (m_tile 64 or
+    /// 128: each multiplying lane holds m_tile / 2 sums besides two K
+    /// steps' A fragments; col_tiles 1 or 2).
+    static bool isRegisterTiling(int64_t mTile, int64_t colTiles) {
+      return (mTile == 64 || mTile == 128) && (colTiles == 1 || colTiles == 2);
+    }
     /// The verifier's rules of the specialized form.
     LogicalResult verifySpecializedTiling();
+    LogicalResult verifyRegisterTiling();
   }];
 }
 

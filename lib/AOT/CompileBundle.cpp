@@ -145,7 +145,7 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
         options.fusedSpecializedBVariants, error, options.fusedSlicedVariants,
         slicedDefaults, options.fusedMulticastVariants,
-        options.fusedSpecializedSlicedVariants);
+        options.fusedSpecializedSlicedVariants, options.fusedRegisterVariants);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -376,6 +376,8 @@ void reportKernels(const BundleOptions &options, const std::string &step,
                          ? ", specialized warpgroup, activations "
                            "shared by a cluster of " +
                                std::to_string(variant.multicast) + " blocks"
+                     : variant.registerWeights
+                         ? ", specialized warpgroup, weights in registers"
                      : variant.specialized ? ", specialized warpgroup"
                      : variant.warpgroup   ? ", warpgroup"
                      : variant.kSlices > 1
@@ -531,6 +533,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedMulticastVariants);
     pipeline.fusedSpecializedSlicedVariants =
         ArrayRef<int64_t>(options.fusedSpecializedSlicedVariants);
+    pipeline.fusedRegisterVariants =
+        ArrayRef<int64_t>(options.fusedRegisterVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

@@ -420,7 +420,12 @@ void mlir::qmat::emitLauncherHeader(const Bundle &bundle,
      << "/// blocks share the activations (multicast 1: the first call).\n"
      << "qmat_status " << bundle.prefix
      << "_set_fused_override_multicast(int m_tile, int warps_n, int "
-        "split_k, int col_tiles, int stages, int multicast);\n\n";
+        "split_k, int col_tiles, int stages, int multicast);\n"
+     << "/// The same for a specialized variant with the decoded weights in\n"
+     << "/// the multiplying warps' registers, by its M tile and column "
+        "tiles.\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_registers(int m_tile, int col_tiles);\n\n";
   for (const Layer &layer : bundle.layers) {
     std::string title = layer.symbol;
     if (layer.symbol != layer.name)
@@ -587,9 +592,10 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
     for (const FusedGemmVariant &v : layer.fusedVariants)
       os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}},\n",
                           v.mTile, v.warpsN, v.splitK, v.colTiles, v.stages,
-                          int(v.specialized ? qmat_policy::kSpecializedForm
-                              : v.warpgroup ? qmat_policy::kWarpgroupForm
-                                            : qmat_policy::kWarpForm),
+                          int(v.registerWeights ? qmat_policy::kRegisterForm
+                              : v.specialized   ? qmat_policy::kSpecializedForm
+                              : v.warpgroup     ? qmat_policy::kWarpgroupForm
+                                                : qmat_policy::kWarpForm),
                           v.kSlices, v.multicast);
   if (fusedCount == 0)
     os << "    {0, 0, 0, 0, 0, 0, 1, 1},\n";
@@ -649,7 +655,16 @@ void mlir::qmat::emitLauncherSource(const Bundle &bundle,
      << "_set_fused_override_multicast(int m_tile, int warps_n, int "
         "split_k, int col_tiles, int stages, int multicast) {\n"
      << "  return setFusedOverride(m_tile, warps_n, split_k, col_tiles, "
-        "stages, 1, multicast);\n}\n\n";
+        "stages, 1, multicast);\n}\n\n"
+     << "qmat_status " << bundle.prefix
+     << "_set_fused_override_registers(int m_tile, int col_tiles) {\n"
+     << "  for (const qmat_policy::FusedVariantDesc &v : kFusedVariants)\n"
+     << "    if (v.warpgroup == qmat_policy::kRegisterForm && v.mTile == "
+        "m_tile && v.colTiles == col_tiles)\n"
+     << "      return setFusedOverride(m_tile, v.warpsN, v.splitK, "
+        "col_tiles, v.stages, 1, 1, true);\n"
+     << "  return setFusedOverride(m_tile, 4, 1, col_tiles, 0, 1, 1, "
+        "true);\n}\n\n";
   size_t gemvFirst = 0, fusedFirst = 0;
   for (size_t i = 0; i < bundle.layers.size(); ++i) {
     const Layer &l = bundle.layers[i];
@@ -769,18 +784,20 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
             {"block", llvm::json::Array{t.fusedLaunches[i][v].threads, 1, 1}},
             {"rows_per_block", t.fusedLaunches[i][v].rowsPerBlock},
             {"dynamic_shared_bytes", t.fusedLaunches[i][v].dynamicSharedBytes}};
-      fused.push_back(llvm::json::Object{{"index", static_cast<int64_t>(v)},
-                                         {"m_tile", variant.mTile},
-                                         {"warps_n", variant.warpsN},
-                                         {"split_k", variant.splitK},
-                                         {"col_tiles", variant.colTiles},
-                                         {"stages", variant.stages},
-                                         {"warpgroup", variant.warpgroup},
-                                         {"specialized", variant.specialized},
-                                         {"weights_as_b", variant.weightsAsB},
-                                         {"k_slices", variant.kSlices},
-                                         {"multicast", variant.multicast},
-                                         {"kernels", std::move(symbols)}});
+      fused.push_back(
+          llvm::json::Object{{"index", static_cast<int64_t>(v)},
+                             {"m_tile", variant.mTile},
+                             {"warps_n", variant.warpsN},
+                             {"split_k", variant.splitK},
+                             {"col_tiles", variant.colTiles},
+                             {"stages", variant.stages},
+                             {"warpgroup", variant.warpgroup},
+                             {"specialized", variant.specialized},
+                             {"weights_as_b", variant.weightsAsB},
+                             {"k_slices", variant.kSlices},
+                             {"multicast", variant.multicast},
+                             {"weights_in_registers", variant.registerWeights},
+                             {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);
     layers.push_back(llvm::json::Object{

@@ -107,6 +107,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
   gemv.fusedSpecializedSlicedVariants.assign(
       options.fusedSpecializedSlicedVariants.begin(),
       options.fusedSpecializedSlicedVariants.end());
+  gemv.fusedRegisterVariants.assign(options.fusedRegisterVariants.begin(),
+                                    options.fusedRegisterVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

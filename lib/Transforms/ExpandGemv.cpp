@@ -118,6 +118,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
     SmallVector<int64_t> specializedSlicedTiles(
         fusedSpecializedSlicedVariants.begin(),
         fusedSpecializedSlicedVariants.end());
+    SmallVector<int64_t> registerTiles(fusedRegisterVariants.begin(),
+                                       fusedRegisterVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -133,7 +135,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
           plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
           warpgroupTiles, specializedTiles, specializedBTiles, error,
           slicedTiles, !noSlicedDefaults, multicastTiles,
-          specializedSlicedTiles);
+          specializedSlicedTiles, registerTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -195,7 +197,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   op.getBias(), op.getY(), v.mTile, v.warpsN, v.splitK,
                   v.colTiles, v.stages, v.kSlices, DecodeMethodAttr(),
                   plan.getPreparedWeights(), v.warpgroup, v.specialized,
-                  v.weightsAsB, v.multicast, KernelConfigAttr());
+                  v.weightsAsB, v.multicast, v.registerWeights,
+                  KernelConfigAttr());
             });
         if (failed(rest))
           return signalPassFailure();

@@ -194,7 +194,13 @@ int64_t mlir::qmat::getDefaultFusedMaxM(const TargetInfo &target,
 /// multicast) quadruples of either form whose clusters share the
 /// activations, or (m_tile, col_tiles, k_slices) triples of the form with
 /// the weights as A whose clusters split the K range.
-enum class SpecializedList { weightsAsA, weightsAsB, multicast, sliced };
+enum class SpecializedList {
+  weightsAsA,
+  weightsAsB,
+  multicast,
+  sliced,
+  registers
+};
 
 /// The specialized variants of `list`'s numbers for a `scheme` layer of K
 /// `k` planned as `plan`, appended to `variants`.
@@ -205,8 +211,9 @@ static LogicalResult addSpecializedVariants(
   StringRef option =
       list == SpecializedList::weightsAsA   ? "fused-specialized-variants"
       : list == SpecializedList::weightsAsB ? "fused-specialized-b-variants"
-      : list == SpecializedList::multicast
-          ? "fused-multicast-variants"
+      : list == SpecializedList::multicast  ? "fused-multicast-variants"
+      : list == SpecializedList::registers
+          ? "fused-register-variants"
           : "fused-specialized-sliced-variants";
   size_t width = list == SpecializedList::multicast ? 4
                  : list == SpecializedList::sliced  ? 3
@@ -249,16 +256,29 @@ static LogicalResult addSpecializedVariants(
                   .str();
       return failure();
     }
+    bool registers = list == SpecializedList::registers;
     int64_t rows = FusedGemmOp::getSpecializedRows(numbers[i + 1], weightsAsB);
-    FusedGemmVariant v{numbers[i],
-                       weightsAsB ? 1 : 4,
-                       1,
-                       numbers[i + 1],
-                       FusedGemmOp::getSpecializedStages(numbers[i], rows),
-                       /*warpgroup=*/true,
-                       /*specialized=*/true,
-                       weightsAsB};
+    FusedGemmVariant v{
+        numbers[i],
+        weightsAsB ? 1 : 4,
+        1,
+        numbers[i + 1],
+        registers ? FusedGemmOp::getRegisterStages(numbers[i], numbers[i + 1])
+                  : FusedGemmOp::getSpecializedStages(numbers[i], rows),
+        /*warpgroup=*/true,
+        /*specialized=*/true,
+        weightsAsB};
     v.multicast = multicast;
+    v.registerWeights = registers;
+    if (registers && !FusedGemmOp::isRegisterTiling(v.mTile, v.colTiles)) {
+      error = llvm::formatv("fused register variant (m_tile = {0}, col_tiles "
+                            "= {1}) is not a legal qmat.fused_gemm tiling "
+                            "(weights_in_registers: m_tile 64 or 128, "
+                            "col_tiles 1 or 2)",
+                            v.mTile, v.colTiles)
+                  .str();
+      return failure();
+    }
     if (width == 3)
       v.kSlices = numbers[i + 2];
     if (!FusedGemmOp::isSpecializedTiling(v.mTile, v.colTiles, weightsAsB)) {
@@ -303,7 +323,8 @@ static LogicalResult addSpecializedVariants(
       if (other.mTile == v.mTile && other.warpsN == v.warpsN &&
           other.splitK == v.splitK && other.colTiles == v.colTiles &&
           other.stages == v.stages && other.multicast == v.multicast &&
-          other.kSlices == v.kSlices) {
+          other.kSlices == v.kSlices &&
+          other.registerWeights == v.registerWeights) {
         error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                               "col_tiles = {1}{4}) has the tiling of a listed "
                               "warp or warpgroup variant (warps_n = {3}, "
@@ -357,8 +378,8 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
     std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults,
-    ArrayRef<int64_t> multicastTiles,
-    ArrayRef<int64_t> specializedSlicedTiles) {
+    ArrayRef<int64_t> multicastTiles, ArrayRef<int64_t> specializedSlicedTiles,
+    ArrayRef<int64_t> registerTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -541,7 +562,10 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
                                     variants, error)) ||
       failed(addSpecializedVariants(plan, scheme, k, specializedSlicedTiles,
                                     SpecializedList::sliced, *target, variants,
-                                    error)))
+                                    error)) ||
+      failed(addSpecializedVariants(plan, scheme, k, registerTiles,
+                                    SpecializedList::registers, *target,
+                                    variants, error)))
     return failure();
   return variants;
 }

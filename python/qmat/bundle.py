@@ -293,7 +293,8 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
             fused_warpgroup_variants=None, fused_specialized_variants=None,
             fused_specialized_b_variants=None, fused_sliced_variants=None,
             fused_multicast_variants=None, fused_specialized_sliced_variants=None,
-            prepared_weights=False, qmat_aot=None, timeout=600):
+            fused_register_variants=None, prepared_weights=False, qmat_aot=None,
+            timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -317,7 +318,9 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     taken by the launcher's policy, only by its override) and
     `fused_specialized_sliced_variants` ((m_tile, col_tiles, k_slices)
     tuples: specialized tilings whose K range is split across the blocks of
-    a cluster, sm_90a) are qmat-aot's knobs;
+    a cluster, sm_90a) and `fused_register_variants` ((m_tile, col_tiles)
+    pairs: specialized tilings with the decoded weights in the multiplying
+    warps' registers, sm_90a) are qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -359,6 +362,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-specialized-sliced-variants=" + _tilings(
             "fused_specialized_sliced_variants", fused_specialized_sliced_variants, 3,
             "m_tile, col_tiles, k_slices"))
+    if fused_register_variants is not None:
+        tilings.append("--fused-register-variants=" + _tilings(
+            "fused_register_variants", fused_register_variants, 2,
+            "m_tile, col_tiles"))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

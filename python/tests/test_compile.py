@@ -149,6 +149,21 @@ def test_compile_takes_specialized_sliced_tilings(qmat_aot, tmp_path):
     assert fused[2]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w4_s1_c1_p4_wg_ws_k2")
 
 
+def test_compile_takes_register_tilings(qmat_aot, tmp_path):
+    """Specialized tilings with the decoded weights in registers reach
+    qmat-aot after the listed ones: the manifest says weights_in_registers
+    and the kernel's name ends in _wsr, with 3 stages for 128 x 1 (two
+    blocks per multiprocessor) and 4 for 128 x 2."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 192, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_variants=[(16, 2, 2, 2, 2)], fused_specialized_variants=[(128, 1)],
+                     fused_register_variants=[(128, 1), (128, 2)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    assert [(v["m_tile"], v["col_tiles"], v["stages"], v.get("weights_in_registers", False))
+            for v in fused] == [(16, 2, 2, False), (128, 1, 4, False), (128, 1, 3, True),
+                                (128, 2, 4, True)]
+    assert fused[2]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w4_s1_c1_p3_wg_wsr")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -190,6 +205,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_specialized_sliced_variants=[(128, 1)]), qmat.ArgumentError,
      "fused_specialized_sliced_variants takes (m_tile, col_tiles, k_slices) tuples of "
      "positive integers, got (128, 1)"),
+    (dict(fused_register_variants=[(128,)]), qmat.ArgumentError,
+     "fused_register_variants takes (m_tile, col_tiles) tuples of positive integers, got "
+     "(128,)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

@@ -152,6 +152,12 @@ cl::list<int64_t> fusedSpecializedSlicedVariants(
              "the other specialized defaults where N is under 160 x 64 rows "
              "and K at least 256 x 64; else none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedRegisterVariants(
+    "fused-register-variants", cl::CommaSeparated, cl::value_desc("m,c,..."),
+    cl::desc("Fused GEMM tilings of the specialized form with the decoded "
+             "weights in the multiplying warps' registers (sm_90a), as "
+             "(m_tile, col_tiles) pairs (default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -274,7 +280,8 @@ bool hasBadOption() {
                  "quadruples (m_tile, col_tiles, weights_as_b, multicast)",
                  /*flagAt=*/2) ||
       badTilings(fusedSpecializedSlicedVariants, 3,
-                 "triples (m_tile, col_tiles, k_slices)"))
+                 "triples (m_tile, col_tiles, k_slices)") ||
+      badTilings(fusedRegisterVariants, 2, "pairs (m_tile, col_tiles)"))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -462,6 +469,8 @@ int main(int argc, char **argv) {
   options.fusedSpecializedSlicedVariants.assign(
       fusedSpecializedSlicedVariants.begin(),
       fusedSpecializedSlicedVariants.end());
+  options.fusedRegisterVariants.assign(fusedRegisterVariants.begin(),
+                                       fusedRegisterVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.allGemvVariants = allGemvVariants;

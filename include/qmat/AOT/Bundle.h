@@ -125,6 +125,9 @@ struct BundleOptions {
   /// Specialized tilings whose K is split across a cluster's blocks, as
   /// (m_tile, col_tiles, k_slices) triples.
   std::vector<int64_t> fusedSpecializedSlicedVariants;
+  /// Specialized tilings with the decoded weights in the multiplying warps'
+  /// registers, as (m_tile, col_tiles) pairs.
+  std::vector<int64_t> fusedRegisterVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   /// Every GEMV variant of those lists, not only those the launcher's

@@ -20,14 +20,17 @@ namespace qmat_policy {
 /// `warpgroup` kWarpgroupForm where its four warps multiply through the
 /// warpgroup matrix instruction, kSpecializedForm for the specialized
 /// warpgroup form (colTiles warpgroups multiply, one decodes; its kernel
-/// takes A's tensor map after its other arguments); `kSlices` blocks of a
+/// takes A's tensor map after its other arguments), kRegisterForm for the
+/// specialized form with the decoded weights in the multiplying warps'
+/// registers (the same arguments); `kSlices` blocks of a
 /// cluster split each tile's K range among them (the grid's z dimension);
 /// `multicast` blocks of a cluster along N share each stage's activations
 /// (specialized; the grid's y dimension a multiple of it).
 enum FusedForm : int {
   kWarpForm = 0,
   kWarpgroupForm = 1,
-  kSpecializedForm = 2
+  kSpecializedForm = 2,
+  kRegisterForm = 3
 };
 struct FusedVariantDesc {
   int mTile;

@@ -74,6 +74,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "(sm_90a; default 128,1,2 with the other specialized "
                      "defaults where N is under 160 x 64 rows and K at least "
                      "256 x 64; else none)")};
+  ListOption<int64_t> fusedRegisterVariants{
+      *this, "fused-register-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized form with the "
+                     "decoded weights in the multiplying warps' registers "
+                     "(the instruction's register A operand), as (m_tile, "
+                     "col_tiles) pairs (sm_90a; default none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

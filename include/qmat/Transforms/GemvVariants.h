@@ -73,6 +73,9 @@ struct FusedGemmVariant {
   int64_t kSlices = 1;
   /// qmat.fused_gemm's `multicast` (specialized tilings).
   int64_t multicast = 1;
+  /// qmat.fused_gemm's `weights_in_registers` (specialized, the weights as
+  /// A).
+  bool registerWeights = false;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -104,14 +107,17 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// specialized variants whose clusters share the activations, as (m_tile,
 /// col_tiles, weights_as_b, multicast) quadruples; `specializedSlicedTiles`
 /// specialized variants (the weights as A) whose K range is split across
-/// the blocks of a cluster, as (m_tile, col_tiles, k_slices) triples.
+/// the blocks of a cluster, as (m_tile, col_tiles, k_slices) triples;
+/// `registerTiles` specialized variants with the decoded weights in the
+/// multiplying warps' registers, as (m_tile, col_tiles) pairs.
 FailureOr<SmallVector<FusedGemmVariant>> getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
     std::string &error, ArrayRef<int64_t> slicedTiles = {},
     bool slicedDefaults = true, ArrayRef<int64_t> multicastTiles = {},
-    ArrayRef<int64_t> specializedSlicedTiles = {});
+    ArrayRef<int64_t> specializedSlicedTiles = {},
+    ArrayRef<int64_t> registerTiles = {});
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

@@ -124,6 +124,11 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "(m_tile, col_tiles, k_slices) triples (sm_90a; default "
                "128,1,2 with the other specialized defaults where N is under "
                "160 x 64 rows and K at least 256 x 64; else none)">,
+    ListOption<"fusedRegisterVariants", "fused-register-variants", "int64_t",
+               "Fused GEMM tilings of the specialized form with the decoded "
+               "weights in the multiplying warps' registers (the "
+               "instruction's register A operand), as (m_tile, col_tiles) "
+               "pairs (sm_90a; default none)">,
   ];
 }
 

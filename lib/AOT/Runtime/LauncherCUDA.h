@@ -411,7 +411,8 @@ qmat_status runFused(const LayerDesc &layer, ContextState &state, CUstream strea
   Params params = gemvParams(layer, m, a, weights, scales, globalScale, zeroPoints, bias, y);
   std::vector<void *> pointers = params.pointers();
   CUtensorMap activationMap;
-  if (kFusedVariants[variant].warpgroup == qmat_policy::kSpecializedForm) {
+  // The specialized forms take A's tensor map after their other arguments.
+  if (kFusedVariants[variant].warpgroup >= qmat_policy::kSpecializedForm) {
     const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
     if (qmat_status s = encodeActivationMap(layer, m, v.mTile / v.multicast, a, activationMap))
       return s;

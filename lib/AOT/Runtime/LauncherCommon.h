@@ -123,6 +123,10 @@ bool takesGemv(const LayerDesc &layer, int64_t m) {
 std::atomic<int> overrideMTile{0}, overrideWarpsN{0}, overrideFusedSplitK{0},
     overrideFusedColTiles{0}, overrideFusedStages{0}, overrideFusedKSlices{0},
     overrideFusedMulticast{0};
+/// Whether the fused override names a variant with the decoded weights in
+/// registers (qmat_policy::kRegisterForm), which the other variants' numbers
+/// may repeat.
+std::atomic<bool> overrideFusedRegisters{false};
 
 /// Whether m rows take the fused dequant-GEMM (no workspace needed).
 bool takesFused(const LayerDesc &layer, int64_t m) {
@@ -229,25 +233,34 @@ size_t workspaceSize(const LayerDesc &layer, int64_t maxM) {
   return layer.scratchBytes + kGemmWorkspaceBytes;
 }
 
-qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, int stages,
-                             int kSlices, int multicast) {
+qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles,
+                             int stages, int kSlices, int multicast,
+                             bool registers = false) {
   if (mTile == -1 || (mTile == 0 && warpsN == 0 && splitK == 0 && colTiles == 0 && stages == 0 &&
                       kSlices <= 1 && multicast <= 1)) {
     overrideMTile = mTile;
     overrideWarpsN = overrideFusedSplitK = overrideFusedColTiles = overrideFusedStages =
         overrideFusedKSlices = overrideFusedMulticast = 0;
+    overrideFusedRegisters = false;
     return QMAT_OK;
   }
   bool known = false;
   for (size_t i = 0; i < kNumFusedKernels; ++i) {
     const qmat_policy::FusedVariantDesc &v = kFusedVariants[i];
     known |= v.mTile == mTile && v.warpsN == warpsN && v.splitK == splitK &&
-             v.colTiles == colTiles && v.stages == stages && v.kSlices == kSlices &&
-             v.multicast == multicast;
+             v.colTiles == colTiles && v.stages == stages &&
+             v.kSlices == kSlices && v.multicast == multicast &&
+             (v.warpgroup == qmat_policy::kRegisterForm) == registers;
   }
   std::string last = kSlices != 1     ? " and k_slices = " + std::to_string(kSlices)
                      : multicast != 1 ? " and multicast = " + std::to_string(multicast)
                                       : std::string();
+  if (!known && registers)
+    return fail(QMAT_ERROR_INVALID_ARGUMENT,
+                "no compiled fused GEMM variant with the weights in registers "
+                "has m_tile = " +
+                    std::to_string(mTile) +
+                    " and col_tiles = " + std::to_string(colTiles));
   if (!known)
     return fail(QMAT_ERROR_INVALID_ARGUMENT,
                 "no compiled fused GEMM variant has m_tile = " + std::to_string(mTile) +
@@ -262,6 +275,7 @@ qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles, in
   overrideFusedStages = stages;
   overrideFusedKSlices = kSlices;
   overrideFusedMulticast = multicast;
+  overrideFusedRegisters = registers;
   return QMAT_OK;
 }
 
@@ -347,12 +361,15 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
   int chosen = -1;
   if (overrideMTile > 0) {
     for (int i = 0; i < count; ++i)
-      if (variants[i].mTile == overrideMTile && variants[i].warpsN == overrideWarpsN &&
+      if (variants[i].mTile == overrideMTile &&
+          variants[i].warpsN == overrideWarpsN &&
           variants[i].splitK == overrideFusedSplitK &&
           variants[i].colTiles == overrideFusedColTiles &&
           variants[i].stages == overrideFusedStages &&
           variants[i].kSlices == overrideFusedKSlices &&
-          variants[i].multicast == overrideFusedMulticast)
+          variants[i].multicast == overrideFusedMulticast &&
+          (variants[i].warpgroup == qmat_policy::kRegisterForm) ==
+              overrideFusedRegisters)
         chosen = i;
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
@@ -371,18 +388,24 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
 
 std::string describeFused(size_t variant, int processors, const char *processorName) {
   const qmat_policy::FusedVariantDesc &v = kFusedVariants[variant];
-  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) + ", warps_n " +
-         std::to_string(v.warpsN) + ", split_k " + std::to_string(v.splitK) + ", col_tiles " +
+  return "the fused dequant-GEMM (m_tile " + std::to_string(v.mTile) +
+         ", warps_n " + std::to_string(v.warpsN) + ", split_k " +
+         std::to_string(v.splitK) + ", col_tiles " +
          std::to_string(v.colTiles) + ", stages " + std::to_string(v.stages) +
-         (v.kSlices > 1 ? ", k_slices " + std::to_string(v.kSlices) : std::string()) +
-         (v.multicast > 1 ? ", multicast " + std::to_string(v.multicast) : std::string()) +
+         (v.kSlices > 1 ? ", k_slices " + std::to_string(v.kSlices)
+                        : std::string()) +
+         (v.multicast > 1 ? ", multicast " + std::to_string(v.multicast)
+                          : std::string()) +
          (v.warpgroup == qmat_policy::kSpecializedForm ? ", specialized"
-          : v.warpgroup                                ? ", warpgroup"
-                                                       : "") +
+          : v.warpgroup == qmat_policy::kRegisterForm
+              ? ", specialized, weights in registers"
+          : v.warpgroup ? ", warpgroup"
+                        : "") +
          "), " +
          (overrideMTile > 0
               ? std::string("set by the fused override")
-              : "chosen by the policy for " + std::to_string(processors) + " " + processorName);
+              : "chosen by the policy for " + std::to_string(processors) + " " +
+                    processorName);
 }
 
 /// The fused variant's grid for m rows: M tiles along x, blocks of weight

@@ -156,6 +156,29 @@ protected:
   /// `kc` start (in the prepared layout where the codes are prepared).
   std::pair<Value, Value> getRowCodeIndices(Value row, Value kc);
   void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
+  /// The scale block of each of the 16 words of the 128-element K step at
+  /// `stepFirstK`, in K order.
+  SmallVector<Value> stepBlocks(Value stepFirstK);
+  /// The scales (and zero-point bytes) of all 16 words of a K step of `row`
+  /// whose words are in `blocks` (stepBlocks), appended to `chunk`: one
+  /// loadRowScales per 32-element part, or with `oneLoad` one vector load
+  /// of the whole step's where it can be.
+  void loadStepScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk,
+                      bool oneLoad = false);
+  /// The warpgroup instruction's A fragments take K elements 2t + {0, 1}
+  /// and 2t + {8, 9} of each K16 from lane t of a quad. The four lanes of a
+  /// quad exchange one row's codes (3 shuffles): lane t's result holds the
+  /// pairs (8G + 2t, 8G + 2t + 1) of the row's 16 words G (the 16 bytes
+  /// each lane loaded, words 4t .. 4t + 3 of a 128-element step), as 4
+  /// words in the checkpoint's form, so that PackedDecoder::decode turns
+  /// them into pairs 0 .. 15 (pair G of word G / 4).
+  Value exchangeQuadCodes(Value codes);
+  /// Sets up exchangeQuadCodes for quad lane `t` (an index, lane % 4): the
+  /// byte selectors (bytes t, t ^ 1 and t ^ 2, t ^ 3 of two words) and the
+  /// bits of t, once per kernel.
+  void setUpQuadExchange(Value t);
+  SmallVector<Value> exchangeSelectors;
+  Value quadLaneOdd, quadLaneHigh;
   /// The chunk's weights as the reference rounds them (docs/numerics.md), one
   /// vector<8 x act> per 8-element word (qmat.decode_words).
   SmallVector<Value> decodeWordsThroughF32(const RowChunk &chunk);

@@ -54,13 +54,16 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.dynamicShared = op.getWarpgroup();
   spec.specialized = spec.warpgroup && op.getSpecialized();
   spec.weightsAsB = spec.specialized && op.getWeightsAsB();
-  if (spec.specialized)
+  spec.registerWeights = spec.specialized && op.getWeightsInRegisters();
+  if (spec.specialized && !spec.registerWeights)
     spec.decoderGroups = FusedGemmOp::getSpecializedDecoders(
         spec.maxM, spec.colTiles, spec.weightsAsB);
   return spec;
 }
 
 int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
+  if (registerWeights)
+    return FusedGemmOp::getRegisterThreads(colTiles);
   if (specialized)
     return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB);
   return tensorCore ? warpSize * splitK * warpsN
@@ -72,6 +75,8 @@ int64_t GemvKernelSpec::getRowsPerBlock() const {
 }
 
 int64_t GemvKernelSpec::getSharedBytes() const {
+  if (registerWeights)
+    return FusedGemmOp::getRegisterWorkgroupBytes(maxM, stages);
   if (specialized)
     return FusedGemmOp::getSpecializedWorkgroupBytes(maxM, getRowsPerBlock(),
                                                      stages);
@@ -137,7 +142,7 @@ std::string GemvKernelSpec::getKernelName() const {
                wholeBlocksOnly ? "_full" : "")
                .str() +
            (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "") +
-           (weightsAsB ? "b" : "") +
+           (weightsAsB ? "b" : "") + (registerWeights ? "r" : "") +
            (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string()) +
            (multicast > 1 ? "_x" + std::to_string(multicast) : std::string());
   return llvm::formatv(

@@ -122,11 +122,12 @@ struct QMatLowerGemvToGPUPass
         int64_t weightsFirst = spec.stages * spec.maxM * kSpecializedStageK * 2;
         int64_t barriers = 2 * spec.stages,
                 barriersFirst = bytes - kBarrierObjectBytes * barriers;
-        buffers.decodedWeights = memref::ViewOp::create(
-            b, loc,
-            workgroupMemRef((barriersFirst - weightsFirst) / 2, spec.actType),
-            raw, arith::ConstantIndexOp::create(b, loc, weightsFirst),
-            ValueRange{});
+        if (!spec.registerWeights)
+          buffers.decodedWeights = memref::ViewOp::create(
+              b, loc,
+              workgroupMemRef((barriersFirst - weightsFirst) / 2, spec.actType),
+              raw, arith::ConstantIndexOp::create(b, loc, weightsFirst),
+              ValueRange{});
         buffers.stageBarriers = memref::ViewOp::create(
             b, loc, workgroupMemRef(barriers, b.getI64Type()), raw,
             arith::ConstantIndexOp::create(b, loc, barriersFirst),

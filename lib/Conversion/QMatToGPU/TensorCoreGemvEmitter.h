@@ -159,17 +159,6 @@ private:
   /// The byte of the staged codes where this thread's 16 bytes of weight row
   /// `row` (of `rows`) in stage `slot` start.
   Value getStagedCodeOffset(Value slot, int64_t row, int64_t rows);
-  /// The scale block of each of the 16 words of the step at `stepFirstK`.
-  SmallVector<Value> warpgroupBlocks(Value stepFirstK);
-  /// The four lanes of a quad exchange one row's codes (3 shuffles): lane
-  /// t's result holds the pairs (8G + 2t, 8G + 2t + 1) of the row's 16 words
-  /// G, as 4 words in the checkpoint's form, so that PackedDecoder::decode
-  /// turns them into pairs 0 .. 15 (pair G of word G / 4).
-  Value exchangeQuadCodes(Value codes);
-  /// The byte selectors of exchangeQuadCodes (bytes t, t ^ 1 and t ^ 2,
-  /// t ^ 3 of two words) and the bits of t, set up once per kernel.
-  SmallVector<Value> exchangeSelectors;
-  Value quadLaneOdd, quadLaneHigh;
   /// The decode through fp32 of every chunk of a step (empty for the packed
   /// decodes, which decode word by word).
   SmallVector<SmallVector<Value>> decodeWholeChunks(const StepLoads &loads);

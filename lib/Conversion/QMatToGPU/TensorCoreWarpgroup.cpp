@@ -14,84 +14,14 @@ using namespace mlir;
 using namespace mlir::qmat;
 using namespace mlir::qmat::gemv;
 
-Value TensorCoreGemvEmitter::exchangeQuadCodes(Value codes) {
-  // Lane t holds words 4t .. 4t + 3 of the row's 16 (8 K elements each) and
-  // needs byte t of every word: K elements 8G + 2t and 8G + 2t + 1 of word
-  // G, the instruction's K order. It sends lane t ^ r the bytes t ^ r of its
-  // words, ordered (0, 2, 1, 3), in register r (both selectors depend on t),
-  // and register r comes back from lane t ^ r with words 4 (t ^ r) ..
-  // 4 (t ^ r) + 3.
-  auto wordsType = VectorType::get({4}, i32);
-  Value words = vector::BitCastOp::create(b, loc, wordsType, codes);
-  auto word = [&](int64_t i) {
-    return Value(
-        vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i}));
-  };
-  Value sent[4];
-  for (int64_t half = 0; half < 2; ++half) {
-    Value low = BytePermOp::create(b, loc, i32, word(0), word(2),
-                                   exchangeSelectors[half]);
-    Value high = BytePermOp::create(b, loc, i32, word(1), word(3),
-                                    exchangeSelectors[half]);
-    sent[2 * half] = BytePermOp::create(b, loc, i32, low, high, cI32(0x5410));
-    sent[2 * half + 1] =
-        BytePermOp::create(b, loc, i32, low, high, cI32(0x7632));
-  }
-  Value received[4] = {sent[0]};
-  for (int64_t r = 1; r < 4; ++r)
-    received[r] = gpu::ShuffleOp::create(b, loc, sent[r], cI32(r),
-                                         cI32(kMmaLanes), gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-  // Register q ^ t holds words 4q .. 4q + 3: two swaps on t's bits put
-  // them at q.
-  auto swapPairs = [&](Value swap, int64_t distance) {
-    Value before[4];
-    llvm::copy(received, before);
-    for (int64_t q = 0; q < 4; ++q)
-      received[q] = arith::SelectOp::create(b, loc, swap, before[q ^ distance],
-                                            before[q]);
-  };
-  swapPairs(quadLaneOdd, 1);
-  swapPairs(quadLaneHigh, 2);
-  // Nibbles (lo0, hi0, lo2, hi2, lo1, hi1, lo3, hi3) of bytes (0, 2, 1, 3)
-  // into a word of the checkpoint's form, nibbles j and j + 4 the pair of
-  // word 4q + j (PackedDecoder::decode): swap nibbles 1 and 4, 3 and 6.
-  SmallVector<Value> exchanged;
-  for (Value x : received) {
-    Value delta = arith::AndIOp::create(
-        b, loc,
-        arith::XOrIOp::create(b, loc, x,
-                              arith::ShRUIOp::create(b, loc, x, cI32(12))),
-        cI32(0x0000F0F0));
-    exchanged.push_back(arith::XOrIOp::create(
-        b, loc, x,
-        arith::XOrIOp::create(b, loc, delta,
-                              arith::ShLIOp::create(b, loc, delta, cI32(12)))));
-  }
-  return vector::BitCastOp::create(
-      b, loc, codes.getType(),
-      vector::FromElementsOp::create(b, loc, wordsType, exchanged));
-}
-
-SmallVector<Value> TensorCoreGemvEmitter::warpgroupBlocks(Value stepFirstK) {
-  SmallVector<Value> blocks;
-  for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
-    llvm::append_range(blocks, wordBlocks(arith::AddIOp::create(
-                                   b, loc, stepFirstK, cIdx(kLaneK * c))));
-  return blocks;
-}
-
 TensorCoreGemvEmitter::StepLoads
 TensorCoreGemvEmitter::loadWarpgroupScales(Value stepFirstK,
                                            ArrayRef<Value> weightRows) {
   StepLoads loads;
-  SmallVector<Value> blocks = warpgroupBlocks(stepFirstK);
+  SmallVector<Value> blocks = stepBlocks(stepFirstK);
   for (Value row : weightRows) {
     RowChunk chunk;
-    for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
-      loadRowScales(row,
-                    ArrayRef<Value>(blocks).slice(c * kLaneK / 8, kLaneK / 8),
-                    chunk);
+    loadStepScales(row, blocks, chunk);
     loads.chunks.push_back(chunk);
   }
   return loads;
@@ -267,25 +197,7 @@ void TensorCoreGemvEmitter::setUpWarpgroup() {
       arith::ConstantIntOp::create(b, loc, b.getI64Type(),
                                    (spec.maxM << 16) | (int64_t(8) << 32)));
   warpgroupSlice = kWarp;
-  // exchangeQuadCodes's selectors: bytes d and 4 + d (d = t ^ 2h, then
-  // t ^ (2h + 1)) of the words (0, 2) or (1, 3) of lane t.
-  Value quadLane = toI32(t);
-  auto selectorPart = [&](int64_t flip) {
-    Value d = arith::XOrIOp::create(b, loc, quadLane, cI32(flip));
-    return arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, d, cI32(0x11)), cI32(0x40));
-  };
-  for (int64_t half = 0; half < 2; ++half)
-    exchangeSelectors.push_back(arith::OrIOp::create(
-        b, loc, selectorPart(2 * half),
-        arith::ShLIOp::create(b, loc, selectorPart(2 * half + 1), cI32(8))));
-  auto bitOfLane = [&](int64_t bit) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(b, loc, quadLane, cI32(bit)), cI32(0));
-  };
-  quadLaneOdd = bitOfLane(1);
-  quadLaneHigh = bitOfLane(2);
+  setUpQuadExchange(t);
 }
 
 // The warpgroup form's pipeline: the activations and the codes of
@@ -353,7 +265,7 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
     // address arithmetic then hides the reads' latency (the copies write
     // workgroup memory, which the reads cannot be moved across).
     StepLoads loads =
-        unflattenStep(first, own, warpgroupBlocks(firstKOf(iteration)));
+        unflattenStep(first, own, stepBlocks(firstKOf(iteration)));
     loads.staged = true;
     Value slot = slotOf(iteration);
     for (auto [i, chunk] : llvm::enumerate(loads.chunks))

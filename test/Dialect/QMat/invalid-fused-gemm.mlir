@@ -523,3 +523,59 @@ func.func @specialized_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
       m_tile = 96 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized
   return
 }
+
+// -----
+
+// Rule: the decoded weights in registers are a form of the specialized
+// tiling.
+func.func @registers_without_specialized(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                         %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_in_registers is a form of the specialized tiling (specialized is not set)}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup weights_in_registers
+  return
+}
+
+// -----
+
+// Rule: the decoded weights in registers are the instruction's A operand,
+// in one block per tile.
+func.func @registers_weights_as_b(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                  %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_in_registers needs the weights as A, multicast = 1 and k_slices = 1, got weights_as_b = 1, multicast = 1, k_slices = 1}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 4 stages = 4 warpgroup specialized weights_as_b weights_in_registers
+  return
+}
+
+// -----
+
+// Rule: with the decoded weights in registers a multiplying lane holds
+// m_tile / 2 sums besides two K steps' A fragments: m_tile 64 or 128.
+func.func @registers_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                            %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_in_registers needs warps_n = 4, split_k = 1, m_tile = 64 or 128 (each multiplying lane holds m_tile / 2 sums and two K steps' A fragments) and col_tiles = 1 or 2, got warps_n = 4, split_k = 1, m_tile = 256, col_tiles = 1}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 256 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup specialized weights_in_registers
+  return
+}
+
+// -----
+
+// Rule: with the decoded weights in registers a stage is 128 K elements,
+// three or four of them.
+func.func @registers_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                            %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{weights_in_registers needs stages = 3 or 4 (the K step being multiplied, the one before it still in flight, one being loaded) within 232448 bytes of workgroup memory, got 2}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 2 warpgroup specialized weights_in_registers
+  return
+}

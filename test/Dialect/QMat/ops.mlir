@@ -200,6 +200,7 @@ func.func @target_attrs() attributes {qmat.targets = [#qmat.target<sm_80>, #qmat
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 16 warps_n = 1 split_k = 2 col_tiles = 2 stages = 3{{$}}
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 32 warps_n = 2 split_k = 1 col_tiles = 2 stages = 2 k_slices = 2{{$}}
 // CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 2{{$}}
+// CHECK: qmat.fused_gemm <nvfp4, block = 16> {{.*}} m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized weights_in_registers{{$}}
 func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                       %g: memref<f32>, %y: memref<?x64xbf16>, %si: memref<64x8xbf16>,
                       %zp: memref<64x4xi8>, %b: memref<64xbf16>) {
@@ -223,6 +224,10 @@ func.func @fused_gemm(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
       m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized multicast = 2
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 2 stages = 4 warpgroup specialized weights_in_registers
   return
 }
 

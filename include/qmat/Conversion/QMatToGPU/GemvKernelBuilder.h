@@ -81,6 +81,10 @@ struct GemvKernelSpec {
   /// (qmat.fused_gemm's `weights_as_b`: a multiplying warpgroup per 64
   /// tokens, 16 x colTiles weight rows per block).
   bool weightsAsB = false;
+  /// specialized with the decoded weights in the multiplying warps'
+  /// registers (qmat.fused_gemm's `weights_in_registers`: no decoding
+  /// warpgroup; one warp brings the activations in, 128 K elements a stage).
+  bool registerWeights = false;
   /// specialized: decoding warpgroups (FusedGemmOp::getSpecializedDecoders).
   int64_t decoderGroups = 1;
   /// mTiled: blocks of a cluster (the grid's z dimension) that split K

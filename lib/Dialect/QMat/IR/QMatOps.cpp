@@ -509,8 +509,12 @@ LogicalResult FusedGemmOp::verify() {
                             "multicast activation rows, whole 8-row atoms: "
                             "m_tile must be a multiple of "
                          << 8 * multicast << ", got " << mTile;
+  if (getWeightsInRegisters() && !getSpecialized())
+    return emitOpError() << "weights_in_registers is a form of the "
+                            "specialized tiling (specialized is not set)";
   if (getSpecialized()) {
-    if (failed(verifySpecializedTiling()))
+    if (failed(getWeightsInRegisters() ? verifyRegisterTiling()
+                                       : verifySpecializedTiling()))
       return failure();
   } else if (getWarpgroup() && !isWarpgroupTiling(warpsN, colTiles, stages))
     return emitOpError()
@@ -735,6 +739,60 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                          << parked << " bytes, more than the " << staged
                          << " of " << stages << " stages";
   return success();
+}
+
+LogicalResult FusedGemmOp::verifyRegisterTiling() {
+  int64_t mTile = getMTile(), colTiles = getColTiles(), stages = getStages();
+  if (!getWarpgroup())
+    return emitOpError() << "specialized is a form of the warpgroup tiling "
+                            "(warpgroup is not set)";
+  if (getWeightsAsB() || getMulticast() != 1 || getKSlices() != 1)
+    return emitOpError() << "weights_in_registers needs the weights as A, "
+                            "multicast = 1 and k_slices = 1, got "
+                            "weights_as_b = "
+                         << getWeightsAsB()
+                         << ", multicast = " << getMulticast()
+                         << ", k_slices = " << getKSlices();
+  if (getWarpsN() != 4 || getSplitK() != 1 ||
+      !isRegisterTiling(mTile, colTiles))
+    return emitOpError() << "weights_in_registers needs warps_n = 4, split_k "
+                            "= 1, m_tile = 64 or 128 (each multiplying lane "
+                            "holds m_tile / 2 sums and two K steps' A "
+                            "fragments) and col_tiles = 1 or 2, got warps_n = "
+                         << getWarpsN() << ", split_k = " << getSplitK()
+                         << ", m_tile = " << mTile
+                         << ", col_tiles = " << colTiles;
+  if (stages < 3 ||
+      getRegisterWorkgroupBytes(mTile, stages) > kMaxSpecializedSharedBytes)
+    return emitOpError() << "weights_in_registers needs stages = 3 or 4 "
+                            "(the K step being multiplied, the one before "
+                            "it still in flight, one being loaded) within "
+                         << kMaxSpecializedSharedBytes
+                         << " bytes of workgroup memory, got " << stages;
+  if (getPreparedWeights())
+    return emitOpError() << "specialized reads the codes in the checkpoint's "
+                            "layout; prepared_weights is not taken";
+  return success();
+}
+
+int64_t FusedGemmOp::getRegisterStageBytes(int64_t mTile) {
+  int64_t stageK = 128, actBytes = 2;
+  return mTile * stageK * actBytes;
+}
+
+int64_t FusedGemmOp::getRegisterWorkgroupBytes(int64_t mTile, int64_t stages) {
+  return stages * (getRegisterStageBytes(mTile) + 2 * kBarrierObjectBytes);
+}
+
+int64_t FusedGemmOp::getRegisterStages(int64_t mTile, int64_t colTiles) {
+  // One column tile: two blocks per multiprocessor (their registers allow
+  // it), each with half its memory.
+  int64_t budget = colTiles == 1 ? kMaxSpecializedSharedBytes / 2
+                                 : kMaxSpecializedSharedBytes;
+  for (int64_t stages = 4; stages >= 3; --stages)
+    if (getRegisterWorkgroupBytes(mTile, stages) <= budget)
+      return stages;
+  return 0;
 }
 
 int64_t FusedGemmOp::getSpecializedStageBytes(int64_t mTile, int64_t rows) {
