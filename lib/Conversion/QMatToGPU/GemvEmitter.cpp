@@ -487,3 +487,31 @@ void GemvEmitterBase::loadStepScales(Value row, ArrayRef<Value> blocks,
   for (int64_t c = 0; c < kWarpStepK / kLaneK; ++c)
     loadRowScales(row, blocks.slice(c * kLaneK / 8, kLaneK / 8), chunk);
 }
+
+SmallVector<Value> GemvEmitterBase::emitPairedLoop(int64_t count, int64_t sums,
+                                                   int64_t setValues,
+                                                   ValueRange init,
+                                                   PairedIteration iteration) {
+  auto loop =
+      scf::ForOp::create(b, loc, cIdx(0), cIdx(count / 2 * 2), cIdx(2), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value first = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> acc(args.take_front(sums));
+    SmallVector<Value> even =
+        iteration(first, args.slice(sums, setValues), acc);
+    SmallVector<Value> odd =
+        iteration(arith::AddIOp::create(b, loc, first, cIdx(1)),
+                  args.slice(sums + setValues, setValues), acc);
+    SmallVector<Value> yielded(acc);
+    llvm::append_range(yielded, even);
+    llvm::append_range(yielded, odd);
+    scf::YieldOp::create(b, loc, yielded);
+  }
+  SmallVector<Value> acc(loop.getResults().take_front(sums));
+  if (count % 2)
+    iteration(cIdx(count - 1), loop.getResults().slice(sums, setValues), acc);
+  return acc;
+}

@@ -156,6 +156,21 @@ protected:
   /// `kc` start (in the prepared layout where the codes are prepared).
   std::pair<Value, Value> getRowCodeIndices(Value row, Value kc);
   void loadRowScales(Value row, ArrayRef<Value> blocks, RowChunk &chunk);
+  /// One iteration of a loop of loads carried two iterations ahead: it
+  /// takes iteration `iteration`'s loads `own` and the lane's sums (which
+  /// it updates) and returns the loads it started for iteration + 2.
+  using PairedIteration = function_ref<SmallVector<Value>(
+      Value iteration, ValueRange own, SmallVector<Value> &sums)>;
+  /// `count` such iterations, two per trip of an scf.for whose carried
+  /// values are `init`: the lane's `sums` first, then the loads of
+  /// iterations 0 and 1 (`setValues` each). Each iteration has its own set,
+  /// so that the loads land in the registers that set's reads free and no
+  /// loaded value is moved at the loop's end (a move would wait for the
+  /// load). An odd count's last iteration follows the loop, on the first
+  /// set. Returns the sums.
+  SmallVector<Value> emitPairedLoop(int64_t count, int64_t sums,
+                                    int64_t setValues, ValueRange init,
+                                    PairedIteration iteration);
   /// The scale block of each of the 16 words of the 128-element K step at
   /// `stepFirstK`, in K order.
   SmallVector<Value> stepBlocks(Value stepFirstK);

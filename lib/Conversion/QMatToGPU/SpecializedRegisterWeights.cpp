@@ -106,9 +106,7 @@ SpecializedGemmEmitter::decodeFragments(Value step, ValueRange own,
 // step j + 2 into the registers it has just read, waits for the stage's
 // activations and starts its 8 instructions; once those of step j - 1 are
 // done it releases their stage, which the first thread refills with step
-// j - 1 + stages. The loop takes two iterations per trip,
-// each on its own set of loads, so that no loaded register is moved at the
-// loop's end (a move would wait for the load).
+// j - 1 + stages. The loop takes two iterations per trip (emitPairedLoop).
 SmallVector<Value>
 SpecializedGemmEmitter::multiplyFromRegisters(Value consumer) {
   int64_t stages = spec.stages, steps = spec.k / kRegisterStageK;
@@ -207,28 +205,8 @@ SpecializedGemmEmitter::multiplyFromRegisters(Value consumer) {
     return next;
   };
 
-  auto loop =
-      scf::ForOp::create(b, loc, cIdx(0), cIdx(steps / 2 * 2), cIdx(2), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> acc(args.take_front(sums));
-    SmallVector<Value> even =
-        emitIteration(step, args.slice(sums, setValues), acc);
-    SmallVector<Value> odd =
-        emitIteration(arith::AddIOp::create(b, loc, step, cIdx(1)),
-                      args.slice(sums + setValues, setValues), acc);
-    SmallVector<Value> yielded(acc);
-    llvm::append_range(yielded, even);
-    llvm::append_range(yielded, odd);
-    scf::YieldOp::create(b, loc, yielded);
-  }
-  SmallVector<Value> acc(loop.getResults().take_front(sums));
-  // An odd count leaves the last step, on the first set.
-  if (steps % 2)
-    emitIteration(lastStep, loop.getResults().slice(sums, setValues), acc);
+  SmallVector<Value> acc =
+      emitPairedLoop(steps, sums, setValues, init, emitIteration);
   return llvm::to_vector(
       ValueRange(WarpgroupWaitOp::create(b, loc, 0, acc).getReady()));
 }

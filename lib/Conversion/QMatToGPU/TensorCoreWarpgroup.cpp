@@ -287,33 +287,8 @@ TensorCoreGemvEmitter::emitWarpgroupLoop(ArrayRef<Value> weightRows) {
   int64_t stepValues = firstFlat.size();
   llvm::append_range(init, firstFlat);
   llvm::append_range(init, flattenStep(loadsOf(clampedAfter(cIdx(0), 1))));
-  // Two iterations per trip, each on its own set of loads: the loads two
-  // iterations ahead land in registers no other value has to be moved
-  // out of first (a move would wait for them).
-  int64_t pairs = iterations / 2;
-  auto loop =
-      scf::ForOp::create(b, loc, cIdx(0), cIdx(2 * pairs), cIdx(2), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value iteration = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> acc(args.begin(), args.begin() + accumulators);
-    SmallVector<Value> even =
-        emitIteration(iteration, args.slice(accumulators, stepValues), acc);
-    SmallVector<Value> odd =
-        emitIteration(arith::AddIOp::create(b, loc, iteration, cIdx(1)),
-                      args.slice(accumulators + stepValues, stepValues), acc);
-    SmallVector<Value> yielded(acc);
-    llvm::append_range(yielded, even);
-    llvm::append_range(yielded, odd);
-    scf::YieldOp::create(b, loc, yielded);
-  }
-  SmallVector<Value> sums(loop.getResults().take_front(accumulators));
-  // An odd count leaves the last iteration, on the first set.
-  if (iterations % 2)
-    emitIteration(cIdx(iterations - 1),
-                  loop.getResults().slice(accumulators, stepValues), sums);
+  SmallVector<Value> sums =
+      emitPairedLoop(iterations, accumulators, stepValues, init, emitIteration);
   sums = llvm::to_vector(
       ValueRange(WarpgroupWaitOp::create(b, loc, 0, sums).getReady()));
   // The copies past the last iteration land before the memory is reused.
