@@ -343,6 +343,7 @@ int main(int argc, char **argv) {
                     l.name, long(m), policyMs, bestMs, best.c_str(), dequantMs,
                     blasMs, policyMs / blasMs, policyMs / bestMs,
                     limitMs / policyMs);
+        std::printf("  variants: %s\n", variants.str().c_str());
         std::ostringstream body;
         body << "\"m\": " << m << ", \"fused_ms\": " << policyMs
              << ", \"best_variant\": \"" << best
