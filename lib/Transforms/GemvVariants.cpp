@@ -351,7 +351,7 @@ ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedSlicedTiles(int64_t n,
   static const int64_t values[] = {qmat_policy::kSpecializedSlicedMaxMTile, 1,
                                    2};
   if (llvm::divideCeil(n, 64) >= kSlicedMaxMultiprocessors ||
-      k / 64 / 2 < qmat_policy::kMinSpecializedSliceSteps)
+      !qmat_policy::hasSpecializedSliceSteps(k))
     return {};
   return values;
 }

@@ -130,6 +130,12 @@ constexpr int64_t kSpecializedWideBlocksPerSM = 8;
 /// their siblings' time from M = 192.
 constexpr int64_t kSpecializedSlicedMaxMTile = 128;
 constexpr int64_t kMinSpecializedSliceSteps = 128;
+/// Whether each of two K slices of a K-element row walks enough K steps of
+/// 64 (kMinSpecializedSliceSteps); the default sliced tiling is compiled
+/// only where it does (GemvVariants.cpp).
+constexpr bool hasSpecializedSliceSteps(int64_t k) {
+  return k / 64 / 2 >= kMinSpecializedSliceSteps;
+}
 
 /// The specialized form with the weights as the instruction's B operand
 /// (warpsN 1: a block of any multiple of 16 rows) is taken up to this M
@@ -314,7 +320,7 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       // Its sibling in two K slices (kSpecializedSlicedMaxMTile).
       const FusedVariantDesc &s = variants[specialized];
       if (s.mTile <= kSpecializedSlicedMaxMTile && blocks(s) < sms &&
-          k / 64 / 2 >= kMinSpecializedSliceSteps)
+          hasSpecializedSliceSteps(k))
         for (int i = 0; i < count; ++i) {
           const FusedVariantDesc &v = variants[i];
           if (v.warpgroup == kSpecializedForm && !weightsAsB(v) &&
