@@ -6,17 +6,17 @@
 // workgroup memory carries only the activations: per 64 x m_tile x 16
 // instruction the instruction's reads of them and the tensor copy's
 // writes, where the decoded weights' round trip through workgroup memory
-// (the decoders' stores and the instruction's reads of A) had added half
-// as much again. Each lane holds rows 16w + g and 16w + g + 8 of its
-// warpgroup's 64 (warp w, lane 4g + t) and loads the 16 bytes of codes of
-// each that the warpgroup form's lanes load; the quad exchanges them into
-// the instruction's K order and decodes them (the same decoded values as
-// every path) while the instructions of the previous K step run. The
-// block's first thread brings in each stage's activations (128 K
+// (the decoders' stores and the instruction's reads of A) adds half as
+// much again in the form with decoding warps. Each lane holds rows 16w + g and
+// 16w + g + 8 of its warpgroup's 64 (warp w, lane 4g + t) and loads the 16
+// bytes of codes of each that the warpgroup form's lanes load; the quad
+// exchanges them into the instruction's K order and decodes them (the same
+// decoded values as every path) while the instructions of the previous K step
+// run. The block's first thread brings in each stage's activations (128 K
 // elements: two tensor loads of 64 columns) once the instructions that
-// read its previous round are done: a separate loading warp would make
-// the block 160 threads, whose registers (ptxas allocates a block's by
-// warpgroups) would leave room for one block per multiprocessor.
+// read its previous round are done: with a separate loading warp two
+// blocks of 160 threads at about 200 registers a thread would exceed a
+// multiprocessor's 65536 registers, leaving one block per multiprocessor.
 //
 //===----------------------------------------------------------------------===//
 
