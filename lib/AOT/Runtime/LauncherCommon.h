@@ -233,6 +233,18 @@ size_t workspaceSize(const LayerDesc &layer, int64_t maxM) {
   return layer.scratchBytes + kGemmWorkspaceBytes;
 }
 
+/// Whether `v` is the tiling these numbers name; the register form is named
+/// apart, so a register tiling and a workgroup-memory one of equal numbers
+/// never match each other.
+bool isFusedVariant(const qmat_policy::FusedVariantDesc &v, int mTile,
+                    int warpsN, int splitK, int colTiles, int stages,
+                    int kSlices, int multicast, bool registers) {
+  return v.mTile == mTile && v.warpsN == warpsN && v.splitK == splitK &&
+         v.colTiles == colTiles && v.stages == stages && v.kSlices == kSlices &&
+         v.multicast == multicast &&
+         (v.warpgroup == qmat_policy::kRegisterForm) == registers;
+}
+
 qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles,
                              int stages, int kSlices, int multicast,
                              bool registers = false) {
@@ -245,13 +257,9 @@ qmat_status setFusedOverride(int mTile, int warpsN, int splitK, int colTiles,
     return QMAT_OK;
   }
   bool known = false;
-  for (size_t i = 0; i < kNumFusedKernels; ++i) {
-    const qmat_policy::FusedVariantDesc &v = kFusedVariants[i];
-    known |= v.mTile == mTile && v.warpsN == warpsN && v.splitK == splitK &&
-             v.colTiles == colTiles && v.stages == stages &&
-             v.kSlices == kSlices && v.multicast == multicast &&
-             (v.warpgroup == qmat_policy::kRegisterForm) == registers;
-  }
+  for (size_t i = 0; i < kNumFusedKernels; ++i)
+    known |= isFusedVariant(kFusedVariants[i], mTile, warpsN, splitK, colTiles,
+                            stages, kSlices, multicast, registers);
   std::string last = kSlices != 1     ? " and k_slices = " + std::to_string(kSlices)
                      : multicast != 1 ? " and multicast = " + std::to_string(multicast)
                                       : std::string();
@@ -361,15 +369,10 @@ qmat_status chooseFused(const LayerDesc &layer, int multiprocessors,
   int chosen = -1;
   if (overrideMTile > 0) {
     for (int i = 0; i < count; ++i)
-      if (variants[i].mTile == overrideMTile &&
-          variants[i].warpsN == overrideWarpsN &&
-          variants[i].splitK == overrideFusedSplitK &&
-          variants[i].colTiles == overrideFusedColTiles &&
-          variants[i].stages == overrideFusedStages &&
-          variants[i].kSlices == overrideFusedKSlices &&
-          variants[i].multicast == overrideFusedMulticast &&
-          (variants[i].warpgroup == qmat_policy::kRegisterForm) ==
-              overrideFusedRegisters)
+      if (isFusedVariant(variants[i], overrideMTile, overrideWarpsN,
+                         overrideFusedSplitK, overrideFusedColTiles,
+                         overrideFusedStages, overrideFusedKSlices,
+                         overrideFusedMulticast, overrideFusedRegisters))
         chosen = i;
     if (chosen < 0)
       return fail(QMAT_ERROR_INVALID_ARGUMENT,
