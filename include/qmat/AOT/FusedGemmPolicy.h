@@ -91,20 +91,28 @@ constexpr int64_t kSMsPerSpecializedBlock = 2;
 /// 256-row tile against two 128-row ones at M = 256 on the H100, a + b x
 /// rows with a / b from 34 to 129 rows on the example model's layers.
 constexpr int64_t kSpecializedTileOverheadRows = 64;
-/// A tensor load past A's last row costs time per row it zero-fills: on
-/// the H100 one 256-row tile took 0.96-1.03 of its M = 256 time with 16
-/// such rows (M = 240), 0.97-1.29 with 32 (224), 1.19-1.51 with 64 (192)
-/// and 1.39-1.93 with 112 (144), where two 128-row tiles, which load none,
-/// took 1.01-1.33. So a tile larger than M is taken only where at most
-/// 1 / this of it is past the edge,
-constexpr int64_t kSpecializedEdgeFraction = 8;
-/// ... or 1 / this where its grid has no more blocks than SMs: there its
-/// one pass beats the two of the smaller tile, whose grid is more than one
-/// block per SM. At M = 192 on the H100 one 256-row tile with 64 rows past
-/// the edge took 0.82-0.94 of the time of two 128-row tiles on 5120 x 17408
-/// (80 blocks on 132 SMs) and 6144 x 5120 (96), but 1.01-1.23 on
-/// 17408 x 5120 (272 blocks), 8704 x 5120 (136) and the lm_head.
-constexpr int64_t kSpecializedOneWaveEdgeFraction = 4;
+/// A tensor load past A's last row costs time per row it zero-fills where
+/// the grid runs several waves: on the H100 (17408 x 5120, 272 blocks, nvfp4
+/// and int4) a 192-row tile took 1.03 of its M = 192 time with 32 such rows
+/// (M = 160) and 1.11 with 48 (144); a 256-row tile 1.08 with 32 (224), 1.16
+/// with 48 (208), 1.24-1.26 with 64 (192). So there a tile larger than M is
+/// taken only where at most 1 / this of it is past the edge,
+constexpr int64_t kSpecializedEdgeFraction = 4;
+/// ... and each row past the edge weighs as much as this many rows of its
+/// pass: two 128-row tiles took 1.08-1.10 of the 192-row tile's time at
+/// M = 144 and 1.18-1.19 at 160, but 0.98-1.01 of the 256-row tile's at 208
+/// and 1.07-1.09 at 224 (which the rule takes: a tie goes to the larger
+/// tile).
+constexpr int64_t kSpecializedPastRowCost = 2;
+/// Where the grid has no more blocks than SMs, the rows past the edge cost
+/// nothing up to 48 and little to 64: on 5120 x 17408, 6144 x 5120 and
+/// 5120 x 6144 (80-96 blocks) the 192-row tile took 0.96-1.00 of its M = 192
+/// time at M = 144 .. 176 and the 256-row tile 0.97-1.09 at 208 and 224,
+/// 1.10-1.28 at 192 (64 rows past) and 1.20-1.45 at 176 (80), where two
+/// 128-row tiles took 1.40-1.49 of the 192-row tile's time and 0.96-1.16 of
+/// the 256-row tile's at 176. There a tile is taken with at most this many
+/// rows past the edge, at no extra cost.
+constexpr int64_t kSpecializedOneWavePastRows = 64;
 /// Of two 256-row tilings of equal cost, the one of two column tiles (two
 /// multiplying warpgroups sharing each stage's activations, which halves
 /// the activation bytes each weight row costs) from this M on, where the
@@ -213,7 +221,7 @@ constexpr double kSlicedBlocksPerSM = 2.25;
 /// 1 / kSpecializedBEdgeFraction of it), where one is compiled.
 /// From kSpecializedFromM on, the specialized variant of least cost
 /// (kSpecializedTileOverheadRows, kSpecializedEdgeFraction,
-/// kSpecializedOneWaveEdgeFraction; ties to the
+/// kSpecializedPastRowCost, kSpecializedOneWavePastRows; ties to the
 /// larger M tile, then the fewer column tiles but where
 /// kSpecializedWideFromM and kSpecializedWideBlocksPerSM take the more)
 /// among the unsliced ones whose grid has a
@@ -252,24 +260,26 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
   // A specialized tiling's cost: its tiles' passes over the weights, each
   // of its rows plus kSpecializedTileOverheadRows. Tiles up to m stay
   // inside A (the last one ends at row m); a larger tile only where it
-  // loads at most 1 / kSpecializedEdgeFraction of its rows past A's edge
-  // (kSpecializedOneWaveEdgeFraction where its grid fits the SMs; less than
-  // 1 / kSpecializedBEdgeFraction with the weights as B); -1 where it may
-  // not serve m.
+  // loads at most 1 / kSpecializedEdgeFraction of its rows past A's edge,
+  // each weighing kSpecializedPastRowCost rows (at most
+  // kSpecializedOneWavePastRows rows, weighing none, where its grid fits
+  // the SMs; less than 1 / kSpecializedBEdgeFraction with the weights as
+  // B); -1 where it may not serve m.
   auto weightsAsB = [](const FusedVariantDesc &v) {
     return v.warpgroup == kSpecializedForm && v.warpsN == 1;
   };
   auto cost = [&](const FusedVariantDesc &v) -> int64_t {
-    if (v.mTile > m) {
-      int64_t past = v.mTile - m;
-      bool refused = weightsAsB(v) ? past * kSpecializedBEdgeFraction >= v.mTile
-                     : blocks(v) <= sms
-                         ? past * kSpecializedOneWaveEdgeFraction > v.mTile
-                         : past * kSpecializedEdgeFraction > v.mTile;
-      if (refused)
-        return -1;
-    }
-    return mTiles(v) * (v.mTile + kSpecializedTileOverheadRows);
+    int64_t pass = mTiles(v) * (v.mTile + kSpecializedTileOverheadRows);
+    if (v.mTile <= m)
+      return pass;
+    int64_t past = v.mTile - m;
+    if (weightsAsB(v))
+      return past * kSpecializedBEdgeFraction >= v.mTile ? -1 : pass;
+    if (blocks(v) <= sms)
+      return past > kSpecializedOneWavePastRows ? -1 : pass;
+    return past * kSpecializedEdgeFraction > v.mTile
+               ? -1
+               : pass + past * kSpecializedPastRowCost;
   };
   if (m <= kSpecializedBUpToM) {
     // Of the grids of one wave that fill kSpecializedBFillEighths of the

@@ -205,20 +205,24 @@ TEST(FusedGemmPolicy, Specialized) {
     EXPECT_EQ(chosen(248320, 5120, m, table), chosen(248320, 5120, m));
     EXPECT_EQ(chosen(17408, 5120, m, table), chosen(17408, 5120, m));
   }
-  // From M = 96: one 128-row tile 32 rows past A's edge where its grid fits
-  // the SMs (6144 rows: 96 blocks), else tiles inside A (17408 rows: two
-  // 64-row tiles, the second ending at row M).
+  // From M = 96: one 128-row tile 32 rows past A's edge, which costs
+  // nothing where its grid fits the SMs (6144 rows: 96 blocks) and as much
+  // as two 64-row tiles inside A where it does not (17408 rows: 192 + 2 x
+  // 32 against 2 x 128); a tie goes to the larger tile. At M = 95 the
+  // 128-row tile is more than a quarter past the edge.
   EXPECT_EQ(chosen(6144, 5120, 96, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(6144, 5120, 112, table), "mt128_w4_s1_c1_p4_ws");
-  EXPECT_EQ(chosen(17408, 5120, 96, table), "mt64_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 96, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 95, table), chosen(17408, 5120, 95));
   EXPECT_EQ(chosen(17408, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(248320, 5120, 128, table), "mt128_w4_s1_c1_p4_ws");
   // Between tiles: two 128-row tiles (the second ending at row M) where
   // the 256-row one would load more than 32 rows past A's edge, on a grid
-  // of more 256-row blocks than SMs (17408 rows: 272); it serves from
-  // M = 224. Where that grid fits the SMs (6144 rows: 96), from M = 192 (64
-  // rows past the edge). Past 256 the least passes of (rows + 64): 3 x 192
-  // against 2 x 320 at M = 320, 8 x 192 against 4 x 320 at 1000.
+  // of more 256-row blocks than SMs (17408 rows: 272; 320 + 2 x 33 against
+  // 2 x 192 at M = 223); it serves from M = 224. Where that grid fits the
+  // SMs (6144 rows: 96), from M = 192 (64 rows past the edge). Past 256 the
+  // least passes of (rows + 64): 3 x 192 against 2 x 320 at M = 320, 8 x 192
+  // against 4 x 320 at 1000.
   EXPECT_EQ(chosen(17408, 5120, 192, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 223, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 224, table), "mt256_w4_s1_c1_p4_ws");
@@ -419,16 +423,25 @@ TEST(FusedGemmPolicy, SpecializedMTile192) {
     for (int64_t k : {5120, 17408})
       EXPECT_EQ(chosen(n, k, 192, table), "mt192_w4_s1_c1_p4_ws")
           << n << " x " << k;
-  // Past M's edge by 16 of 192 rows (1 / 12) on a grid of several waves;
-  // by 32 (1 / 6) only where the grid fits the SMs (5120 rows: 80 blocks),
-  // else two 128-row passes.
+  // Past M's edge by up to 48 rows (a quarter) on a grid of several waves
+  // (17408 rows: 256 + 2 x 48 against 2 x 192 at M = 144), by up to 64
+  // where the grid fits the SMs (5120 rows: 80 blocks); else two 128-row
+  // passes.
   EXPECT_EQ(chosen(17408, 5120, 176, table), "mt192_w4_s1_c1_p4_ws");
-  EXPECT_EQ(chosen(17408, 5120, 160, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 160, table), "mt192_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 144, table), "mt192_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 143, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 128, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(5120, 17408, 129, table), "mt192_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(5120, 17408, 160, table), "mt192_w4_s1_c1_p4_ws");
   // Beyond 192 rows two 128-row passes (not two 192-row ones) until the
   // 256-row tile is at most 1 / 8 past the edge.
   EXPECT_EQ(chosen(17408, 5120, 193, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(17408, 5120, 223, table), "mt128_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 224, table), "mt256_w4_s1_c1_p4_ws");
+  // Where the grid fits the SMs, the 256-row tile from M = 193 (63 rows
+  // past the edge).
+  EXPECT_EQ(chosen(5120, 17408, 193, table), "mt256_w4_s1_c1_p4_ws");
   EXPECT_EQ(chosen(17408, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
 }
 
