@@ -170,6 +170,17 @@ constexpr int64_t kSpecializedBFillEighths = 7;
 /// 17408 x 5120 at M = 33 and 40 and 128 x 9 0.70-0.80 at M = 72 to 88;
 /// at M = 32 (half the tile past the edge) the warp tilings were faster.
 constexpr int64_t kSpecializedBEdgeFraction = 2;
+/// On a grid of several waves such a tile is taken alone (one M tile, from
+/// M = 65) where more than 1 / this of it lies past A's edge, where the
+/// weights-as-A tiles pay for the rows they zero-fill: on the lm_head
+/// (248320 x 5120, 1725 blocks of 144 rows) 128 x 9 took 0.83-0.90 ms at
+/// M = 72 to 100 against 0.93-1.13 for the other tilings' best choice
+/// (H100, nvfp4 / mxfp4 / int4, four runs replayed: 27 of 2943 recorded
+/// choices change, each to the fastest tiling; bench/README.md, "K slices
+/// of the specialized form"), but 1.14-1.17 of 128 x 1's time at M = 112
+/// and 128 (16 and 0 rows past), and 64 x 9 was slower than the warp
+/// tilings at M = 40 and 48.
+constexpr int64_t kSpecializedBManyWavesEdgeFraction = 8;
 
 /// A variant that differs from the rules' choice only in its column tiles is
 /// taken instead where the driver's occupancy is known and its grid fills
@@ -292,6 +303,22 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
       if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) > sms ||
           8 * blocks(v) < kSpecializedBFillEighths * sms ||
           mTiles(v) > kSpecializedBMaxTiles)
+        continue;
+      if (chosen < 0 || c < chosenCost) {
+        chosen = i;
+        chosenCost = c;
+      }
+    }
+    if (chosen >= 0)
+      return chosen;
+    // Of the grids of several waves, one M tile from M = 65 that is more
+    // than 1 / kSpecializedBManyWavesEdgeFraction past A's edge.
+    for (int i = 0; i < count && m > 64; ++i) {
+      const FusedVariantDesc &v = variants[i];
+      int64_t c = cost(v);
+      if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) <= sms ||
+          mTiles(v) != 1 ||
+          (v.mTile - m) * kSpecializedBManyWavesEdgeFraction <= v.mTile)
         continue;
       if (chosen < 0 || c < chosenCost) {
         chosen = i;

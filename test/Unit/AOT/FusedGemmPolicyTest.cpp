@@ -445,6 +445,25 @@ TEST(FusedGemmPolicy, SpecializedMTile192) {
   EXPECT_EQ(chosen(17408, 5120, 256, table), "mt256_w4_s1_c1_p4_ws");
 }
 
+TEST(FusedGemmPolicy, SpecializedWeightsAsBManyWaves) {
+  // The lm_head's grid of 1725 blocks of 144 rows: 128 x 9 alone where it
+  // is more than 16 rows past A's edge, from M = 65; at M = 112 (16 rows
+  // past) and 128 the weights-as-A tile, below M = 65 the warp tilings.
+  std::vector<FusedVariantDesc> table = sm90aDefault(/*weightsAsB=*/true);
+  std::vector<FusedVariantDesc> sm90aA = sm90aDefault(/*weightsAsB=*/false);
+  for (int64_t m : {65, 72, 96, 100, 111})
+    EXPECT_EQ(chosen(248320, 5120, m, table), "mt128_w1_s1_c9_p4_ws")
+        << "M = " << m;
+  for (int64_t m : {112, 128, 129, 192})
+    EXPECT_EQ(chosen(248320, 5120, m, table), chosen(248320, 5120, m, sm90aA))
+        << "M = " << m;
+  EXPECT_EQ(chosen(248320, 5120, 112, table), "mt128_w4_s1_c1_p4_ws");
+  EXPECT_EQ(chosen(248320, 5120, 64, table), chosen(248320, 5120, 64));
+  EXPECT_EQ(chosen(248320, 5120, 40, table), chosen(248320, 5120, 40));
+  // A grid of one wave keeps the one-wave rule (17408 rows at M = 100).
+  EXPECT_EQ(chosen(17408, 5120, 100, table), "mt128_w1_s1_c9_p4_ws");
+}
+
 TEST(FusedGemmPolicy, MulticastNotTaken) {
   // The sm_90a table with multicast siblings of every specialized tiling
   // (clusters of 2 along N; measured slower than the single-block tilings
