@@ -293,38 +293,38 @@ inline int chooseFusedVariant(int64_t n, int64_t k, int64_t m,
                : pass + past * kSpecializedPastRowCost;
   };
   if (m <= kSpecializedBUpToM) {
-    // Of the grids of one wave that fill kSpecializedBFillEighths of the
-    // SMs, the least cost.
-    int chosen = -1;
-    int64_t chosenCost = 0;
-    for (int i = 0; i < count; ++i) {
-      const FusedVariantDesc &v = variants[i];
-      int64_t c = cost(v);
-      if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) > sms ||
-          8 * blocks(v) < kSpecializedBFillEighths * sms ||
-          mTiles(v) > kSpecializedBMaxTiles)
-        continue;
-      if (chosen < 0 || c < chosenCost) {
-        chosen = i;
-        chosenCost = c;
+    // The weights-as-B tiling of least cost among those `admits` takes.
+    auto leastCostB = [&](auto admits) {
+      int chosen = -1;
+      int64_t chosenCost = 0;
+      for (int i = 0; i < count; ++i) {
+        const FusedVariantDesc &v = variants[i];
+        int64_t c = cost(v);
+        if (!weightsAsB(v) || v.multicast > 1 || c < 0 || !admits(v))
+          continue;
+        if (chosen < 0 || c < chosenCost) {
+          chosen = i;
+          chosenCost = c;
+        }
       }
-    }
+      return chosen;
+    };
+    // Of the grids of one wave that fill kSpecializedBFillEighths of the
+    // SMs.
+    int chosen = leastCostB([&](const FusedVariantDesc &v) {
+      return blocks(v) <= sms &&
+             8 * blocks(v) >= kSpecializedBFillEighths * sms &&
+             mTiles(v) <= kSpecializedBMaxTiles;
+    });
     if (chosen >= 0)
       return chosen;
     // Of the grids of several waves, one M tile from M = 65 that is more
     // than 1 / kSpecializedBManyWavesEdgeFraction past A's edge.
-    for (int i = 0; i < count && m > 64; ++i) {
-      const FusedVariantDesc &v = variants[i];
-      int64_t c = cost(v);
-      if (!weightsAsB(v) || v.multicast > 1 || c < 0 || blocks(v) <= sms ||
-          mTiles(v) != 1 ||
-          (v.mTile - m) * kSpecializedBManyWavesEdgeFraction <= v.mTile)
-        continue;
-      if (chosen < 0 || c < chosenCost) {
-        chosen = i;
-        chosenCost = c;
-      }
-    }
+    if (m > 64)
+      chosen = leastCostB([&](const FusedVariantDesc &v) {
+        return blocks(v) > sms && mTiles(v) == 1 &&
+               (v.mTile - m) * kSpecializedBManyWavesEdgeFraction > v.mTile;
+      });
     if (chosen >= 0)
       return chosen;
   }
