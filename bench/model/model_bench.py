@@ -210,9 +210,10 @@ def run_case(models, ids, args, state):
         print(f"generate() with mode {mode} failed ({state['errors'][-1]['error']}); "
               f"now {state['mode']}", flush=True)
         return run_case(models, ids, args, state)
-    # transformers keeps the compiled decode step there once it has made one
+    # transformers keeps the compiled decode step on the model once it has
+    # made one (the fp32 model, where there is one, runs eager)
     case["compiled_decode"] = mode != "eager" and all(
-        getattr(m, "_compiled_call", None) is not None for m in models)
+        getattr(m, "_compiled_call", None) is not None for m in (ref, q))
     ref_tokens, ref_logits = first["bf16"][0], first["bf16"][1]
     q_tokens, q_logits = first["qmat"][0], first["qmat"][1]
     _, forced_logits, _, _ = generate(q, ids, config, forced=ref_tokens)
