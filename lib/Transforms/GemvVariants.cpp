@@ -167,7 +167,7 @@ ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedTiles(int64_t fusedMaxM) {
   static const int64_t values[] = {128, 1, 192, 1, 256, 1, 256, 2};
   ArrayRef<int64_t> tiles(values);
   return fusedMaxM >= qmat_policy::kSpecializedWideFromM ? tiles
-                                                         : tiles.take_front(6);
+                                                         : tiles.drop_back(2);
 }
 
 ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedBTiles() {

@@ -285,14 +285,11 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
                                             Value group, int64_t j) {
   // Word w of the chunk of iteration r of the trip, K half h, has the
   // trip's element (64 r + 32 h + 8 w) / block, r = group + groups x j:
-  // the group and half are dynamic, so each word selects among its static
+  // the group and half are dynamic, so each chunk selects among its static
   // candidates.
   int64_t bs = spec.scheme.getBlockSize(), groups = spec.decoderGroups;
-  auto element = [&](int64_t g, int64_t h, int64_t w) -> Value {
-    int64_t r = g + groups * j;
-    return vector::ExtractOp::create(
-        b, loc, vector,
-        ArrayRef<int64_t>{(kSpecializedStageK * r + kLaneK * h + 8 * w) / bs});
+  auto firstElement = [&](int64_t g, int64_t h) {
+    return (kSpecializedStageK * (g + groups * j) + kLaneK * h) / bs;
   };
   Value upper =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, cIdx(0));
@@ -300,18 +297,78 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
   if (groups > 1)
     odd =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, group, cIdx(0));
+  // The candidate of each (group, half), built from its static key and
+  // selected by both where the keys differ.
+  auto select = [&](function_ref<int64_t(int64_t, int64_t)> key,
+                    function_ref<Value(int64_t)> make) {
+    auto byHalf = [&](int64_t g) -> Value {
+      if (key(g, 1) == key(g, 0))
+        return make(key(g, 0));
+      return arith::SelectOp::create(b, loc, upper, make(key(g, 1)),
+                                     make(key(g, 0)));
+    };
+    if (groups == 1 || (key(1, 0) == key(0, 0) && key(1, 1) == key(0, 1)))
+      return byHalf(0);
+    return Value(arith::SelectOp::create(b, loc, odd, byHalf(1), byHalf(0)));
+  };
+  auto vectorType = cast<VectorType>(vector.getType());
+  int64_t elements = vectorType.getNumElements();
+  if (vectorType.getElementTypeBitWidth() == 8 && elements % 4 == 0) {
+    // Byte scales: a chunk's (at most 4, aligned to their count) lie in one
+    // 32-bit word of the vector; select that word, then shift it by the
+    // chunk's place in it, so that each scale is one byte of a register
+    // (two nvfp4 scales in its low 16 bits, one conversion) instead of a
+    // selection per byte.
+    Type i32 = b.getI32Type(), i8 = b.getI8Type();
+    Value words = vector::BitCastOp::create(
+        b, loc, VectorType::get({elements / 4}, i32), vector);
+    Value word =
+        select([&](int64_t g, int64_t h) { return firstElement(g, h) / 4; },
+               [&](int64_t index) -> Value {
+                 return vector::ExtractOp::create(b, loc, words,
+                                                  ArrayRef<int64_t>{index});
+               });
+    Value shift = select(
+        [&](int64_t g, int64_t h) { return 8 * (firstElement(g, h) % 4); },
+        [&](int64_t bits) -> Value {
+          return arith::ConstantIntOp::create(b, loc, i32, bits);
+        });
+    Value shifted = arith::ShRUIOp::create(b, loc, word, shift);
+    Type scaleType = vectorType.getElementType();
+    int64_t lastLocal = -1;
+    Value raw;
+    for (int64_t w = 0; w < kLaneK / 8; ++w) {
+      int64_t local = 8 * w / bs;
+      if (local != lastLocal) {
+        lastLocal = local;
+        Value byte = arith::TruncIOp::create(
+            b, loc, i8,
+            local ? arith::ShRUIOp::create(
+                        b, loc, shifted,
+                        arith::ConstantIntOp::create(b, loc, i32, 8 * local))
+                  : shifted);
+        raw = arith::BitcastOp::create(b, loc, scaleType, byte);
+      }
+      chunk.rawScales.push_back(raw);
+      chunk.rawZeroPoints.push_back(Value());
+    }
+    return;
+  }
   int64_t lastBlock = -1;
   Value raw;
   for (int64_t w = 0; w < kLaneK / 8; ++w) {
     if (8 * w / bs != lastBlock) {
       lastBlock = 8 * w / bs;
-      auto byHalf = [&](int64_t g) -> Value {
-        return arith::SelectOp::create(b, loc, upper, element(g, 1, w),
-                                       element(g, 0, w));
-      };
-      raw = groups > 1 ? Value(arith::SelectOp::create(b, loc, odd, byHalf(1),
-                                                       byHalf(0)))
-                       : byHalf(0);
+      raw = select(
+          [&](int64_t g, int64_t h) {
+            return (kSpecializedStageK * (g + groups * j) + kLaneK * h +
+                    8 * w) /
+                   bs;
+          },
+          [&](int64_t element) -> Value {
+            return vector::ExtractOp::create(b, loc, vector,
+                                             ArrayRef<int64_t>{element});
+          });
     }
     chunk.rawScales.push_back(raw);
     chunk.rawZeroPoints.push_back(Value());

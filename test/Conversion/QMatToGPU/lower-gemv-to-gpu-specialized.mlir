@@ -104,8 +104,9 @@
 // both rows' scales of the first trip of four iterations (16 bytes each): a
 // decoder loads each set of codes again four iterations later (8
 // iterations: four divide them), and at each trip's start the next trip's
-// scales (the last trip its own). A chunk's two scales are elements 0 and
-// 1 of its iteration's four, or 2 and 3 in the upper K half.
+// scales (the last trip its own). A chunk's two scales are bytes 0 and 1
+// of its iteration's 32-bit word, or 2 and 3 in the upper K half: the word
+// shifted by 16 bits there.
 // CHECK: %[[CODES0:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES0_1:.+]] = vector.load %arg1[%[[ROW1]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
 // CHECK: %[[CODES1:.+]] = vector.load %arg1[%[[ROW0]], {{.+}}] {alignment = 16 : i64} : memref<?x256xi8, strided<[256, 1], offset: ?>>, vector<16xi8>
@@ -120,15 +121,20 @@
 // CHECK-NEXT: vector.load %arg2[%[[ROW1]], %{{.+}}] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
 // CHECK-NEXT: %[[J_STAGE:.+]] = arith.remui %[[J]], %c4 : index
 // CHECK-NEXT: %[[UPPER:.+]] = arith.cmpi ne, %[[HALF]], %c0 : index
-// CHECK-NEXT: %[[S0_LOW:.+]] = vector.extract %[[OWN_SCALES]][0] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S0_HIGH:.+]] = vector.extract %[[OWN_SCALES]][2] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S0:.+]] = arith.select %[[UPPER]], %[[S0_HIGH]], %[[S0_LOW]] : f8E4M3FN
-// CHECK-NEXT: %[[S1_LOW:.+]] = vector.extract %[[OWN_SCALES]][1] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S1_HIGH:.+]] = vector.extract %[[OWN_SCALES]][3] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S1:.+]] = arith.select %[[UPPER]], %[[S1_HIGH]], %[[S1_LOW]] : f8E4M3FN
-// CHECK-NEXT: %[[S0_1_LOW:.+]] = vector.extract %[[OWN_SCALES_1]][0] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S0_1_HIGH:.+]] = vector.extract %[[OWN_SCALES_1]][2] : f8E4M3FN from vector<16xf8E4M3FN>
-// CHECK-NEXT: %[[S0_1:.+]] = arith.select %[[UPPER]], %[[S0_1_HIGH]], %[[S0_1_LOW]] : f8E4M3FN
+// CHECK-NEXT: %[[OWN_WORDS:.+]] = vector.bitcast %[[OWN_SCALES]] : vector<16xf8E4M3FN> to vector<4xi32>
+// CHECK-NEXT: %[[OWN_WORD:.+]] = vector.extract %[[OWN_WORDS]][0] : i32 from vector<4xi32>
+// CHECK-NEXT: %[[HALF_SHIFT:.+]] = arith.select %[[UPPER]], %c16_i32, %c0_i32 : i32
+// CHECK-NEXT: %[[PAIR:.+]] = arith.shrui %[[OWN_WORD]], %[[HALF_SHIFT]] : i32
+// CHECK-NEXT: %[[S0_BYTE:.+]] = arith.trunci %[[PAIR]] : i32 to i8
+// CHECK-NEXT: %[[S0:.+]] = arith.bitcast %[[S0_BYTE]] : i8 to f8E4M3FN
+// CHECK-NEXT: %[[SECOND_BYTE:.+]] = arith.shrui %[[PAIR]], %c8_i32 : i32
+// CHECK-NEXT: %[[S1_BYTE:.+]] = arith.trunci %[[SECOND_BYTE]] : i32 to i8
+// CHECK-NEXT: %[[S1:.+]] = arith.bitcast %[[S1_BYTE]] : i8 to f8E4M3FN
+// CHECK-NEXT: %[[OWN_WORDS_1:.+]] = vector.bitcast %[[OWN_SCALES_1]] : vector<16xf8E4M3FN> to vector<4xi32>
+// CHECK-NEXT: %[[OWN_WORD_1:.+]] = vector.extract %[[OWN_WORDS_1]][0] : i32 from vector<4xi32>
+// CHECK-NEXT: %[[PAIR_1:.+]] = arith.shrui %[[OWN_WORD_1]], %[[HALF_SHIFT]] : i32
+// CHECK-NEXT: %[[S0_1_BYTE:.+]] = arith.trunci %[[PAIR_1]] : i32 to i8
+// CHECK-NEXT: %[[S0_1:.+]] = arith.bitcast %[[S0_1_BYTE]] : i8 to f8E4M3FN
 // CHECK: %[[TILE:.+]] = qmat.decode_tile <nvfp4, block = 16> %[[OWN]] scales %[[S0]], %[[S0]], %[[S1]], %[[S1]] : vector<16xi8>, f8E4M3FN -> vector<1x16x2xbf16>
 // CHECK: %[[P1:.+]] = vector.extract %[[TILE]][0, 1]
 // CHECK: %[[P0:.+]] = vector.extract %[[TILE]][0, 0]
@@ -262,7 +268,17 @@ func.func @specialized_two_sets(%a: memref<?x640xbf16>, %w: memref<64x320xi8>, %
 // CHECK: vector.load %arg2[%{{.+}}, %c0] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
 // CHECK: scf.for %{{.+}} = %[[GROUP]] to %c8 step %c4 iter_args(
 // CHECK-COUNT-3: vector.load %arg2[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x32xf8E4M3FN, strided<[32, 1], offset: ?>>, vector<16xf8E4M3FN>
-// CHECK: arith.select
+// The trip's first iteration is the group's: its scales are 32-bit word 0
+// of the trip's four in group 0, word 1 in group 1, shifted by 16 bits in
+// the upper K half.
+// CHECK: %[[UPPER:.+]] = arith.cmpi ne, %{{.+}}, %c0 : index
+// CHECK-NEXT: %[[ODD:.+]] = arith.cmpi ne, %[[GROUP]], %c0 : index
+// CHECK-NEXT: %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<16xf8E4M3FN> to vector<4xi32>
+// CHECK-NEXT: %[[WORD0:.+]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
+// CHECK-NEXT: %[[WORD1:.+]] = vector.extract %[[WORDS]][1] : i32 from vector<4xi32>
+// CHECK-NEXT: %[[WORD:.+]] = arith.select %[[ODD]], %[[WORD1]], %[[WORD0]] : i32
+// CHECK-NEXT: %[[SHIFT:.+]] = arith.select %[[UPPER]], %c16_i32, %c0_i32 : i32
+// CHECK-NEXT: arith.shrui %[[WORD]], %[[SHIFT]] : i32
 // CHECK: scf.if %[[LAST_LIVE]] {
 // CHECK: qmat.decode_tile
 func.func @weights_as_b(%a: memref<?x512xbf16>, %w: memref<17408x256xi8>, %s: memref<17408x32xf8E4M3FN>,
