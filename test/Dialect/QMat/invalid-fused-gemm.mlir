@@ -445,6 +445,20 @@ func.func @weights_as_b_warps(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
 
 // -----
 
+// Rule: each of the two decoding warpgroups of 64 x 9 waits for the stage
+// it fills stages - 2 iterations ahead, which must be its own iteration.
+func.func @specialized_decoder_stages(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s: memref<144x16xf8E4M3FN>,
+                                      %g: memref<f32>, %y: memref<?x144xbf16>) {
+  // expected-error @+1 {{specialized with 2 decoding warpgroups needs stages - 2 to be a multiple of them (each waits for the stage it fills, which it decodes next), got stages = 3}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 3 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
 // Rule: with the weights as B, a multiplying warpgroup per 64 tokens: m_tile
 // 256 would take five warpgroups.
 func.func @weights_as_b_m_tile(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,

@@ -715,6 +715,16 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                             "being multiplied, one being decoded, one "
                             "being copied), got "
                          << stages;
+  // Each decoding warpgroup waits for the stage it fills stages - 2
+  // iterations ahead; the wait covers its stores into that stage only where
+  // the iteration is its own.
+  int64_t decoders = getSpecializedDecoders(mTile, colTiles, getWeightsAsB());
+  if ((stages - 2) % decoders)
+    return emitOpError() << "specialized with " << decoders
+                         << " decoding warpgroups needs stages - 2 to be a "
+                            "multiple of them (each waits for the stage it "
+                            "fills, which it decodes next), got stages = "
+                         << stages;
   if (getPreparedWeights())
     return emitOpError() << "specialized reads the codes in the checkpoint's "
                             "layout; prepared_weights is not taken";
