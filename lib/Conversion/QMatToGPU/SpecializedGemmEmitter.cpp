@@ -311,15 +311,18 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
       return byHalf(0);
     return Value(arith::SelectOp::create(b, loc, odd, byHalf(1), byHalf(0)));
   };
+  // Word w's scale is element firstElement + 8 w / block of the trip's.
+  std::function<Value(int64_t)> rawAt;
   auto vectorType = cast<VectorType>(vector.getType());
   int64_t elements = vectorType.getNumElements();
+  Value shifted;
   if (vectorType.getElementTypeBitWidth() == 8 && elements % 4 == 0) {
     // Byte scales: a chunk's (at most 4, aligned to their count) lie in one
     // 32-bit word of the vector; select that word, then shift it by the
     // chunk's place in it, so that each scale is one byte of a register
     // (two nvfp4 scales in its low 16 bits, one conversion) instead of a
     // selection per byte.
-    Type i32 = b.getI32Type(), i8 = b.getI8Type();
+    Type i32 = b.getI32Type();
     Value words = vector::BitCastOp::create(
         b, loc, VectorType::get({elements / 4}, i32), vector);
     Value word =
@@ -333,42 +336,34 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
         [&](int64_t bits) -> Value {
           return arith::ConstantIntOp::create(b, loc, i32, bits);
         });
-    Value shifted = arith::ShRUIOp::create(b, loc, word, shift);
-    Type scaleType = vectorType.getElementType();
-    int64_t lastLocal = -1;
-    Value raw;
-    for (int64_t w = 0; w < kLaneK / 8; ++w) {
-      int64_t local = 8 * w / bs;
-      if (local != lastLocal) {
-        lastLocal = local;
-        Value byte = arith::TruncIOp::create(
-            b, loc, i8,
-            local ? arith::ShRUIOp::create(
-                        b, loc, shifted,
-                        arith::ConstantIntOp::create(b, loc, i32, 8 * local))
-                  : shifted);
-        raw = arith::BitcastOp::create(b, loc, scaleType, byte);
-      }
-      chunk.rawScales.push_back(raw);
-      chunk.rawZeroPoints.push_back(Value());
-    }
-    return;
-  }
-  int64_t lastBlock = -1;
-  Value raw;
-  for (int64_t w = 0; w < kLaneK / 8; ++w) {
-    if (8 * w / bs != lastBlock) {
-      lastBlock = 8 * w / bs;
-      raw = select(
-          [&](int64_t g, int64_t h) {
-            return (kSpecializedStageK * (g + groups * j) + kLaneK * h +
-                    8 * w) /
-                   bs;
-          },
+    shifted = arith::ShRUIOp::create(b, loc, word, shift);
+    rawAt = [&](int64_t local) -> Value {
+      Value byte = arith::TruncIOp::create(
+          b, loc, b.getI8Type(),
+          local ? arith::ShRUIOp::create(
+                      b, loc, shifted,
+                      arith::ConstantIntOp::create(b, loc, i32, 8 * local))
+                : shifted);
+      return arith::BitcastOp::create(b, loc, vectorType.getElementType(),
+                                      byte);
+    };
+  } else {
+    rawAt = [&](int64_t local) {
+      return select(
+          [&](int64_t g, int64_t h) { return firstElement(g, h) + local; },
           [&](int64_t element) -> Value {
             return vector::ExtractOp::create(b, loc, vector,
                                              ArrayRef<int64_t>{element});
           });
+    };
+  }
+  int64_t lastLocal = -1;
+  Value raw;
+  for (int64_t w = 0; w < kLaneK / 8; ++w) {
+    int64_t local = 8 * w / bs;
+    if (local != lastLocal) {
+      lastLocal = local;
+      raw = rawAt(local);
     }
     chunk.rawScales.push_back(raw);
     chunk.rawZeroPoints.push_back(Value());
