@@ -316,13 +316,15 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
   auto vectorType = cast<VectorType>(vector.getType());
   int64_t elements = vectorType.getNumElements();
   Value shifted;
+  // rawAt's lambdas outlive the branch that builds them: what they capture
+  // is declared here.
+  Type i32 = b.getI32Type();
   if (vectorType.getElementTypeBitWidth() == 8 && elements % 4 == 0) {
     // Byte scales: a chunk's (at most 4, aligned to their count) lie in one
     // 32-bit word of the vector; select that word, then shift it by the
     // chunk's place in it, so that each scale is one byte of a register
     // (two nvfp4 scales in its low 16 bits, one conversion) instead of a
     // selection per byte.
-    Type i32 = b.getI32Type();
     Value words = vector::BitCastOp::create(
         b, loc, VectorType::get({elements / 4}, i32), vector);
     Value word =
