@@ -275,6 +275,10 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     activations. A stage then holds 128 K elements of activations (two
     tensor loads of 64 columns), `stages` 3 or 4 of them; `m_tile` 64 or
     128, `col_tiles` 1 or 2, `multicast` and `k_slices` 1.
+    `decoders` (with `specialized`, the decoded weights in workgroup
+    memory) sets how many warpgroups decode, 1 to 3, in place of the
+    tiling's default (getSpecializedDecoders): each takes every
+    `decoders`-th stage, so `stages` - 2 is a multiple of it.
     `config` (`#qmat.kernel_config`, attached by `qmat-configure-kernels`)
     says which instruction the lowering uses.
 
@@ -300,7 +304,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
       OptionalAttr<QMat_DecodeMethodAttr>:$decode,
       UnitAttr:$prepared_weights, UnitAttr:$warpgroup, UnitAttr:$specialized,
       UnitAttr:$weights_as_b, DefaultValuedAttr<I64Attr, "1">:$multicast,
-      UnitAttr:$weights_in_registers,
+      UnitAttr:$weights_in_registers, OptionalAttr<I64Attr>:$decoders,
       OptionalAttr<QMat_KernelConfigAttr>:$config);
   let assemblyFormat = [{
     $scheme `ins` `(` $a `,` $weights `,` $scales `:` type($a) `,`
@@ -316,6 +320,7 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
     (`warpgroup` $warpgroup^)? (`specialized` $specialized^)?
     (`weights_as_b` $weights_as_b^)? (`multicast` `=` $multicast^)?
     (`weights_in_registers` $weights_in_registers^)?
+    (`decoders` `=` $decoders^)?
     (`config` `=` qualified($config)^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -386,13 +391,20 @@ def QMat_FusedGemmOp : QMat_Op<"fused_gemm", [AttrSizedOperandSegments]> {
                                     bool weightsAsB = false);
     static int64_t getSpecializedWorkgroupBytes(int64_t mTile, int64_t rows,
                                                 int64_t stages);
-    static int64_t getSpecializedStages(int64_t mTile, int64_t rows);
+    /// `specialized`: the most stages that fit the workgroup memory where
+    /// stages - 2 is a multiple of `decoders` (4 for one or two, 5 for
+    /// three); 0 where three do not fit.
+    static int64_t getSpecializedStages(int64_t mTile, int64_t rows,
+                                        int64_t decoders);
     /// `specialized`: threads per block, the multiplying warpgroups (one per
     /// column tile, or with `weightsAsB` one per 64 tokens) and the
     /// decoding ones (getSpecializedDecoders).
     static int64_t getSpecializedThreads(int64_t mTile, int64_t colTiles,
-                                         bool weightsAsB);
-    /// `specialized`: decoding warpgroups, which take alternate stages.
+                                         bool weightsAsB, int64_t decoders);
+    /// `specialized`: this op's decoding warpgroups, `decoders` or the
+    /// tiling's default.
+    int64_t getDecoderGroups();
+    /// `specialized`: decoding warpgroups, which take the stages in turn.
     static int64_t getSpecializedDecoders(int64_t mTile, int64_t colTiles,
                                           bool weightsAsB);
     /// `specialized`: weight rows per block (16 x warps_n x col_tiles).

@@ -145,7 +145,8 @@ FailureOr<std::vector<Layer>> collectLayers(ModuleOp planned,
         options.fusedWarpgroupVariants, options.fusedSpecializedVariants,
         options.fusedSpecializedBVariants, error, options.fusedSlicedVariants,
         slicedDefaults, options.fusedMulticastVariants,
-        options.fusedSpecializedSlicedVariants, options.fusedRegisterVariants);
+        options.fusedSpecializedSlicedVariants, options.fusedRegisterVariants,
+        options.fusedDecoderVariants);
     if (failed(fused)) {
       op.emitOpError() << error;
       failedAny = true;
@@ -367,7 +368,7 @@ void reportKernels(const BundleOptions &options, const std::string &step,
              prefix +
                  llvm::formatv(
                      "fused GEMM M tile {0}, {1} warps over N, "
-                     "split-K {2}, {3} column tiles, {4} stages{5}: "
+                     "split-K {2}, {3} column tiles, {4} stages{5}{10}: "
                      "{6} ({7} threads, {8} rows per block, {9} "
                      "bytes of dynamic workgroup memory)",
                      variant.mTile, variant.warpsN, variant.splitK,
@@ -385,7 +386,11 @@ void reportKernels(const BundleOptions &options, const std::string &step,
                                std::to_string(variant.kSlices) + " blocks"
                          : std::string(),
                      launch.symbol, launch.threads, launch.rowsPerBlock,
-                     launch.dynamicSharedBytes)
+                     launch.dynamicSharedBytes,
+                     variant.decoders
+                         ? ", " + std::to_string(variant.decoders) +
+                               " decoding warpgroups"
+                         : std::string())
                      .str());
     const KernelLaunch &dequant = binary.launches[i];
     if (!dequant.symbol.empty())
@@ -535,6 +540,8 @@ FailureOr<Bundle> mlir::qmat::compileBundle(ModuleOp module,
         ArrayRef<int64_t>(options.fusedSpecializedSlicedVariants);
     pipeline.fusedRegisterVariants =
         ArrayRef<int64_t>(options.fusedRegisterVariants);
+    pipeline.fusedDecoderVariants =
+        ArrayRef<int64_t>(options.fusedDecoderVariants);
     pipeline.scratchCapMiB = options.scratchCapMiB;
     pipeline.preparedWeights = options.preparedWeights;
     pipeline.gemvSplitK = ArrayRef<int64_t>(options.gemvSplitK);

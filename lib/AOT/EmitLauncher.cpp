@@ -797,6 +797,7 @@ void mlir::qmat::emitManifest(const Bundle &bundle, llvm::raw_ostream &os) {
                              {"k_slices", variant.kSlices},
                              {"multicast", variant.multicast},
                              {"weights_in_registers", variant.registerWeights},
+                             {"decoders", variant.getDecoderGroups()},
                              {"kernels", std::move(symbols)}});
     }
     int64_t fusedMaxM = getFusedMaxM(l);

@@ -109,6 +109,8 @@ void mlir::qmat::buildPlannedToLLVMPipeline(OpPassManager &pm,
       options.fusedSpecializedSlicedVariants.end());
   gemv.fusedRegisterVariants.assign(options.fusedRegisterVariants.begin(),
                                     options.fusedRegisterVariants.end());
+  gemv.fusedDecoderVariants.assign(options.fusedDecoderVariants.begin(),
+                                   options.fusedDecoderVariants.end());
   pm.addNestedPass<func::FuncOp>(createQMatExpandGemv(gemv));
   pm.addNestedPass<func::FuncOp>(createQMatExpandPrefill());
   QMatVectorizeDequantOptions vectorize;

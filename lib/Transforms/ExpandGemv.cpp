@@ -120,6 +120,8 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
         fusedSpecializedSlicedVariants.end());
     SmallVector<int64_t> registerTiles(fusedRegisterVariants.begin(),
                                        fusedRegisterVariants.end());
+    SmallVector<int64_t> decoderTiles(fusedDecoderVariants.begin(),
+                                      fusedDecoderVariants.end());
 
     SmallVector<MatmulOp> matmuls;
     func.walk([&](MatmulOp op) {
@@ -135,7 +137,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
           plan, op.getScheme().getKind(), op.getN(), op.getK(), fusedTiles,
           warpgroupTiles, specializedTiles, specializedBTiles, error,
           slicedTiles, !noSlicedDefaults, multicastTiles,
-          specializedSlicedTiles, registerTiles);
+          specializedSlicedTiles, registerTiles, decoderTiles);
       if (failed(fused)) {
         op.emitOpError() << error;
         return signalPassFailure();
@@ -198,6 +200,7 @@ struct QMatExpandGemvPass : qmat::impl::QMatExpandGemvBase<QMatExpandGemvPass> {
                   v.colTiles, v.stages, v.kSlices, DecodeMethodAttr(),
                   plan.getPreparedWeights(), v.warpgroup, v.specialized,
                   v.weightsAsB, v.multicast, v.registerWeights,
+                  v.decoders ? rb.getI64IntegerAttr(v.decoders) : IntegerAttr(),
                   KernelConfigAttr());
             });
         if (failed(rest))

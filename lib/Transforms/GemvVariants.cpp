@@ -200,7 +200,8 @@ enum class SpecializedList {
   weightsAsB,
   multicast,
   sliced,
-  registers
+  registers,
+  decoders
 };
 
 /// The specialized variants of `list`'s numbers for a `scheme` layer of K
@@ -213,19 +214,24 @@ static LogicalResult addSpecializedVariants(
       list == SpecializedList::weightsAsA   ? "fused-specialized-variants"
       : list == SpecializedList::weightsAsB ? "fused-specialized-b-variants"
       : list == SpecializedList::multicast  ? "fused-multicast-variants"
-      : list == SpecializedList::registers
-          ? "fused-register-variants"
-          : "fused-specialized-sliced-variants";
-  size_t width = list == SpecializedList::multicast ? 4
-                 : list == SpecializedList::sliced  ? 3
-                                                    : 2;
+      : list == SpecializedList::registers  ? "fused-register-variants"
+      : list == SpecializedList::decoders   ? "fused-decoder-variants"
+                                          : "fused-specialized-sliced-variants";
+  bool decoderList = list == SpecializedList::decoders;
+  size_t width = list == SpecializedList::multicast || decoderList ? 4
+                 : list == SpecializedList::sliced                 ? 3
+                                                                   : 2;
+  StringRef kind = decoderList ? "decoder" : "multicast";
   if (numbers.size() % width != 0) {
-    error = llvm::formatv("{0} takes {1}, got {2} numbers", option,
-                          width == 2   ? "(m_tile, col_tiles) pairs"
-                          : width == 3 ? "(m_tile, col_tiles, k_slices) triples"
-                                       : "(m_tile, col_tiles, weights_as_b, "
-                                         "multicast) quadruples",
-                          numbers.size())
+    error = llvm::formatv(
+                "{0} takes {1}, got {2} numbers", option,
+                width == 2 ? "(m_tile, col_tiles) pairs"
+                : width == 3
+                    ? "(m_tile, col_tiles, k_slices) triples"
+                    : "(m_tile, col_tiles, weights_as_b, " +
+                          std::string(decoderList ? "decoders" : "multicast") +
+                          ") quadruples",
+                numbers.size())
                 .str();
     return failure();
   }
@@ -248,12 +254,21 @@ static LogicalResult addSpecializedVariants(
   for (size_t i = 0; i < numbers.size(); i += width) {
     bool weightsAsB = list == SpecializedList::weightsAsB ||
                       (width == 4 && numbers[i + 2] != 0);
-    int64_t multicast = width == 4 ? numbers[i + 3] : 1;
+    int64_t multicast = width == 4 && !decoderList ? numbers[i + 3] : 1;
+    int64_t decoders = decoderList ? numbers[i + 3] : 0;
     if (width == 4 && (numbers[i + 2] < 0 || numbers[i + 2] > 1)) {
-      error = llvm::formatv("fused multicast variant (m_tile = {0}, "
+      error = llvm::formatv("fused {3} variant (m_tile = {0}, "
                             "col_tiles = {1}) has weights_as_b = {2}; it "
                             "takes 0 or 1",
-                            numbers[i], numbers[i + 1], numbers[i + 2])
+                            numbers[i], numbers[i + 1], numbers[i + 2], kind)
+                  .str();
+      return failure();
+    }
+    if (decoderList && (decoders < 1 || decoders > kMaxSpecializedDecoders)) {
+      error = llvm::formatv("fused decoder variant (m_tile = {0}, col_tiles "
+                            "= {1}) has decoders = {2}; it takes 1 to {3}",
+                            numbers[i], numbers[i + 1], decoders,
+                            kMaxSpecializedDecoders)
                   .str();
       return failure();
     }
@@ -265,12 +280,17 @@ static LogicalResult addSpecializedVariants(
         1,
         numbers[i + 1],
         registers ? FusedGemmOp::getRegisterStages(numbers[i], numbers[i + 1])
-                  : FusedGemmOp::getSpecializedStages(numbers[i], rows),
+                  : FusedGemmOp::getSpecializedStages(
+                        numbers[i], rows,
+                        decoders ? decoders
+                                 : FusedGemmOp::getSpecializedDecoders(
+                                       numbers[i], numbers[i + 1], weightsAsB)),
         /*warpgroup=*/true,
         /*specialized=*/true,
         weightsAsB};
     v.multicast = multicast;
     v.registerWeights = registers;
+    v.decoders = decoders;
     if (registers && !FusedGemmOp::isRegisterTiling(v.mTile, v.colTiles)) {
       error = llvm::formatv("fused register variant (m_tile = {0}, col_tiles "
                             "= {1}) is not a legal qmat.fused_gemm tiling "
@@ -295,7 +315,7 @@ static LogicalResult addSpecializedVariants(
               .str();
       return failure();
     }
-    if (width == 4 &&
+    if (list == SpecializedList::multicast &&
         (multicast == 1 ||
          !llvm::is_contained(FusedGemmOp::getMulticastChoices(), multicast) ||
          !isWholeMulticastShare(v.mTile, multicast))) {
@@ -304,6 +324,18 @@ static LogicalResult addSpecializedVariants(
                             "or 4 where m_tile is a multiple of 8 x "
                             "multicast",
                             v.mTile, v.colTiles, multicast)
+                  .str();
+      return failure();
+    }
+    int64_t threads = FusedGemmOp::getSpecializedThreads(
+        v.mTile, v.colTiles, weightsAsB, v.getDecoderGroups());
+    if (decoderList && threads > kMaxFusedBlockThreads) {
+      error = llvm::formatv("fused decoder variant (m_tile = {0}, col_tiles "
+                            "= {1}) has decoders = {2}, which with the "
+                            "multiplying warpgroups make {3} threads, more "
+                            "than the {4} a block may take",
+                            v.mTile, v.colTiles, decoders, threads,
+                            kMaxFusedBlockThreads)
                   .str();
       return failure();
     }
@@ -326,6 +358,16 @@ static LogicalResult addSpecializedVariants(
           other.stages == v.stages && other.multicast == v.multicast &&
           other.kSlices == v.kSlices &&
           other.registerWeights == v.registerWeights) {
+        // The launcher names a variant by these numbers.
+        if (decoderList) {
+          error = llvm::formatv("fused decoder variant (m_tile = {0}, "
+                                "col_tiles = {1}, decoders = {2}) has the "
+                                "tiling of another variant (stages = {3}), "
+                                "which the launcher could not tell apart",
+                                v.mTile, v.colTiles, decoders, v.stages)
+                      .str();
+          return failure();
+        }
         error = llvm::formatv("fused specialized variant (m_tile = {0}, "
                               "col_tiles = {1}{4}) has the tiling of a listed "
                               "warp or warpgroup variant (warps_n = {3}, "
@@ -342,6 +384,14 @@ static LogicalResult addSpecializedVariants(
       variants.push_back(v);
   }
   return success();
+}
+
+int64_t FusedGemmVariant::getDecoderGroups() const {
+  if (!specialized || registerWeights)
+    return 0;
+  return decoders
+             ? decoders
+             : FusedGemmOp::getSpecializedDecoders(mTile, colTiles, weightsAsB);
 }
 
 ArrayRef<int64_t> mlir::qmat::getDefaultSpecializedSlicedTiles(int64_t n,
@@ -380,7 +430,7 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
     ArrayRef<int64_t> specializedTiles, ArrayRef<int64_t> specializedBTiles,
     std::string &error, ArrayRef<int64_t> slicedTiles, bool slicedDefaults,
     ArrayRef<int64_t> multicastTiles, ArrayRef<int64_t> specializedSlicedTiles,
-    ArrayRef<int64_t> registerTiles) {
+    ArrayRef<int64_t> registerTiles, ArrayRef<int64_t> decoderTiles) {
   SmallVector<FusedGemmVariant> variants;
   if (plan.getFusedMaxM() == 0)
     return variants;
@@ -566,6 +616,9 @@ FailureOr<SmallVector<FusedGemmVariant>> mlir::qmat::getFusedGemmVariants(
                                     error)) ||
       failed(addSpecializedVariants(plan, scheme, k, registerTiles,
                                     SpecializedList::registers, *target,
+                                    variants, error)) ||
+      failed(addSpecializedVariants(plan, scheme, k, decoderTiles,
+                                    SpecializedList::decoders, *target,
                                     variants, error)))
     return failure();
   return variants;

@@ -293,8 +293,8 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
             fused_warpgroup_variants=None, fused_specialized_variants=None,
             fused_specialized_b_variants=None, fused_sliced_variants=None,
             fused_multicast_variants=None, fused_specialized_sliced_variants=None,
-            fused_register_variants=None, prepared_weights=False, qmat_aot=None,
-            timeout=600):
+            fused_register_variants=None, fused_decoder_variants=None,
+            prepared_weights=False, qmat_aot=None, timeout=600):
     """Compiles layers into a kernel bundle with qmat-aot; returns a Bundle.
 
     `source`: a qmat.Layer, a list of them, a qmat.Module, or the path of a
@@ -320,7 +320,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
     tuples: specialized tilings whose K range is split across the blocks of
     a cluster, sm_90a) and `fused_register_variants` ((m_tile, col_tiles)
     pairs: specialized tilings with the decoded weights in the multiplying
-    warps' registers, sm_90a) are qmat-aot's knobs;
+    warps' registers, sm_90a) and `fused_decoder_variants` ((m_tile,
+    col_tiles, weights_as_b, decoders) tuples: specialized tilings with 1
+    to 3 decoding warpgroups in place of the tiling's default, sm_90a) are
+    qmat-aot's knobs;
     `prepared_weights` is its --prepared-weights (the layers that can take
     the prepared code layout do; LayerInfo.prepared_weights says which).
     `qmat_aot`: the executable, else found by qmat.find_tool.
@@ -366,6 +369,10 @@ def compile(source, targets=("sm_90",), out_dir=None, *, prefix="qmat", emit_ptx
         tilings.append("--fused-register-variants=" + _tilings(
             "fused_register_variants", fused_register_variants, 2,
             "m_tile, col_tiles"))
+    if fused_decoder_variants is not None:
+        tilings.append("--fused-decoder-variants=" + _tilings(
+            "fused_decoder_variants", fused_decoder_variants, 4,
+            "m_tile, col_tiles, weights_as_b, decoders", flag_at=2))
 
     layers, text = None, None
     if isinstance(source, (str, os.PathLike)):

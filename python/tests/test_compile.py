@@ -164,6 +164,19 @@ def test_compile_takes_register_tilings(qmat_aot, tmp_path):
     assert fused[2]["kernels"]["sm_90a"]["symbol"].endswith("_mt128_w4_s1_c1_p3_wg_wsr")
 
 
+def test_compile_takes_decoder_tilings(qmat_aot, tmp_path):
+    """A weights-as-B tiling with three decoding warpgroups reaches qmat-aot
+    after the defaults: the manifest says decoders 3 (2 for the default
+    64 x 9), 5 stages, and the kernel's name ends in _p5_wg_wsb_d3."""
+    b = qmat.compile(qmat.Layer("x", "nvfp4", 192, 256), targets="sm_90a", out_dir=tmp_path,
+                     fused_decoder_variants=[(64, 9, True, 3)], qmat_aot=qmat_aot)
+    fused = b.layer("x").strategy["fused_variants"]
+    wsb = [(v["m_tile"], v["col_tiles"], v["stages"], v["decoders"])
+           for v in fused if v.get("weights_as_b", False)]
+    assert wsb == [(64, 9, 4, 2), (128, 9, 4, 2), (64, 9, 5, 3)]
+    assert fused[-1]["kernels"]["sm_90a"]["symbol"].endswith("_mt64_w1_s1_c9_p5_wg_wsb_d3")
+
+
 def test_open_finds_the_manifest(small_bundle, tmp_path):
     again = qmat.Bundle.open(small_bundle.directory)
     assert again.prefix == "small" and [l.name for l in again.layers] == \
@@ -208,6 +221,9 @@ def test_open_finds_the_manifest(small_bundle, tmp_path):
     (dict(fused_register_variants=[(128,)]), qmat.ArgumentError,
      "fused_register_variants takes (m_tile, col_tiles) tuples of positive integers, got "
      "(128,)"),
+    (dict(fused_decoder_variants=[(64, 9, 1)]), qmat.ArgumentError,
+     "fused_decoder_variants takes (m_tile, col_tiles, weights_as_b, decoders) tuples of "
+     "positive integers (weights_as_b a bool), got (64, 9, 1)"),
     (dict(targets=("gfx942",)), qmat.ArgumentError,
      "target 'gfx942': the Python package drives CUDA bundles only; build AMD bundles with "
      "qmat-aot (docs/amd.md)"),

@@ -10,6 +10,7 @@
 // RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1 fused-specialized-b-variants=128,16,64,3" | FileCheck %s --check-prefix=WSB
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-b-variants=256,9" 2>&1 | FileCheck %s --check-prefix=WSB-ILLEGAL
 // RUN: not qmat-opt %s --qmat-expand-gemv="fused-specialized-b-variants=64,9,128" 2>&1 | FileCheck %s --check-prefix=WSB-ODD
+// RUN: qmat-opt %s -split-input-file --qmat-expand-gemv="fused-variants=16,4,1,2,1 fused-specialized-b-variants=64,9 fused-decoder-variants=64,9,1,3,128,1,0,2" | FileCheck %s --check-prefix=DEC
 
 // ODD: error: 'qmat.matmul' op fused-specialized-variants takes (m_tile, col_tiles) pairs, got 1 numbers
 // ILLEGAL: error: 'qmat.matmul' op fused specialized variant (m_tile = 128, col_tiles = 4) is not a legal qmat.fused_gemm tiling (m_tile one of 16, 32, 64, 128, 192, 256, col_tiles 1 or 2)
@@ -28,6 +29,20 @@
 // WSB-NOT: case 3
 // WSB-LABEL: func.func @fp8(
 // WSB-NOT: weights_as_b
+
+// A tiling with its own decoder count follows the listed ones: three
+// decoding warpgroups take 5 stages (stages - 2 a multiple of them), two
+// for 128 x 1 4, as the default's one.
+// DEC-LABEL: func.func @nvfp4(
+// DEC: case 1 {
+// DEC-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b{{$}}
+// DEC: case 2 {
+// DEC-NEXT: qmat.fused_gemm {{.*}} m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 5 warpgroup specialized weights_as_b decoders = 3{{$}}
+// DEC: case 3 {
+// DEC-NEXT: qmat.fused_gemm {{.*}} m_tile = 128 warps_n = 4 split_k = 1 col_tiles = 1 stages = 4 warpgroup specialized decoders = 2{{$}}
+// DEC-NOT: case 4
+// DEC-LABEL: func.func @fp8(
+// DEC-NOT: decoders
 
 // 128 x 2 takes 4 stages of 32 KB (16 KB of decoded weights, 16 KB of
 // activations), 64 x 1 4 stages of 16 KB, 256 x 1 4 stages of 40 KB,

@@ -158,6 +158,13 @@ cl::list<int64_t> fusedRegisterVariants(
              "weights in the multiplying warps' registers (sm_90a), as "
              "(m_tile, col_tiles) pairs (default none)"),
     cl::cat(qmatCategory));
+cl::list<int64_t> fusedDecoderVariants(
+    "fused-decoder-variants", cl::CommaSeparated, cl::value_desc("m,c,b,d,..."),
+    cl::desc("Fused GEMM tilings of the specialized form with d decoding "
+             "warpgroups (1 to 3) in place of the tiling's default "
+             "(sm_90a), as (m_tile, col_tiles, weights_as_b, decoders) "
+             "quadruples (default none)"),
+    cl::cat(qmatCategory));
 cl::list<int64_t> gemvSplitK(
     "gemv-split-k", cl::CommaSeparated, cl::value_desc("k,..."),
     cl::desc("Split-K factors of the compiled GEMV variants, of 1, 2, 3, 4, "
@@ -281,7 +288,10 @@ bool hasBadOption() {
                  /*flagAt=*/2) ||
       badTilings(fusedSpecializedSlicedVariants, 3,
                  "triples (m_tile, col_tiles, k_slices)") ||
-      badTilings(fusedRegisterVariants, 2, "pairs (m_tile, col_tiles)"))
+      badTilings(fusedRegisterVariants, 2, "pairs (m_tile, col_tiles)") ||
+      badTilings(fusedDecoderVariants, 4,
+                 "quadruples (m_tile, col_tiles, weights_as_b, decoders)",
+                 /*flagAt=*/2))
     return true;
   return notAmong(gemvSplitK, {1, 2, 3, 4, 8, 16}) ||
          notAmong(gemvColTiles, {1, 2, 4});
@@ -471,6 +481,8 @@ int main(int argc, char **argv) {
       fusedSpecializedSlicedVariants.end());
   options.fusedRegisterVariants.assign(fusedRegisterVariants.begin(),
                                        fusedRegisterVariants.end());
+  options.fusedDecoderVariants.assign(fusedDecoderVariants.begin(),
+                                      fusedDecoderVariants.end());
   options.gemvSplitK.assign(gemvSplitK.begin(), gemvSplitK.end());
   options.gemvColTiles.assign(gemvColTiles.begin(), gemvColTiles.end());
   options.allGemvVariants = allGemvVariants;

@@ -128,6 +128,9 @@ struct BundleOptions {
   /// Specialized tilings with the decoded weights in the multiplying warps'
   /// registers, as (m_tile, col_tiles) pairs.
   std::vector<int64_t> fusedRegisterVariants;
+  /// Specialized tilings with a decoding warpgroup count of their own, as
+  /// (m_tile, col_tiles, weights_as_b, decoders) quadruples.
+  std::vector<int64_t> fusedDecoderVariants;
   /// Split-K factors and column tiles of the GEMV variants (empty: all).
   std::vector<int64_t> gemvSplitK, gemvColTiles;
   /// Every GEMV variant of those lists, not only those the launcher's

@@ -80,6 +80,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "decoded weights in the multiplying warps' registers "
                      "(the instruction's register A operand), as (m_tile, "
                      "col_tiles) pairs (sm_90a; default none)")};
+  ListOption<int64_t> fusedDecoderVariants{
+      *this, "fused-decoder-variants",
+      llvm::cl::desc("Fused GEMM tilings of the specialized form with a "
+                     "count of decoding warpgroups other than the tiling's "
+                     "default, as (m_tile, col_tiles, weights_as_b, "
+                     "decoders) quadruples (sm_90a; default none)")};
   Option<int64_t> scratchCapMiB{*this, "scratch-cap-mib",
                                 llvm::cl::desc("Scratch cap in MiB"),
                                 llvm::cl::init(256)};

@@ -76,6 +76,12 @@ struct FusedGemmVariant {
   /// qmat.fused_gemm's `weights_in_registers` (specialized, the weights as
   /// A).
   bool registerWeights = false;
+  /// qmat.fused_gemm's `decoders` (specialized, the decoded weights in
+  /// workgroup memory); 0 for the tiling's default.
+  int64_t decoders = 0;
+  /// Its decoding warpgroups: `decoders` or the tiling's default; 0 where
+  /// none decodes (not specialized, or the weights in registers).
+  int64_t getDecoderGroups() const;
 };
 
 /// Numbers per tiling in a fused-variants list.
@@ -109,7 +115,10 @@ constexpr size_t kFusedTilingNumbers = 5;
 /// specialized variants (the weights as A) whose K range is split across
 /// the blocks of a cluster, as (m_tile, col_tiles, k_slices) triples;
 /// `registerTiles` specialized variants with the decoded weights in the
-/// multiplying warps' registers, as (m_tile, col_tiles) pairs.
+/// multiplying warps' registers, as (m_tile, col_tiles) pairs;
+/// `decoderTiles` specialized variants of either form with a decoding
+/// warpgroup count of their own, as (m_tile, col_tiles, weights_as_b,
+/// decoders) quadruples.
 FailureOr<SmallVector<FusedGemmVariant>> getFusedGemmVariants(
     PlanAttr plan, SchemeKind scheme, int64_t n, int64_t k,
     ArrayRef<int64_t> tiles, ArrayRef<int64_t> warpgroupTiles,
@@ -117,7 +126,7 @@ FailureOr<SmallVector<FusedGemmVariant>> getFusedGemmVariants(
     std::string &error, ArrayRef<int64_t> slicedTiles = {},
     bool slicedDefaults = true, ArrayRef<int64_t> multicastTiles = {},
     ArrayRef<int64_t> specializedSlicedTiles = {},
-    ArrayRef<int64_t> registerTiles = {});
+    ArrayRef<int64_t> registerTiles = {}, ArrayRef<int64_t> decoderTiles = {});
 
 /// The default (m_tile, warps_n, split_k, col_tiles, stages) quintuples.
 ArrayRef<int64_t> getDefaultFusedGemmTiles();

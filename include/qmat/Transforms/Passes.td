@@ -129,6 +129,11 @@ def QMatExpandGemv : Pass<"qmat-expand-gemv", "::mlir::func::FuncOp"> {
                "weights in the multiplying warps' registers (the "
                "instruction's register A operand), as (m_tile, col_tiles) "
                "pairs (sm_90a; default none)">,
+    ListOption<"fusedDecoderVariants", "fused-decoder-variants", "int64_t",
+               "Fused GEMM tilings of the specialized form with a count of "
+               "decoding warpgroups other than the tiling's default, as "
+               "(m_tile, col_tiles, weights_as_b, decoders) quadruples "
+               "(sm_90a; default none)">,
   ];
 }
 

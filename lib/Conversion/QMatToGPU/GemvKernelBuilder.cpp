@@ -56,8 +56,7 @@ GemvKernelSpec GemvKernelSpec::get(FusedGemmOp op, KernelConfigAttr config) {
   spec.weightsAsB = spec.specialized && op.getWeightsAsB();
   spec.registerWeights = spec.specialized && op.getWeightsInRegisters();
   if (spec.specialized && !spec.registerWeights)
-    spec.decoderGroups = FusedGemmOp::getSpecializedDecoders(
-        spec.maxM, spec.colTiles, spec.weightsAsB);
+    spec.decoderGroups = op.getDecoderGroups();
   return spec;
 }
 
@@ -65,7 +64,8 @@ int64_t GemvKernelSpec::getThreads(unsigned warpSize) const {
   if (registerWeights)
     return FusedGemmOp::getRegisterThreads(colTiles);
   if (specialized)
-    return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB);
+    return FusedGemmOp::getSpecializedThreads(maxM, colTiles, weightsAsB,
+                                              decoderGroups);
   return tensorCore ? warpSize * splitK * warpsN
                     : warpSize * kScalarRowsPerBlock;
 }
@@ -144,7 +144,12 @@ std::string GemvKernelSpec::getKernelName() const {
            (warpgroup ? "_wg" : "") + (specialized ? "_ws" : "") +
            (weightsAsB ? "b" : "") + (registerWeights ? "r" : "") +
            (kSlices > 1 ? "_k" + std::to_string(kSlices) : std::string()) +
-           (multicast > 1 ? "_x" + std::to_string(multicast) : std::string());
+           (multicast > 1 ? "_x" + std::to_string(multicast) : std::string()) +
+           (specialized && !registerWeights &&
+                    decoderGroups != FusedGemmOp::getSpecializedDecoders(
+                                         maxM, colTiles, weightsAsB)
+                ? "_d" + std::to_string(decoderGroups)
+                : std::string());
   return llvm::formatv(
              "gemv_{0}_bs{1}_k{2}_{3}_{4}_{5}{6}{7}_m{8}_s{9}_c{10}{11}{12}{13}"
              "{14}",

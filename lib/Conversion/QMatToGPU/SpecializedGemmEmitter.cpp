@@ -252,8 +252,10 @@ int64_t SpecializedGemmEmitter::tripScaleElements() const {
   int64_t tripK = tripIterations() * kSpecializedStageK;
   auto scales = cast<MemRefType>(buffers.scales.getType());
   int64_t elementBytes = scales.getElementTypeBitWidth() / 8;
+  // A trip that does not divide the block's iterations would load scales
+  // past a row's last in the last trip.
   if (spec.hasZeroPoints || tripK % bs || kLaneK % bs ||
-      tripK / bs * elementBytes > 16)
+      tripK / bs * elementBytes > 16 || iterations() % tripIterations())
     return 0;
   return tripK / bs;
 }
@@ -265,9 +267,10 @@ SmallVector<Value> SpecializedGemmEmitter::loadTripScales(Value tripStart) {
   int64_t elements = tripScaleElements();
   int64_t bytes = elements * element.getIntOrFloatBitWidth() / 8;
   // A row's scales start at a multiple of the largest power of 2 dividing
-  // its bytes; the trip's at a multiple of the trip's bytes after that.
+  // its bytes; the trip's at a multiple of the trip's bytes after that (12
+  // with three decoding groups: of 4).
   int64_t rowBytes = spec.k / bs * element.getIntOrFloatBitWidth() / 8;
-  int64_t alignment = std::min(bytes, rowBytes & -rowBytes);
+  int64_t alignment = std::min(bytes & -bytes, rowBytes & -rowBytes);
   Value block = arith::DivUIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, kIteration(tripStart),
@@ -293,12 +296,13 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
   };
   Value upper =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, cIdx(0));
-  Value odd;
-  if (groups > 1)
-    odd =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, group, cIdx(0));
+  SmallVector<Value> isGroup(groups);
+  for (int64_t g = 1; g < groups; ++g)
+    isGroup[g] =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, cIdx(g));
   // The candidate of each (group, half), built from its static key and
-  // selected by both where the keys differ.
+  // selected by both where the keys differ: group 0's unless the group is
+  // one whose keys are not group 0's.
   auto select = [&](function_ref<int64_t(int64_t, int64_t)> key,
                     function_ref<Value(int64_t)> make) {
     auto byHalf = [&](int64_t g) -> Value {
@@ -307,9 +311,11 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
       return arith::SelectOp::create(b, loc, upper, make(key(g, 1)),
                                      make(key(g, 0)));
     };
-    if (groups == 1 || (key(1, 0) == key(0, 0) && key(1, 1) == key(0, 1)))
-      return byHalf(0);
-    return Value(arith::SelectOp::create(b, loc, odd, byHalf(1), byHalf(0)));
+    Value chosen = byHalf(0);
+    for (int64_t g = 1; g < groups; ++g)
+      if (key(g, 0) != key(0, 0) || key(g, 1) != key(0, 1))
+        chosen = arith::SelectOp::create(b, loc, isGroup[g], byHalf(g), chosen);
+    return chosen;
   };
   // Word w's scale is element firstElement + 8 w / block of the trip's.
   std::function<Value(int64_t)> rawAt;
@@ -486,7 +492,13 @@ void SpecializedGemmEmitter::emitDecode() {
   };
   // The loads of the group's first `distance` iterations, one set each.
   int64_t distance = codeDistance();
-  SmallVector<RowChunk> first = loadChunks(group);
+  // A group past the block's last iteration (K of fewer steps than groups)
+  // loads the last one's and runs no trip.
+  auto clamped = [&](Value iteration) -> Value {
+    return arith::MinUIOp::create(b, loc, iteration, cIdx(last));
+  };
+  SmallVector<RowChunk> first =
+      loadChunks(groups > iterations() ? clamped(group) : group);
   SmallVector<Value> init = flattenChunks(first);
   int64_t setValues = init.size();
   for (int64_t i = 1; i < distance; ++i)

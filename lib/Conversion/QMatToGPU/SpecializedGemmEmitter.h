@@ -151,10 +151,13 @@ private:
   /// although the memory's latency exceeds two stages' multiplying time.
   /// The loop's trip takes that many iterations, so it divides their count
   /// (K is a multiple of 128: two always do). Counted in a decoding
-  /// warpgroup's own iterations: with two, each takes every other one.
+  /// warpgroup's own iterations: with two, each takes every other one;
+  /// with three, every third one, one of them ahead (a trip of one of its
+  /// iterations, which needs no count to divide).
   int64_t codeDistance() const {
     int64_t groups = spec.decoderGroups;
-    return (iterations() % kCodeDistance ? 2 : kCodeDistance) / groups;
+    return std::max<int64_t>(
+        1, (iterations() % kCodeDistance ? 2 : kCodeDistance) / groups);
   }
   /// Elements of one stage's activations, and of one stage's weights.
   int64_t activationElements() const { return spec.maxM * kSpecializedStageK; }

@@ -272,11 +272,11 @@ func.func @specialized_two_sets(%a: memref<?x640xbf16>, %w: memref<64x320xi8>, %
 // of the trip's four in group 0, word 1 in group 1, shifted by 16 bits in
 // the upper K half.
 // CHECK: %[[UPPER:.+]] = arith.cmpi ne, %{{.+}}, %c0 : index
-// CHECK-NEXT: %[[ODD:.+]] = arith.cmpi ne, %[[GROUP]], %c0 : index
+// CHECK-NEXT: %[[SECOND:.+]] = arith.cmpi eq, %[[GROUP]], %c1 : index
 // CHECK-NEXT: %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<16xf8E4M3FN> to vector<4xi32>
 // CHECK-NEXT: %[[WORD0:.+]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
 // CHECK-NEXT: %[[WORD1:.+]] = vector.extract %[[WORDS]][1] : i32 from vector<4xi32>
-// CHECK-NEXT: %[[WORD:.+]] = arith.select %[[ODD]], %[[WORD1]], %[[WORD0]] : i32
+// CHECK-NEXT: %[[WORD:.+]] = arith.select %[[SECOND]], %[[WORD1]], %[[WORD0]] : i32
 // CHECK-NEXT: %[[SHIFT:.+]] = arith.select %[[UPPER]], %c16_i32, %c0_i32 : i32
 // CHECK-NEXT: arith.shrui %[[WORD]], %[[SHIFT]] : i32
 // CHECK: scf.if %[[LAST_LIVE]] {
@@ -287,6 +287,56 @@ func.func @weights_as_b(%a: memref<?x512xbf16>, %w: memref<17408x256xi8>, %s: me
       ins(%a, %w, %s : memref<?x512xbf16>, memref<17408x256xi8>, memref<17408x32xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x17408xbf16>)
       m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
+// Three decoding warpgroups (decoders = 3) beside one multiplying
+// warpgroup: 512 threads, 5 stages (each group fills the stage three
+// iterations ahead, its own next) of 64 activation and 144 weight rows,
+// 10 barrier objects (full: a decoding group and the announcement; empty:
+// the 128 multiplying threads). K = 768: 12 iterations, a trip of three
+// (one of each group's, its codes loaded one of its iterations ahead),
+// which divides them, so a row's scales come per trip: 12 bytes, aligned
+// to 4, whose 32-bit word g is group g's, chosen by a chain of selects.
+// CHECK-LABEL: func.func @three_decoders(
+// CHECK: gpu.launch_func  @qmat_kernels::@fused_nvfp4_bs16_k768_bf16_magic_bias_mt64_w1_s1_c9_p5_wg_wsb_d3 blocks in (%{{.+}}, %c2, %c1) threads in (%c512, %c1, %c1)  dynamic_shared_memory_size %c133200_i32
+// CHECK: %[[BARS:.+]] = memref.view %{{.+}}[%c133120][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<10xi64, #gpu.address_space<workgroup>>
+// CHECK: qmat.mbarrier_init %[[BARS]][%c0], 129
+// CHECK-NEXT: qmat.mbarrier_init %[[BARS]][%c5], 128
+// CHECK: scf.for %{{.+}} = %c0 to %c12 step %c1 iter_args(
+// CHECK: %[[DECODER:.+]] = arith.subi %{{.+}}, %c128 : index
+// CHECK: %[[GROUP:.+]] = arith.divui %[[DECODER]], %c128 : index
+// CHECK: vector.load %arg2[%{{.+}}, %c0] {alignment = 4 : i64} : memref<?x48xf8E4M3FN, strided<[48, 1], offset: ?>>, vector<12xf8E4M3FN>
+// CHECK: scf.for %[[I:.+]] = %[[GROUP]] to %c12 step %c3 iter_args(
+// CHECK-NEXT: %[[START:.+]] = arith.subi %[[I]], %[[GROUP]] : index
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[START]], %c3 : index
+// CHECK-NEXT: arith.minui %[[NEXT]], %c9 : index
+// CHECK: %[[STAGE:.+]] = arith.remui %[[I]], %c5 : index
+// CHECK-NEXT: %[[UPPER:.+]] = arith.cmpi ne, %{{.+}}, %c0 : index
+// CHECK-NEXT: %[[SECOND:.+]] = arith.cmpi eq, %[[GROUP]], %c1 : index
+// CHECK-NEXT: %[[THIRD:.+]] = arith.cmpi eq, %[[GROUP]], %c2 : index
+// CHECK-NEXT: %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<12xf8E4M3FN> to vector<3xi32>
+// CHECK-NEXT: %[[WORD0:.+]] = vector.extract %[[WORDS]][0] : i32 from vector<3xi32>
+// CHECK-NEXT: %[[WORD1:.+]] = vector.extract %[[WORDS]][1] : i32 from vector<3xi32>
+// CHECK-NEXT: %[[WORD01:.+]] = arith.select %[[SECOND]], %[[WORD1]], %[[WORD0]] : i32
+// CHECK-NEXT: %[[WORD2:.+]] = vector.extract %[[WORDS]][2] : i32 from vector<3xi32>
+// CHECK-NEXT: arith.select %[[THIRD]], %[[WORD2]], %[[WORD01]] : i32
+// The next codes (iteration + 3, clamped to the last) and the stage to
+// fill are one value.
+// CHECK: %[[FILL:.+]] = arith.addi %[[I]], %c3 : index
+// CHECK-NEXT: arith.minui %[[FILL]], %c11 : index
+// CHECK: qmat.mbarrier_arrive %[[BARS]][%[[STAGE]]] :
+// CHECK-NEXT: %[[IN_K:.+]] = arith.cmpi ule, %[[FILL]], %c11 : index
+// CHECK-NEXT: scf.if %[[IN_K]] {
+// CHECK-NEXT: %[[REFILL:.+]] = arith.cmpi uge, %[[FILL]], %c5 : index
+func.func @three_decoders(%a: memref<?x768xbf16>, %w: memref<288x384xi8>, %s: memref<288x48xf8E4M3FN>,
+                          %g: memref<f32>, %y: memref<?x288xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x768xbf16>, memref<288x384xi8>, memref<288x48xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x288xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 5 warpgroup specialized weights_as_b decoders = 3
   return
 }
 

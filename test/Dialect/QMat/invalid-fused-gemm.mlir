@@ -202,11 +202,11 @@ func.func @fused_prepared(%a: memref<?x256xbf16>, %w: memref<40x128xi8>, %s: mem
 // Rule: tiles of activations in the main loop's pipeline.
 func.func @fused_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                         %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{stages must be one of 1, 2, 3, 4, got 5}}
+  // expected-error @+1 {{stages must be one of 1, 2, 3, 4, 5, got 6}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
-      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 stages = 5
+      m_tile = 16 warps_n = 1 split_k = 1 col_tiles = 1 stages = 6
   return
 }
 
@@ -368,7 +368,7 @@ func.func @specialized_tiling(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s:
 // Rule: three stages at least: one multiplied, one decoded, one copied.
 func.func @specialized_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
                               %g: memref<f32>, %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{specialized needs stages = 3 or 4 (a stage being multiplied, one being decoded, one being copied), got 2}}
+  // expected-error @+1 {{specialized needs stages = 3, 4 or 5 (a stage being multiplied, one being decoded, one being copied), got 2}}
   qmat.fused_gemm <nvfp4, block = 16>
       ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
@@ -454,6 +454,74 @@ func.func @specialized_decoder_stages(%a: memref<?x256xbf16>, %w: memref<144x128
       ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
       global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
       m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 3 warpgroup specialized weights_as_b
+  return
+}
+
+// -----
+
+// Rule: three decoding warpgroups (decoders = 3) take stages 5: 4 leaves
+// the third's stage unguarded.
+func.func @specialized_three_decoder_stages(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s: memref<144x16xf8E4M3FN>,
+                                            %g: memref<f32>, %y: memref<?x144xbf16>) {
+  // expected-error @+1 {{specialized with 3 decoding warpgroups needs stages - 2 to be a multiple of them (each waits for the stage it fills, which it decodes next), got stages = 4}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b decoders = 3
+  return
+}
+
+// -----
+
+// Rule: 1 to 3 decoding warpgroups.
+func.func @specialized_decoders_range(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s: memref<144x16xf8E4M3FN>,
+                                      %g: memref<f32>, %y: memref<?x144xbf16>) {
+  // expected-error @+1 {{decoders must be 1 to 3 (decoding warpgroups beside the multiplying ones), got 4}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 4 warpgroup specialized weights_as_b decoders = 4
+  return
+}
+
+// -----
+
+// Rule: the warpgroups fit a block's 512 threads: 128 x 9 with the
+// weights as B multiplies in two, so three decoding ones are one too many.
+func.func @specialized_decoder_threads(%a: memref<?x256xbf16>, %w: memref<144x128xi8>, %s: memref<144x16xf8E4M3FN>,
+                                       %g: memref<f32>, %y: memref<?x144xbf16>) {
+  // expected-error @+1 {{specialized with 3 decoding warpgroups needs 640 threads, more than the 512 a block may take}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<144x128xi8>, memref<144x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x144xbf16>)
+      m_tile = 128 warps_n = 1 split_k = 1 col_tiles = 9 stages = 5 warpgroup specialized weights_as_b decoders = 3
+  return
+}
+
+// -----
+
+// Rule: the decoding warpgroups are the specialized form's, with the
+// decoded weights in workgroup memory.
+func.func @decoders_in_registers(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                 %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{decoders is a form of the specialized tiling with the decoded weights in workgroup memory (specialized without weights_in_registers)}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 3 warpgroup specialized weights_in_registers decoders = 2
+  return
+}
+
+// -----
+
+// Rule: five stages are the specialized form's (three decoding warpgroups).
+func.func @warpgroup_five_stages(%a: memref<?x256xbf16>, %w: memref<64x128xi8>, %s: memref<64x16xf8E4M3FN>,
+                                 %g: memref<f32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{stages = 5 is a form of the specialized tiling (three decoding warpgroups each a stage ahead), got stages = 5 without specialized}}
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x256xbf16>, memref<64x128xi8>, memref<64x16xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x64xbf16>)
+      m_tile = 64 warps_n = 4 split_k = 1 col_tiles = 1 stages = 5 warpgroup
   return
 }
 

@@ -85,7 +85,8 @@ struct GemvKernelSpec {
   /// registers (qmat.fused_gemm's `weights_in_registers`: no decoding
   /// warpgroup; one warp brings the activations in, 128 K elements a stage).
   bool registerWeights = false;
-  /// specialized: decoding warpgroups (FusedGemmOp::getSpecializedDecoders).
+  /// specialized: decoding warpgroups (FusedGemmOp::getDecoderGroups; a
+  /// count other than the tiling's default names the kernel _d<count>).
   int64_t decoderGroups = 1;
   /// mTiled: blocks of a cluster (the grid's z dimension) that split K
   /// among them (qmat.fused_gemm's `k_slices`).

@@ -493,6 +493,11 @@ LogicalResult FusedGemmOp::verify() {
                         colTiles);
   if (!llvm::is_contained(getStagesChoices(), stages))
     return emitNotAmong(*this, "stages", getStagesChoices(), stages);
+  if (stages > 4 && !getSpecialized())
+    return emitOpError() << "stages = 5 is a form of the specialized tiling "
+                            "(three decoding warpgroups each a stage ahead), "
+                            "got stages = "
+                         << stages << " without specialized";
   if (getWeightsAsB() && !getSpecialized())
     return emitOpError() << "weights_as_b is a form of the specialized "
                             "tiling (specialized is not set)";
@@ -512,6 +517,10 @@ LogicalResult FusedGemmOp::verify() {
   if (getWeightsInRegisters() && !getSpecialized())
     return emitOpError() << "weights_in_registers is a form of the "
                             "specialized tiling (specialized is not set)";
+  if (getDecoders() && (!getSpecialized() || getWeightsInRegisters()))
+    return emitOpError() << "decoders is a form of the specialized tiling "
+                            "with the decoded weights in workgroup memory "
+                            "(specialized without weights_in_registers)";
   if (getSpecialized()) {
     if (failed(getWeightsInRegisters() ? verifyRegisterTiling()
                                        : verifySpecializedTiling()))
@@ -620,7 +629,7 @@ ArrayRef<int64_t> FusedGemmOp::getSplitKChoices() {
 }
 
 ArrayRef<int64_t> FusedGemmOp::getStagesChoices() {
-  static const int64_t values[] = {1, 2, 3, 4};
+  static const int64_t values[] = {1, 2, 3, 4, 5};
   return values;
 }
 
@@ -711,14 +720,26 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
                          << getWarpsN() << ", split_k = " << getSplitK()
                          << ", col_tiles = " << colTiles;
   if (stages < 3)
-    return emitOpError() << "specialized needs stages = 3 or 4 (a stage "
+    return emitOpError() << "specialized needs stages = 3, 4 or 5 (a stage "
                             "being multiplied, one being decoded, one "
                             "being copied), got "
                          << stages;
+  int64_t decoders = getDecoderGroups();
+  if (decoders < 1 || decoders > kMaxSpecializedDecoders)
+    return emitOpError() << "decoders must be 1 to " << kMaxSpecializedDecoders
+                         << " (decoding warpgroups beside the multiplying "
+                            "ones), got "
+                         << decoders;
+  int64_t threads =
+      getSpecializedThreads(mTile, colTiles, getWeightsAsB(), decoders);
+  if (threads > kMaxFusedBlockThreads)
+    return emitOpError() << "specialized with " << decoders
+                         << " decoding warpgroups needs " << threads
+                         << " threads, more than the " << kMaxFusedBlockThreads
+                         << " a block may take";
   // Each decoding warpgroup waits for the stage it fills stages - 2
   // iterations ahead; the wait covers its stores into that stage only where
   // the iteration is its own.
-  int64_t decoders = getSpecializedDecoders(mTile, colTiles, getWeightsAsB());
   if ((stages - 2) % decoders)
     return emitOpError() << "specialized with " << decoders
                          << " decoding warpgroups needs stages - 2 to be a "
@@ -741,7 +762,7 @@ LogicalResult FusedGemmOp::verifySpecializedTiling() {
   // Every thread's sums, the decoders' too (they take part in the
   // exchange's barriers).
   int64_t parked =
-      mTile / 2 * 4 * getSpecializedThreads(mTile, colTiles, false);
+      mTile / 2 * 4 * getSpecializedThreads(mTile, colTiles, false, decoders);
   int64_t staged = stages * getSpecializedStageBytes(mTile, rows);
   if (parked > staged)
     return emitOpError() << "k_slices > 1 parks every thread's m_tile / 2 "
@@ -825,18 +846,28 @@ int64_t FusedGemmOp::getSpecializedWorkgroupBytes(int64_t mTile, int64_t rows,
          (getSpecializedStageBytes(mTile, rows) + 2 * kBarrierObjectBytes);
 }
 
-int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t rows) {
-  for (int64_t stages = 4; stages >= 3; --stages)
-    if (getSpecializedWorkgroupBytes(mTile, rows, stages) <=
-        kMaxSpecializedSharedBytes)
+int64_t FusedGemmOp::getSpecializedStages(int64_t mTile, int64_t rows,
+                                          int64_t decoders) {
+  // Each decoding warpgroup fills the stage stages - 2 iterations ahead of
+  // its own: 4 stages for one or two, 5 for three.
+  for (int64_t stages = 2 + std::max<int64_t>(2, decoders); stages >= 3;
+       --stages)
+    if ((stages - 2) % decoders == 0 &&
+        getSpecializedWorkgroupBytes(mTile, rows, stages) <=
+            kMaxSpecializedSharedBytes)
       return stages;
   return 0;
 }
 
 int64_t FusedGemmOp::getSpecializedThreads(int64_t mTile, int64_t colTiles,
-                                           bool weightsAsB) {
-  return 128 * (getSpecializedDecoders(mTile, colTiles, weightsAsB) +
-                (weightsAsB ? mTile / 64 : colTiles));
+                                           bool weightsAsB, int64_t decoders) {
+  return 128 * (decoders + (weightsAsB ? mTile / 64 : colTiles));
+}
+
+int64_t FusedGemmOp::getDecoderGroups() {
+  if (std::optional<uint64_t> decoders = getDecoders())
+    return *decoders;
+  return getSpecializedDecoders(getMTile(), getColTiles(), getWeightsAsB());
 }
 
 int64_t FusedGemmOp::getSpecializedDecoders(int64_t mTile, int64_t colTiles,

@@ -41,6 +41,9 @@ constexpr int64_t kMaxSpecializedBColTiles = 16;
 /// m_tile 128 holds where the block has two decoding warpgroups (512
 /// threads: 128 registers a lane).
 constexpr int64_t kMaxTwoDecoderAccumulators = 72;
+/// The most decoding warpgroups of the specialized form: with one
+/// multiplying warpgroup, 512 threads leave 128 registers a lane.
+constexpr int64_t kMaxSpecializedDecoders = 3;
 /// Whether each block of a `multicast`-block cluster loads whole 8-row
 /// swizzle atoms of an m_tile-row stage (m_tile / multicast rows).
 constexpr bool isWholeMulticastShare(int64_t mTile, int64_t multicast) {
