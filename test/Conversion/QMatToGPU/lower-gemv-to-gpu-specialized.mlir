@@ -342,6 +342,28 @@ func.func @three_decoders(%a: memref<?x768xbf16>, %w: memref<288x384xi8>, %s: me
 
 // -----
 
+// K = 128: two iterations for three decoding groups. The third loads the
+// last iteration's codes (its group clamped to 1) and its loop runs no
+// trip; a trip of three does not divide two iterations, so each chunk
+// loads its own two scales.
+// CHECK-LABEL: func.func @three_decoders_short_k(
+// CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c128 : index
+// CHECK-NEXT: arith.remui %{{.+}}, %c128 : index
+// CHECK-NEXT: %[[FIRST:.+]] = arith.minui %[[GROUP]], %c1 : index
+// CHECK: arith.muli %[[FIRST]], %c64 : index
+// CHECK: vector.load %arg2[%{{.+}}, %{{.+}}] {alignment = 2 : i64} : memref<?x8xf8E4M3FN, strided<[8, 1], offset: ?>>, vector<2xf8E4M3FN>
+// CHECK: scf.for %{{.+}} = %[[GROUP]] to %c2 step %c3 iter_args(
+func.func @three_decoders_short_k(%a: memref<?x128xbf16>, %w: memref<288x64xi8>, %s: memref<288x8xf8E4M3FN>,
+                                  %g: memref<f32>, %y: memref<?x288xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x128xbf16>, memref<288x64xi8>, memref<288x8xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x288xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 5 warpgroup specialized weights_as_b decoders = 3
+  return
+}
+
+// -----
+
 // K split across a cluster of two blocks (k_slices = 2; K = 1024: 16
 // iterations, 8 a block): the grid's z dimension holds the slices and the
 // kernel the cluster's shape. Block z walks iterations 8z .. 8z + 7: its
