@@ -252,10 +252,10 @@ int64_t SpecializedGemmEmitter::tripScaleElements() const {
   int64_t tripK = tripIterations() * kSpecializedStageK;
   auto scales = cast<MemRefType>(buffers.scales.getType());
   int64_t elementBytes = scales.getElementTypeBitWidth() / 8;
-  // A trip that does not divide the block's iterations would load scales
-  // past a row's last in the last trip.
+  // The last trip loads from iterations - trip on (emitDecode), which needs
+  // one whole trip.
   if (spec.hasZeroPoints || tripK % bs || kLaneK % bs ||
-      tripK / bs * elementBytes > 16 || iterations() % tripIterations())
+      tripK / bs * elementBytes > 16 || iterations() < tripIterations())
     return 0;
   return tripK / bs;
 }
@@ -285,24 +285,25 @@ SmallVector<Value> SpecializedGemmEmitter::loadTripScales(Value tripStart) {
 }
 
 void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
-                                            Value group, int64_t j) {
-  // Word w of the chunk of iteration r of the trip, K half h, has the
-  // trip's element (64 r + 32 h + 8 w) / block, r = group + groups x j:
-  // the group and half are dynamic, so each chunk selects among its static
+                                            Value place, int64_t places,
+                                            int64_t j) {
+  // Word w of the chunk of iteration r of the loaded ones, K half h, has
+  // their element (64 r + 32 h + 8 w) / block, r = place + places x j: the
+  // place and half are dynamic, so each chunk selects among its static
   // candidates.
-  int64_t bs = spec.scheme.getBlockSize(), groups = spec.decoderGroups;
+  int64_t bs = spec.scheme.getBlockSize();
   auto firstElement = [&](int64_t g, int64_t h) {
-    return (kSpecializedStageK * (g + groups * j) + kLaneK * h) / bs;
+    return (kSpecializedStageK * (g + places * j) + kLaneK * h) / bs;
   };
   Value upper =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, half, cIdx(0));
-  SmallVector<Value> isGroup(groups);
-  for (int64_t g = 1; g < groups; ++g)
-    isGroup[g] =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, cIdx(g));
-  // The candidate of each (group, half), built from its static key and
-  // selected by both where the keys differ: group 0's unless the group is
-  // one whose keys are not group 0's.
+  SmallVector<Value> isPlace(places);
+  for (int64_t g = 1; g < places; ++g)
+    isPlace[g] =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, place, cIdx(g));
+  // The candidate of each (place, half), built from its static key and
+  // selected by both where the keys differ: place 0's unless the place is
+  // one whose keys are not place 0's.
   auto select = [&](function_ref<int64_t(int64_t, int64_t)> key,
                     function_ref<Value(int64_t)> make) {
     auto byHalf = [&](int64_t g) -> Value {
@@ -312,9 +313,9 @@ void SpecializedGemmEmitter::takeTripScales(RowChunk &chunk, Value vector,
                                      make(key(g, 0)));
     };
     Value chosen = byHalf(0);
-    for (int64_t g = 1; g < groups; ++g)
+    for (int64_t g = 1; g < places; ++g)
       if (key(g, 0) != key(0, 0) || key(g, 1) != key(0, 1))
-        chosen = arith::SelectOp::create(b, loc, isGroup[g], byHalf(g), chosen);
+        chosen = arith::SelectOp::create(b, loc, isPlace[g], byHalf(g), chosen);
     return chosen;
   };
   // Word w's scale is element firstElement + 8 w / block of the trip's.
@@ -431,14 +432,15 @@ void SpecializedGemmEmitter::storeDecoded(const RowChunk &chunk, int64_t c,
 // iteration that issued it).
 void SpecializedGemmEmitter::emitDecodeIteration(
     Value decoder, Value iteration, ValueRange own, ArrayRef<RowChunk> shape,
-    SmallVector<Value> &next, ValueRange tripScales, Value group, int64_t j) {
+    SmallVector<Value> &next, ValueRange tripScales, Value place,
+    int64_t places, int64_t j) {
   int64_t stages = spec.stages, ahead = stages - 2;
   int64_t last = iterations() - 1;
   Value stage = arith::RemUIOp::create(b, loc, iteration, cIdx(stages));
   Value kc = laneK(iteration);
   SmallVector<RowChunk> chunks = unflattenChunks(shape, own, wordBlocks(kc));
   for (auto [chunk, vector] : llvm::zip(chunks, tripScales))
-    takeTripScales(chunk, vector, group, j);
+    takeTripScales(chunk, vector, place, places, j);
   for (auto [c, chunk] : llvm::enumerate(chunks)) {
     if (lastPassLive && int64_t(c) + 1 == decodePasses())
       emitIf(lastPassLive, [&] { storeDecoded(chunk, c, stage); });
@@ -517,19 +519,33 @@ void SpecializedGemmEmitter::emitDecode() {
   ValueRange args = loop.getRegionIterArgs();
   SmallVector<Value> nextTrip;
   ValueRange tripScales;
+  // Where each iteration's scales are among those loaded: iteration
+  // group + groups x i of the trip.
+  Value place = group;
+  int64_t places = groups;
   if (perTrip) {
     tripScales = args.take_back(rows.size());
     Value start = arith::SubIOp::create(b, loc, iteration, group);
+    Value lastStart = cIdx(iterations() - trip);
     nextTrip = loadTripScales(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, start, cIdx(trip)),
-        cIdx(iterations() - trip)));
+        b, loc, arith::AddIOp::create(b, loc, start, cIdx(trip)), lastStart));
+    // A trip that does not divide the iterations (three groups, one
+    // iteration each) leaves a last trip of fewer; its scales were loaded
+    // from iterations - trip on, so that they end at the row's last, and
+    // its iterations' places count from there.
+    if (iterations() % trip) {
+      assert(distance == 1 && "a code distance above 1 divides the count");
+      place = arith::SubIOp::create(
+          b, loc, iteration, arith::MinUIOp::create(b, loc, start, lastStart));
+      places = trip;
+    }
   }
   SmallVector<Value> yielded;
   for (int64_t i = 0; i < distance; ++i) {
     SmallVector<Value> next;
     emitDecodeIteration(decoder, nth(iteration, i),
                         args.slice(i * setValues, setValues), first, next,
-                        tripScales, group, i);
+                        tripScales, place, places, i);
     llvm::append_range(yielded, next);
   }
   llvm::append_range(yielded, nextTrip);

@@ -68,8 +68,8 @@ private:
   /// `shape`); `next` receives the loads of iteration + codeDistance().
   void emitDecodeIteration(Value decoder, Value iteration, ValueRange own,
                            ArrayRef<RowChunk> shape, SmallVector<Value> &next,
-                           ValueRange tripScales = {}, Value group = {},
-                           int64_t j = 0);
+                           ValueRange tripScales = {}, Value place = {},
+                           int64_t places = 1, int64_t j = 0);
   /// Announces and starts the tensor load of the activations of iteration
   /// `iteration` into its stage (rows firstM .., zeros past M).
   void loadActivations(Value iteration);
@@ -97,8 +97,10 @@ private:
   /// `tripStart` (a multiple of tripIterations()).
   SmallVector<Value> loadTripScales(Value tripStart);
   /// `chunk`'s raw scales taken from its row's trip scales `vector`: the
-  /// chunk is iteration group + groups x j of the trip (group dynamic).
-  void takeTripScales(RowChunk &chunk, Value vector, Value group, int64_t j);
+  /// chunk is iteration place + places x j of those the vector holds
+  /// (place dynamic, below `places`).
+  void takeTripScales(RowChunk &chunk, Value vector, Value place,
+                      int64_t places, int64_t j);
   /// Decodes `chunk` of column tile `c` and stores its 32 weights in stage
   /// `stage`.
   void storeDecoded(const RowChunk &chunk, int64_t c, Value stage);

@@ -342,10 +342,42 @@ func.func @three_decoders(%a: memref<?x768xbf16>, %w: memref<288x384xi8>, %s: me
 
 // -----
 
+// K = 640: ten iterations, which a trip of three does not divide: the
+// last trip (iteration 9, group 0's alone) takes the scales loaded from
+// iteration 7 on, the last whole trip's that end at the row's last, so an
+// iteration's place among the loaded scales is the iteration less
+// min(trip start, 7), not its group.
+// CHECK-LABEL: func.func @three_decoders_partial_trip(
+// CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c128 : index
+// CHECK: scf.for %[[I:.+]] = %[[GROUP]] to %c10 step %c3 iter_args(
+// CHECK-NEXT: %[[START:.+]] = arith.subi %[[I]], %[[GROUP]] : index
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[START]], %c3 : index
+// CHECK-NEXT: arith.minui %[[NEXT]], %c7 : index
+// CHECK: %[[LOADED:.+]] = arith.minui %[[START]], %c7 : index
+// CHECK-NEXT: %[[PLACE:.+]] = arith.subi %[[I]], %[[LOADED]] : index
+// CHECK: %[[SECOND:.+]] = arith.cmpi eq, %[[PLACE]], %c1 : index
+// CHECK-NEXT: %[[THIRD:.+]] = arith.cmpi eq, %[[PLACE]], %c2 : index
+// CHECK-NEXT: %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<12xf8E4M3FN> to vector<3xi32>
+// CHECK-NEXT: %[[WORD0:.+]] = vector.extract %[[WORDS]][0] : i32 from vector<3xi32>
+// CHECK-NEXT: %[[WORD1:.+]] = vector.extract %[[WORDS]][1] : i32 from vector<3xi32>
+// CHECK-NEXT: %[[WORD01:.+]] = arith.select %[[SECOND]], %[[WORD1]], %[[WORD0]] : i32
+// CHECK-NEXT: %[[WORD2:.+]] = vector.extract %[[WORDS]][2] : i32 from vector<3xi32>
+// CHECK-NEXT: arith.select %[[THIRD]], %[[WORD2]], %[[WORD01]] : i32
+func.func @three_decoders_partial_trip(%a: memref<?x640xbf16>, %w: memref<288x320xi8>, %s: memref<288x40xf8E4M3FN>,
+                                       %g: memref<f32>, %y: memref<?x288xbf16>) {
+  qmat.fused_gemm <nvfp4, block = 16>
+      ins(%a, %w, %s : memref<?x640xbf16>, memref<288x320xi8>, memref<288x40xf8E4M3FN>)
+      global_scale(%g : memref<f32>) outs(%y : memref<?x288xbf16>)
+      m_tile = 64 warps_n = 1 split_k = 1 col_tiles = 9 stages = 5 warpgroup specialized weights_as_b decoders = 3
+  return
+}
+
+// -----
+
 // K = 128: two iterations for three decoding groups. The third loads the
 // last iteration's codes (its group clamped to 1) and its loop runs no
-// trip; a trip of three does not divide two iterations, so each chunk
-// loads its own two scales.
+// trip; two iterations hold no whole trip of three, so each chunk loads
+// its own two scales.
 // CHECK-LABEL: func.func @three_decoders_short_k(
 // CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c128 : index
 // CHECK-NEXT: arith.remui %{{.+}}, %c128 : index
