@@ -496,11 +496,10 @@ void SpecializedGemmEmitter::emitDecode() {
   int64_t distance = codeDistance();
   // A group past the block's last iteration (K of fewer steps than groups)
   // loads the last one's and runs no trip.
-  auto clamped = [&](Value iteration) -> Value {
-    return arith::MinUIOp::create(b, loc, iteration, cIdx(last));
-  };
   SmallVector<RowChunk> first =
-      loadChunks(groups > iterations() ? clamped(group) : group);
+      loadChunks(groups > iterations()
+                     ? Value(arith::MinUIOp::create(b, loc, group, cIdx(last)))
+                     : group);
   SmallVector<Value> init = flattenChunks(first);
   int64_t setValues = init.size();
   for (int64_t i = 1; i < distance; ++i)
