@@ -25,13 +25,8 @@ static LogicalResult emitNotAmong(Operation *op, StringRef name,
 }
 
 LogicalResult FusedGemmOp::verify() {
-  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  FailureOr<ProblemShape> problem = verifyMatmulOperands(*this);
   if (failed(problem))
-    return failure();
-  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
-                                   getScales(), getGlobalScale(),
-                                   getZeroPoints(), *problem)) ||
-      failed(verifyBias(*this, getBias(), *problem)))
     return failure();
   if (!getScheme().isTensorCoreGemvLegal(problem->k))
     return emitOpError() << "the fused GEMM needs K % 128 == 0 and a block "

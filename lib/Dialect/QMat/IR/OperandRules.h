@@ -38,6 +38,19 @@ FailureOr<ProblemShape> verifyActivations(Operation *op, Value a, Value y,
 /// Checks the optional bias: [N] of the activation type.
 LogicalResult verifyBias(Operation *op, Value bias, const ProblemShape &p);
 
+/// The operands of a quantized matmul (qmat.matmul, gemv, fused_gemm): the
+/// activations, the quantized weight with its scales, and the bias.
+template <typename OpT> FailureOr<ProblemShape> verifyMatmulOperands(OpT op) {
+  FailureOr<ProblemShape> problem = verifyActivations(op, op.getA(), op.getY());
+  if (failed(problem) ||
+      failed(verifyQuantizedWeight(op, op.getScheme(), op.getWeights(),
+                                   op.getScales(), op.getGlobalScale(),
+                                   op.getZeroPoints(), *problem)) ||
+      failed(verifyBias(op, op.getBias(), *problem)))
+    return failure();
+  return problem;
+}
+
 /// The prepared layout's rule (PreparedWeights.h): packed 4-bit codes, K a
 /// multiple of 128 and N (where static) of 16.
 LogicalResult verifyPreparedWeights(Operation *op, SchemeAttr scheme,

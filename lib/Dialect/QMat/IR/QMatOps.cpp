@@ -276,14 +276,7 @@ LogicalResult MatmulOp::verify() {
   for (auto [name, value] : operands)
     if (failed(verifyDenseOperand(*this, name, value)))
       return failure();
-  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
-  if (failed(problem))
-    return failure();
-  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
-                                   getScales(), getGlobalScale(),
-                                   getZeroPoints(), *problem)))
-    return failure();
-  return verifyBias(*this, getBias(), *problem);
+  return failure(failed(verifyMatmulOperands(*this)));
 }
 
 int64_t MatmulOp::getN() { return getY().getType().getDimSize(1); }
@@ -330,13 +323,8 @@ mlir::qmat::detail::verifyConfigOfOp(Operation *op, KernelConfigAttr config,
 }
 
 LogicalResult GemvOp::verify() {
-  FailureOr<ProblemShape> problem = verifyActivations(*this, getA(), getY());
+  FailureOr<ProblemShape> problem = verifyMatmulOperands(*this);
   if (failed(problem))
-    return failure();
-  if (failed(verifyQuantizedWeight(*this, getScheme(), getWeights(),
-                                   getScales(), getGlobalScale(),
-                                   getZeroPoints(), *problem)) ||
-      failed(verifyBias(*this, getBias(), *problem)))
     return failure();
   if (getMaxM() < 1 || getMaxM() > 64)
     return emitOpError() << "max_m must be in [1, 64], got " << getMaxM();
