@@ -274,23 +274,17 @@ static LogicalResult addSpecializedVariants(
     }
     bool registers = list == SpecializedList::registers;
     int64_t rows = FusedGemmOp::getSpecializedRows(numbers[i + 1], weightsAsB);
-    FusedGemmVariant v{
-        numbers[i],
-        weightsAsB ? 1 : 4,
-        1,
-        numbers[i + 1],
-        registers ? FusedGemmOp::getRegisterStages(numbers[i], numbers[i + 1])
-                  : FusedGemmOp::getSpecializedStages(
-                        numbers[i], rows,
-                        decoders ? decoders
-                                 : FusedGemmOp::getSpecializedDecoders(
-                                       numbers[i], numbers[i + 1], weightsAsB)),
-        /*warpgroup=*/true,
-        /*specialized=*/true,
-        weightsAsB};
+    FusedGemmVariant v{numbers[i],           weightsAsB ? 1 : 4, 1,
+                       numbers[i + 1],
+                       /*stages=*/0,
+                       /*warpgroup=*/true,
+                       /*specialized=*/true, weightsAsB};
     v.multicast = multicast;
     v.registerWeights = registers;
     v.decoders = decoders;
+    v.stages = registers ? FusedGemmOp::getRegisterStages(v.mTile, v.colTiles)
+                         : FusedGemmOp::getSpecializedStages(
+                               v.mTile, rows, v.getDecoderGroups());
     if (registers && !FusedGemmOp::isRegisterTiling(v.mTile, v.colTiles)) {
       error = llvm::formatv("fused register variant (m_tile = {0}, col_tiles "
                             "= {1}) is not a legal qmat.fused_gemm tiling "
